@@ -1,0 +1,123 @@
+"""Configuration (spec §2): built-in defaults < ``$CTX_TREE_HOME/config.json`` < ``<root>/.ctx-tree/config.json``.
+
+Files are shallow-merged by top-level key: a top-level key in a later file replaces the earlier
+value wholesale; sub-keys it leaves out fall back to the built-in default (not to the global file).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Built-in defaults, key for key as spec §2 (plus ``grep``, ours: ripgrep limits).
+DEFAULTS: dict[str, Any] = {
+    "embeddingModel": "nomic-embed-text",
+    "summarizerModel": "claude-haiku-4-5",
+    "retention": {"staleHours": 24, "supersededDays": 7, "prunedAuditDays": 30},
+    "walkers": {
+        "embeddingIdleMs": 5000,
+        "embeddingBatchSize": 32,
+        "summarizerSubtreeThreshold": 25,
+        "dedupeIntervalMs": 60000,
+        "stalenessIntervalMs": 30000,
+        "prunerIntervalMs": 300000,
+        "filterIntervalMs": 1000,
+    },
+    "capture": {"maxBytes": 100000, "filterMinSize": 50, "bash": False, "read": False, "grep": False},
+    "grep": {"timeoutMs": 20000, "maxMatches": 20000},
+}
+
+
+class ConfigError(ValueError):
+    """A config file is malformed or holds a wrong type. The message is one line naming file and key."""
+
+
+class ConfigWarning(UserWarning):
+    """An unknown config key (ignored)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The merged configuration. ``data`` has the exact shape of :data:`DEFAULTS`.
+
+    Durations keep the spec's units: ``*Ms`` milliseconds, ``staleHours`` hours,
+    ``supersededDays``/``prunedAuditDays`` days, ``maxBytes``/``filterMinSize`` bytes.
+    """
+
+    data: dict[str, Any]
+
+    def get(self, section: str, key: str | None = None) -> Any:
+        """``config.get("capture", "maxBytes")`` → 100000. Raises KeyError for an unknown key."""
+        value = self.data[section]
+        return value if key is None else value[key]
+
+
+def _type_name(value: Any) -> str:
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(type(value), type(value).__name__)
+
+
+def _check(value: Any, default: Any, where: str, source: str) -> Any:
+    if isinstance(default, dict):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{source}: {where}: expected an object, got {json.dumps(value)[:60]}")
+        out = copy.deepcopy(default)
+        for key, sub in value.items():
+            if key not in default:
+                warnings.warn(f"{source}: unknown key {where}.{key} (ignored)", ConfigWarning, stacklevel=4)
+                continue
+            out[key] = _check(sub, default[key], f"{where}.{key}", source)
+        return out
+    if isinstance(default, bool):
+        ok = isinstance(value, bool)
+    elif isinstance(default, int):
+        ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
+    else:
+        ok = isinstance(value, type(default))
+    if not ok:
+        want = _type_name(default) + (" >= 0" if isinstance(default, int) and not isinstance(default, bool) else "")
+        raise ConfigError(f"{source}: {where}: expected {want}, got {json.dumps(value)[:60]}")
+    return value
+
+
+def merge_config(*layers: tuple[str, dict[str, Any]]) -> Config:
+    """Merge ``(source_name, mapping)`` layers over :data:`DEFAULTS`, later wins per top-level key.
+
+    Raises :class:`ConfigError` for a wrong type; warns :class:`ConfigWarning` for unknown keys.
+    """
+    data = copy.deepcopy(DEFAULTS)
+    for source, layer in layers:
+        if not isinstance(layer, dict):
+            raise ConfigError(f"{source}: expected a JSON object at the top level")
+        for key, value in layer.items():
+            if key not in DEFAULTS:
+                warnings.warn(f"{source}: unknown key {key} (ignored)", ConfigWarning, stacklevel=2)
+                continue
+            data[key] = _check(value, DEFAULTS[key], key, source)
+    return Config(data)
+
+
+def read_config_file(path: Path) -> dict[str, Any] | None:
+    """Parse one JSON config file; None when it does not exist. Raises :class:`ConfigError` when malformed."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def load_config(home: Path, project_root: Path | None) -> Config:
+    """Load and merge ``home/config.json`` and ``project_root/.ctx-tree/config.json`` (spec §2)."""
+    layers = []
+    for path in (home / "config.json", project_root / ".ctx-tree" / "config.json" if project_root else None):
+        if path is not None and (layer := read_config_file(path)) is not None:
+            layers.append((str(path), layer))
+    return merge_config(*layers)

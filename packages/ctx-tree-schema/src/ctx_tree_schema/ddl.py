@@ -1,0 +1,119 @@
+"""The store's DDL as an ordered list of forward migrations (data model seed).
+
+Each migration is applied once, in order, inside one transaction, and the database's
+``PRAGMA user_version`` records the last one applied. Never edit a released migration: add one.
+
+Migration 1 is the data model seed verbatim (tables, indexes, FTS5 over ``content``).
+Migration 2 adds ctx-tree's own search column (``terms``: symbol, path and identifier words
+split from camelCase/snake_case), re-creates the FTS5 table over a view of non-pruned nodes so
+pruned rows leave the index and ``integrity-check`` holds, and adds the walker lease table and
+the usage counters.
+
+The FTS5 table is external-content keyed by ``nodes.rowid``: never run a full ``VACUUM`` (it may
+renumber rowids); the store uses ``auto_vacuum=INCREMENTAL`` instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+
+_V1 = """
+CREATE TABLE nodes (
+  id TEXT PRIMARY KEY,
+  parent_id TEXT REFERENCES nodes(id) ON DELETE SET NULL,
+  kind TEXT NOT NULL,
+  source_uri TEXT,
+  content TEXT NOT NULL DEFAULT '',
+  content_hash TEXT NOT NULL,
+  status TEXT NOT NULL DEFAULT 'live'
+    CHECK(status IN ('pending','live','stale','superseded','pruned')),
+  mtime INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL,
+  truncated INTEGER NOT NULL DEFAULT 0 CHECK(truncated IN (0,1)),
+  original_bytes INTEGER NOT NULL DEFAULT 0,
+  metadata TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE edges (
+  src_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  dst_id TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (src_id, dst_id, kind)
+);
+CREATE VIRTUAL TABLE fts USING fts5(
+  content, content='nodes', content_rowid='rowid', tokenize='porter unicode61'
+);
+CREATE TRIGGER nodes_fts_ai AFTER INSERT ON nodes BEGIN
+  INSERT INTO fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes BEGIN
+  INSERT INTO fts(fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+END;
+CREATE TRIGGER nodes_fts_au AFTER UPDATE OF content ON nodes BEGIN
+  INSERT INTO fts(fts, rowid, content) VALUES ('delete', old.rowid, old.content);
+  INSERT INTO fts(rowid, content) VALUES (new.rowid, new.content);
+END;
+CREATE INDEX idx_nodes_kind_status ON nodes(kind, status);
+CREATE INDEX idx_nodes_created ON nodes(created_at DESC);
+CREATE INDEX idx_nodes_parent ON nodes(parent_id);
+CREATE INDEX idx_nodes_source ON nodes(source_uri);
+CREATE INDEX idx_nodes_hash ON nodes(content_hash);
+CREATE INDEX idx_edges_src ON edges(src_id, kind);
+CREATE INDEX idx_edges_dst ON edges(dst_id, kind);
+"""
+
+_V2 = """
+DROP TRIGGER nodes_fts_ai;
+DROP TRIGGER nodes_fts_ad;
+DROP TRIGGER nodes_fts_au;
+DROP TABLE fts;
+ALTER TABLE nodes ADD COLUMN terms TEXT NOT NULL DEFAULT '';
+CREATE VIEW fts_source AS
+  SELECT rowid AS rowid, content, terms FROM nodes WHERE status != 'pruned';
+CREATE VIRTUAL TABLE fts USING fts5(
+  content, terms, content='fts_source', content_rowid='rowid', tokenize='porter unicode61'
+);
+INSERT INTO fts(fts) VALUES ('rebuild');
+CREATE TRIGGER nodes_fts_ai AFTER INSERT ON nodes WHEN new.status != 'pruned' BEGIN
+  INSERT INTO fts(rowid, content, terms) VALUES (new.rowid, new.content, new.terms);
+END;
+CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes WHEN old.status != 'pruned' BEGIN
+  INSERT INTO fts(fts, rowid, content, terms) VALUES ('delete', old.rowid, old.content, old.terms);
+END;
+CREATE TRIGGER nodes_fts_au_del AFTER UPDATE OF content, terms, status ON nodes
+  WHEN old.status != 'pruned' AND (new.status = 'pruned'
+       OR new.content IS NOT old.content OR new.terms IS NOT old.terms) BEGIN
+  INSERT INTO fts(fts, rowid, content, terms) VALUES ('delete', old.rowid, old.content, old.terms);
+END;
+CREATE TRIGGER nodes_fts_au_ins AFTER UPDATE OF content, terms, status ON nodes
+  WHEN new.status != 'pruned' AND (old.status = 'pruned'
+       OR new.content IS NOT old.content OR new.terms IS NOT old.terms) BEGIN
+  INSERT INTO fts(rowid, content, terms) VALUES (new.rowid, new.content, new.terms);
+END;
+CREATE INDEX idx_nodes_status_updated ON nodes(status, updated_at);
+CREATE TABLE leases (
+  name TEXT PRIMARY KEY,
+  holder TEXT NOT NULL,
+  expires_at INTEGER NOT NULL
+);
+CREATE TABLE counters (
+  name TEXT PRIMARY KEY,
+  value INTEGER NOT NULL DEFAULT 0
+);
+"""
+
+#: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(1, "data model seed: nodes, edges, fts", _V1),
+    Migration(2, "search terms column, fts over non-pruned nodes, leases, counters", _V2),
+)
+SCHEMA_VERSION: int = MIGRATIONS[-1].version

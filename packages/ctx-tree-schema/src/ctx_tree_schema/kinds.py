@@ -1,0 +1,57 @@
+"""Node kinds, node statuses and edge kinds (spec §3, data model seed)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class NodeKind(StrEnum):
+    """What a node holds. The spine parent of each kind is given in the data model seed."""
+
+    SESSION = "session"
+    FILE_CHUNK = "file_chunk"
+    TOOL_OUTPUT = "tool_output"
+    WEB_CHUNK = "web_chunk"
+    PROMPT = "prompt"
+    THINKING = "thinking"
+    RESPONSE = "response"
+    SUMMARY = "summary"
+    NOTE = "note"
+    OBSERVATION = "observation"
+
+
+class NodeStatus(StrEnum):
+    """Lifecycle of a node (spec §3 status state machine)."""
+
+    PENDING = "pending"
+    LIVE = "live"
+    STALE = "stale"
+    SUPERSEDED = "superseded"
+    PRUNED = "pruned"
+
+
+class EdgeKind(StrEnum):
+    """Lateral relationships kept in the ``edges`` table (data model seed)."""
+
+    DERIVED_FROM = "derived_from"
+    REFERENCES = "references"
+    SUMMARIZES = "summarizes"
+    SUPERSEDES = "supersedes"
+    FOLLOWS = "follows"
+
+
+#: Legal status transitions (spec §3): pending → live → stale → superseded → pruned,
+#: with ``drop`` (row deletion) from pending handled by the store, plus the shortcuts the
+#: walkers need: live → superseded (a newer read replaced it directly) and stale/live → pruned.
+TRANSITIONS: dict[NodeStatus, frozenset[NodeStatus]] = {
+    NodeStatus.PENDING: frozenset({NodeStatus.LIVE}),
+    NodeStatus.LIVE: frozenset({NodeStatus.STALE, NodeStatus.SUPERSEDED, NodeStatus.PRUNED}),
+    NodeStatus.STALE: frozenset({NodeStatus.LIVE, NodeStatus.SUPERSEDED, NodeStatus.PRUNED}),
+    NodeStatus.SUPERSEDED: frozenset({NodeStatus.PRUNED}),
+    NodeStatus.PRUNED: frozenset(),
+}
+
+
+def can_transition(old: NodeStatus | str, new: NodeStatus | str) -> bool:
+    """Return True when ``old → new`` is a legal status change (spec §3)."""
+    return NodeStatus(new) in TRANSITIONS[NodeStatus(old)]
