@@ -1,1 +1,43 @@
-"""ctx-tree package."""
+"""Budgeted context packing: THE token estimator, budget helpers, and the compose
+algorithm (spec §4) over a small :class:`GraphSource` protocol.
+
+Depends on nothing but the standard library, so other projects can reuse it without the
+ctx-tree store. Everything public is listed in ``__all__``; other modules are private.
+"""
+
+from ._compose import (
+    MAX_DEPTH,
+    MIN_TRUNCATE_TOKENS,
+    Candidate,
+    ComposePlan,
+    Dropped,
+    Included,
+    Truncated,
+    UnknownSeedError,
+    Weights,
+    compose,
+)
+from ._graph import DictGraph, GraphSource, NodeInfo
+from ._manifest import render_manifest
+from ._tokens import estimate_tokens, fit_lines
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "MAX_DEPTH",
+    "MIN_TRUNCATE_TOKENS",
+    "Candidate",
+    "ComposePlan",
+    "DictGraph",
+    "Dropped",
+    "GraphSource",
+    "Included",
+    "NodeInfo",
+    "Truncated",
+    "UnknownSeedError",
+    "Weights",
+    "compose",
+    "estimate_tokens",
+    "fit_lines",
+    "render_manifest",
+]
