@@ -1,0 +1,378 @@
+"""Language-agnostic chunking of source code with tree-sitter.
+
+Everything language-specific lives in ``queries/<language>.scm``.  The captures a query
+may use:
+
+``@definition.<kind>``
+    a definition node; ``<kind>`` is one of function, method, class, interface, struct,
+    enum, impl, trait, type, macro, module.  The same node captured by several patterns is
+    one definition (their captures are merged).
+``@name``
+    the node whose text names the definition (``::`` becomes ``.``; generic arguments,
+    ``*`` and ``&`` are dropped).
+``@receiver``
+    a type that qualifies the definition from outside (Go methods): the symbol becomes
+    ``Receiver.name``, kind ``method``, parent ``Receiver``.
+``@trait``
+    for ``impl`` definitions: the implemented trait.  An impl is named
+    ``<prefix><trait> for <name>`` (prefix from ``(#set! prefix "impl ")``, default
+    ``"impl "``), and definitions inside it are qualified by ``<name>`` alone, so the
+    methods of ``impl Display for Foo`` are ``Foo.fmt``.
+``@outer``
+    a wrapper node that belongs to the definition (Python ``decorated_definition``); the
+    symbol's ``start_line`` starts there while ``def_line`` stays on the definition.
+``@leading``
+    comments, attributes and decorators.  Whole-line ``@leading`` nodes directly above a
+    definition (no blank line in between) travel with it, transitively.
+``@import``
+    import statements; module-level code holding them is chunked as ``imports``.
+
+Rules applied to every language:
+
+* A ``function`` whose nearest enclosing definition is a class, interface, struct, enum,
+  impl or trait is a ``method``; a ``method`` with no such parent is a ``function``.
+* Names are qualified by the enclosing definitions: ``Outer.Inner.method``; a function
+  nested in a function is ``outer.inner`` and stays inside its parent's chunk.
+* Containers (class, interface, struct, enum, impl, trait, module) that contain
+  definitions are emitted as a header chunk (up to the first member's leading comments),
+  one chunk per member, chunks for code between members (symbol = the container) and a
+  trailing chunk; trailing lines that hold only closing brackets or ``end`` are merged
+  into the previous chunk instead of standing alone, and so are blank-only gaps.
+* Module-level code between definitions becomes one chunk per gap: ``imports`` up to the
+  last import statement of the gap, ``module`` for the rest.
+* A chunk above ``max_chunk_tokens`` is split at statement boundaries (then blank lines,
+  then any line) into ``symbol#1``, ``symbol#2``...; the signature is in ``#1``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from ._languages import TREE_SITTER_LANGUAGES
+from ._text import Lines, emit_split, finalize
+from ._types import Chunk, Symbol
+
+if TYPE_CHECKING:
+    from tree_sitter import Language, Node, Query
+
+CONTAINERS = frozenset({"class", "interface", "struct", "enum", "impl", "trait", "module"})
+_TYPE_CONTAINERS = CONTAINERS - {"module"}
+_GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
+_SPACE = re.compile(r"\s+")
+
+
+@cache
+def _language(language: str) -> tuple[Language, Query]:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    lang = get_language(TREE_SITTER_LANGUAGES[language])  # type: ignore[arg-type]
+    source = resources.files(__package__).joinpath("queries", f"{language}.scm").read_text("utf-8")
+    return lang, Query(lang, source)
+
+
+def clear_caches() -> None:
+    """Forget loaded grammars and compiled queries (used by tests)."""
+    _language.cache_clear()
+
+
+def _clean_name(text: str) -> str:
+    text = text.strip()
+    prev = None
+    while prev != text:
+        prev, text = text, _GENERIC.sub("", text)
+    text = text.replace("::", ".").replace("*", "").replace("&", "")
+    text = _SPACE.sub(" ", text).strip()
+    return text.removeprefix("mut ").removeprefix("dyn ").strip()
+
+
+@dataclass(slots=True, eq=False)
+class _Def:
+    node: Node
+    kind: str
+    name: str
+    def_row: int
+    end_row: int
+    outer_row: int
+    receiver: str | None = None
+    trait: str | None = None
+    prefix: str = "impl "
+    qname: str = ""
+    scope: str = ""
+    parent: _Def | None = None
+    parent_name: str | None = None
+    start_row: int = 0
+    children: list[_Def] = field(default_factory=list)
+
+
+def _end_row(node: Node) -> int:
+    row, col = node.end_point
+    if col == 0 and row > node.start_point.row:
+        return row - 1
+    return row
+
+
+def _content_end_row(node: Node) -> int:
+    """Last row of ``node`` ignoring trailing comments (which some grammars put in blocks)."""
+    n = node
+    for _ in range(64):
+        kids = n.children
+        i = len(kids) - 1
+        while i >= 0 and "comment" in kids[i].type:
+            i -= 1
+        if i < 0:
+            break
+        if i == len(kids) - 1 and n is not node and kids[i].child_count == 0:
+            break
+        n = kids[i]
+    if n is node:
+        return _end_row(node)
+    return min(_end_row(n), _end_row(node))
+
+
+def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Node]]:
+    from tree_sitter import QueryCursor
+
+    defs: dict[tuple[int, int, int], dict[str, Any]] = {}
+    leading: list[Node] = []
+    imports: list[Node] = []
+    for pattern, caps in QueryCursor(query).matches(root):
+        kind = None
+        node = None
+        for cap, nodes in caps.items():
+            if cap.startswith("definition."):
+                kind, node = cap[11:], nodes[0]
+            elif cap == "leading":
+                leading.extend(nodes)
+            elif cap == "import":
+                imports.extend(nodes)
+        if node is None or kind is None:
+            continue
+        key = (node.start_byte, node.end_byte, node.kind_id)
+        entry = defs.setdefault(key, {"node": node, "kind": kind})
+        for cap in ("name", "receiver", "trait", "outer"):
+            if cap in caps and cap not in entry:
+                entry[cap] = caps[cap][0]
+        prefix = query.pattern_settings(pattern).get("prefix")
+        if prefix is not None:
+            entry["prefix"] = prefix
+    out = []
+    for entry in defs.values():
+        name_node = entry.get("name")
+        if name_node is None:
+            continue
+        name = _clean_name(name_node.text.decode("utf-8", "replace"))
+        if not name:
+            continue
+        node = entry["node"]
+        outer = entry.get("outer")
+        d = _Def(
+            node=node,
+            kind=entry["kind"],
+            name=name,
+            def_row=node.start_point.row,
+            end_row=_content_end_row(node),
+            outer_row=min(node.start_point.row, outer.start_point.row if outer else 1 << 30),
+        )
+        if "receiver" in entry:
+            d.receiver = _clean_name(entry["receiver"].text.decode("utf-8", "replace")) or None
+        if "trait" in entry:
+            d.trait = _clean_name(entry["trait"].text.decode("utf-8", "replace")) or None
+        if "prefix" in entry:
+            d.prefix = entry["prefix"]
+        out.append(d)
+    out.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    return out, leading, imports
+
+
+def _build_tree(defs: list[_Def]) -> list[_Def]:
+    roots: list[_Def] = []
+    stack: list[_Def] = []
+    for d in defs:
+        while stack and not (
+            stack[-1].node.start_byte <= d.node.start_byte
+            and d.node.end_byte <= stack[-1].node.end_byte
+        ):
+            stack.pop()
+        parent = stack[-1] if stack else None
+        d.parent = parent
+        if d.receiver:
+            d.qname = f"{d.receiver}.{d.name}"
+            d.parent_name = d.receiver
+            if d.kind == "function":
+                d.kind = "method"
+        else:
+            own = d.name
+            if d.kind == "impl":
+                own = d.prefix + (f"{d.trait} for {d.name}" if d.trait else d.name)
+            d.qname = f"{parent.scope}.{own}" if parent else own
+            d.parent_name = parent.qname if parent else None
+        if d.kind == "impl":
+            d.scope = f"{parent.scope}.{d.name}" if parent else d.name
+        else:
+            d.scope = d.qname
+        if d.kind in ("function", "method"):
+            in_type = parent is not None and parent.kind in _TYPE_CONTAINERS
+            d.kind = "method" if in_type or d.receiver else "function"
+        (parent.children if parent else roots).append(d)
+        stack.append(d)
+    return roots
+
+
+def _attach_leading(roots: list[_Def], lead: dict[int, int], lines: Lines) -> None:
+    def visit(siblings: list[_Def], lower: int, upper: int) -> None:
+        prev_end = lower - 1
+        for d in siblings:
+            floor = prev_end + 1
+            s = max(min(d.outer_row, d.def_row), floor)
+            while s - 1 >= floor and (s - 1) in lead and lead[s - 1] >= floor:
+                s = lead[s - 1]
+            d.start_row = s
+            d.end_row = min(max(d.end_row, d.def_row), upper)
+            visit(d.children, d.def_row + 1, d.end_row)
+            prev_end = max(prev_end, d.end_row)
+
+    visit(roots, 0, lines.n - 1)
+
+
+def _leading_map(leading: list[Node], lines: Lines, raw: bytes, offset: int) -> dict[int, int]:
+    lead: dict[int, int] = {}
+    for node in leading:
+        srow, scol = node.start_point
+        erow, ecol = node.end_point
+        if erow >= lines.n or srow >= lines.n:
+            continue
+        # whole-line nodes only: nothing but whitespace before the start / after the end
+        ls = lines.byte_starts[srow] - offset
+        if raw[ls : ls + scol].strip():
+            continue
+        if ecol == 0 and erow > srow:
+            erow -= 1
+        else:
+            le = lines.byte_starts[erow] - offset
+            if raw[le + ecol : lines.byte_starts[erow + 1] - offset].strip():
+                continue
+        lead[erow] = min(srow, lead.get(erow, srow))
+    return lead
+
+
+def _boundaries(node: Node) -> list[int]:
+    rows: set[int] = set()
+    n = node
+    for _ in range(8):
+        kids = n.named_children
+        if not kids:
+            break
+        rows.update(k.start_point.row for k in kids)
+        span = n.end_point.row - n.start_point.row
+        big = max(kids, key=lambda k: k.end_point.row - k.start_point.row)
+        bspan = big.end_point.row - big.start_point.row
+        if bspan < 3 or bspan * 2 < span:
+            break
+        n = big
+    return sorted(rows)
+
+
+class _Assembler:
+    def __init__(
+        self, lines: Lines, max_tokens: int, root: Node, import_spans: list[tuple[int, int]]
+    ) -> None:
+        self.lines = lines
+        self.max = max_tokens
+        self.root = root
+        self.import_spans = import_spans
+        # [start_row, end_row, symbol, kind, is_gap]
+        self.out: list[list[Any]] = []
+
+    def emit(
+        self, a: int, b: int, symbol: str | None, kind: str, node: Node | None, gap: bool
+    ) -> None:
+        emit_split(
+            self.lines,
+            self.out,
+            a,
+            b,
+            symbol,
+            kind,
+            self.max,
+            gap,
+            (lambda: _boundaries(node)) if node is not None else None,
+        )
+
+    def gap(self, a: int, b: int, owner: _Def | None) -> None:
+        if b < a:
+            return
+        if owner is not None:
+            self.emit(a, b, owner.qname, owner.kind, owner.node, True)
+            return
+        last = -1
+        for s, e in self.import_spans:
+            if a <= s <= b:
+                last = max(last, min(e, b))
+        if last >= a:
+            self.emit(a, last, None, "imports", self.root, True)
+            a = last + 1
+        self.emit(a, b, None, "module", self.root, True)
+
+    def region(self, a: int, b: int, defs: list[_Def], owner: _Def | None) -> None:
+        cursor = a
+        for d in defs:
+            if d.end_row < cursor or d.start_row > b:
+                continue
+            s = max(d.start_row, cursor)
+            if s > cursor:
+                self.gap(cursor, s - 1, owner)
+            end = min(d.end_row, b)
+            self.definition(d, s, end)
+            cursor = end + 1
+        self.gap(cursor, b, owner)
+
+    def definition(self, d: _Def, s: int, end: int) -> None:
+        kids = d.children if d.kind in CONTAINERS else []
+        if not kids:
+            self.emit(s, end, d.qname, d.kind, d.node, False)
+            return
+        if s > d.def_row:  # the definition line was already emitted with something else
+            self.region(s, end, kids, d)
+            return
+        header_end = min(max(kids[0].start_row - 1, d.def_row), end)
+        self.emit(s, header_end, d.qname, d.kind, d.node, False)
+        self.region(header_end + 1, end, kids, d)
+
+    def finish(self, chunking: str) -> list[Chunk]:
+        return finalize(self.lines, self.out, chunking)
+
+
+def chunk_code(
+    language: str, raw: bytes, offset: int, lines: Lines, max_tokens: int
+) -> tuple[list[Chunk], list[Symbol], bool]:
+    """Chunk source code; ``raw`` is the input without a BOM (``offset`` bytes dropped)."""
+    from tree_sitter import Parser
+
+    lang, query = _language(language)
+    tree = Parser(lang).parse(raw)
+    root = tree.root_node
+    defs, leading, imports = _collect(query, root)
+    roots = _build_tree(defs)
+    lead = _leading_map(leading, lines, raw, offset)
+    _attach_leading(roots, lead, lines)
+    spans = sorted((n.start_point.row, _end_row(n)) for n in imports)
+    asm = _Assembler(lines, max_tokens, root, spans)
+    asm.region(0, lines.n - 1, roots, None)
+    chunks = asm.finish("tree-sitter")
+    symbols = [
+        Symbol(
+            name=d.qname,
+            kind=d.kind,
+            start_line=d.start_row + 1,
+            def_line=d.def_row + 1,
+            end_line=d.end_row + 1,
+            parent=d.parent_name,
+        )
+        for d in defs
+    ]
+    return chunks, symbols, root.has_error

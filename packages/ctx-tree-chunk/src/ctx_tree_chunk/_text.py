@@ -1,0 +1,207 @@
+"""Decoding and line bookkeeping shared by all chunkers."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from itertools import accumulate
+from typing import Any
+
+from ._types import BinaryContentError, Chunk
+
+_BOM = b"\xef\xbb\xbf"
+_SNIFF = 8192
+_FILLER = re.compile(r"^[\s{}()\[\];,]*(end)?[\s{}()\[\];,]*$")
+
+
+def default_count_tokens(text: str) -> int:
+    """Estimate tokens as ``ceil(len(text) / 4)`` (characters / 4)."""
+    return math.ceil(len(text) / 4)
+
+
+def decode(data: bytes) -> tuple[str, int]:
+    """Decode UTF-8 input; return ``(text, offset)`` where ``offset`` is 3 after a BOM else 0.
+
+    Raises:
+        BinaryContentError: NUL byte in the first 8 KiB, or invalid UTF-8.
+    """
+    if b"\x00" in data[:_SNIFF]:
+        raise BinaryContentError("input looks binary (NUL byte in the first 8 KiB)")
+    offset = 3 if data.startswith(_BOM) else 0
+    try:
+        return data[offset:].decode("utf-8"), offset
+    except UnicodeDecodeError as exc:
+        raise BinaryContentError(f"input is not valid UTF-8: {exc}") from None
+
+
+class Lines:
+    """The text split into lines on ``\\n`` (each keeps its line ending), with byte offsets.
+
+    Rows are 0-based internally; the public types are 1-based.
+    """
+
+    __slots__ = ("_cost_prefix", "_count", "byte_starts", "char_prefix", "lines", "n")
+
+    def __init__(
+        self,
+        text: str,
+        byte_offset: int,
+        count_tokens: Callable[[str], int] | None,
+    ) -> None:
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+            self.lines = [line + "\n" for line in lines]
+        else:
+            last = lines.pop()
+            self.lines = [line + "\n" for line in lines] + [last]
+        self.n = len(self.lines)
+        sizes = [len(line) for line in self.lines]
+        bsizes = sizes if text.isascii() else [len(line.encode("utf-8")) for line in self.lines]
+        self.byte_starts = list(accumulate(bsizes, initial=byte_offset))
+        self.char_prefix = list(accumulate(sizes, initial=0))
+        self._count = count_tokens
+        self._cost_prefix: list[int] | None = None
+
+    def is_blank(self, row: int) -> bool:
+        return not self.lines[row].strip()
+
+    def text(self, a: int, b: int) -> str:
+        return "".join(self.lines[a : b + 1])
+
+    def cost(self, a: int, b: int) -> int:
+        """Token estimate of rows ``a..b`` (inclusive)."""
+        if b < a:
+            return 0
+        if self._count is None:
+            return math.ceil((self.char_prefix[b + 1] - self.char_prefix[a]) / 4)
+        if self._cost_prefix is None:
+            self._cost_prefix = list(accumulate((self._count(ln) for ln in self.lines), initial=0))
+        return self._cost_prefix[b + 1] - self._cost_prefix[a]
+
+    def exact_cost(self, a: int, b: int) -> int:
+        if self._count is None:
+            return self.cost(a, b)
+        return self._count(self.text(a, b))
+
+    def chunk(self, a: int, b: int, symbol: str | None, kind: str, chunking: str) -> Chunk:
+        return Chunk(
+            symbol=symbol,
+            kind=kind,
+            start_line=a + 1,
+            end_line=b + 1,
+            start_byte=self.byte_starts[a],
+            end_byte=self.byte_starts[b + 1],
+            text=self.text(a, b),
+            chunking=chunking,
+        )
+
+
+def split_range(
+    lines: Lines,
+    a: int,
+    b: int,
+    max_tokens: int,
+    boundaries: list[int] | None = None,
+) -> list[tuple[int, int]]:
+    """Split rows ``a..b`` into pieces of at most ``max_tokens`` (estimated).
+
+    Cuts prefer ``boundaries`` (rows where a statement starts), then rows following a
+    blank line, then any row.  A single line longer than the budget is its own piece.
+    """
+    if b < a:
+        return []
+    if lines.exact_cost(a, b) <= max_tokens:
+        return [(a, b)]
+    preferred = sorted({r for r in boundaries or () if a < r <= b})
+    pieces: list[tuple[int, int]] = []
+    start = a
+    while start <= b:
+        if lines.cost(start, b) <= max_tokens:
+            pieces.append((start, b))
+            break
+        # furthest row `end` (exclusive) such that start..end-1 fits
+        lo, hi = start + 1, b + 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if lines.cost(start, mid - 1) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        limit = lo  # start..limit-1 fits (at least one row)
+        cut = None
+        for r in reversed(preferred):
+            if r <= limit and r > start:
+                cut = r
+                break
+        if cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
+            blank_cut = None
+            for r in range(limit, start, -1):
+                if lines.is_blank(r - 1) and not (r <= b and lines.is_blank(r)):
+                    blank_cut = r
+                    break
+            if blank_cut is not None and lines.cost(start, blank_cut - 1) >= max_tokens // 3:
+                cut = blank_cut
+            elif cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
+                cut = limit
+        pieces.append((start, cut - 1))
+        start = cut
+    return pieces
+
+
+def finalize(lines: Lines, items: list[list[Any]], chunking: str) -> list[Chunk]:
+    """Turn ``[start_row, end_row, symbol, kind, is_gap]`` items (in order, tiling the
+    file) into chunks.
+
+    Gap items made only of blank lines and brackets (or ``end``) are merged into the
+    previous chunk (the next one at the top of the file); a gap's leading blank lines go
+    to the previous chunk.
+    """
+    merged: list[list[Any]] = []
+    pending: int | None = None
+    for item in items:
+        a, b, _sym, _kind, gap = item
+        if gap and all(_FILLER.match(lines.lines[r]) for r in range(a, b + 1)):
+            if merged:
+                merged[-1][1] = b
+            elif pending is None:
+                pending = a
+            continue
+        if pending is not None:
+            item[0] = pending
+            pending = None
+        elif gap and merged:
+            while a < b and lines.is_blank(a):
+                a += 1
+            merged[-1][1] = a - 1
+            item[0] = a
+        merged.append(item)
+    if pending is not None:  # the whole file is filler
+        merged.append([pending, lines.n - 1, None, "module", True])
+    return [lines.chunk(a, b, sym, kind, chunking) for a, b, sym, kind, _g in merged]
+
+
+def emit_split(
+    lines: Lines,
+    out: list[list[Any]],
+    a: int,
+    b: int,
+    symbol: str | None,
+    kind: str,
+    max_tokens: int,
+    gap: bool,
+    boundaries: Callable[[], list[int] | None] | None = None,
+) -> None:
+    """Append rows ``a..b`` to ``out`` as one item, or as ``symbol#1``, ``#2``... parts
+    when above ``max_tokens`` (gap parts keep their symbol unnumbered)."""
+    if b < a:
+        return
+    if lines.exact_cost(a, b) <= max_tokens:
+        out.append([a, b, symbol, kind, gap])
+        return
+    pieces = split_range(lines, a, b, max_tokens, boundaries() if boundaries else None)
+    many = len(pieces) > 1
+    for i, (x, y) in enumerate(pieces, 1):
+        sym = f"{symbol}#{i}" if symbol is not None and many and not gap else symbol
+        out.append([x, y, sym, kind, gap])

@@ -1,0 +1,93 @@
+"""Public result types and errors (re-exported from :mod:`ctx_tree_chunk`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["BinaryContentError", "Chunk", "ChunkError", "ChunkedFile", "Symbol"]
+
+
+class ChunkError(ValueError):
+    """Base class of every error this package raises on purpose."""
+
+
+class BinaryContentError(ChunkError):
+    """The input is not text: a NUL byte in its first 8 KiB, or invalid UTF-8."""
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """One contiguous run of whole lines of a file.
+
+    Attributes:
+        symbol: qualified symbol name (``"Class.method"``); parts of a symbol split for size
+            are ``"Class.method#1"``, ``"#2"``...; ``None`` for module-level code, imports and
+            fallback windows.
+        kind: ``function``, ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``impl``,
+            ``trait``, ``type``, ``macro``, ``module`` (module-level code, or a module/namespace
+            symbol when ``symbol`` is set), ``imports``, ``section`` (Markdown), ``key``
+            (JSON/YAML/TOML) or ``window`` (fallback).
+        start_line: first line, 1-based, inclusive.
+        end_line: last line, 1-based, inclusive.
+        start_byte: offset of the first byte in the input bytes.
+        end_byte: offset one past the last byte (exclusive).
+            ``data[start_byte:end_byte].decode("utf-8") == text`` always holds.
+        text: the decoded lines ``start_line..end_line`` including their line endings.
+        chunking: ``"tree-sitter"`` (parsed with a grammar), ``"structure"`` (Markdown
+            headings or JSON/YAML/TOML top-level keys, found without a grammar) or
+            ``"fallback"`` (blank-line-aware windows of about ``max_chunk_tokens``).
+    """
+
+    symbol: str | None
+    kind: str
+    start_line: int
+    end_line: int
+    start_byte: int
+    end_byte: int
+    text: str
+    chunking: str
+
+
+@dataclass(frozen=True, slots=True)
+class Symbol:
+    """One definition of the file's outline (nested definitions included).
+
+    Attributes:
+        name: qualified name, e.g. ``"Session.request"``; a Go method is
+            ``"Receiver.Method"``; a Rust ``impl`` block is ``"impl Foo"`` or
+            ``"impl Display for Foo"`` and the functions inside it are ``"Foo.method"``.
+        kind: see :class:`Chunk` (``heading`` for Markdown headings, ``key`` for data files).
+        start_line: first line (1-based) including the doc comments, decorators and
+            attributes that directly precede the definition (no blank line in between).
+        def_line: line of the definition itself (the ``def``/``func``/``fn``/``class`` line).
+        end_line: last line (1-based, inclusive).
+        parent: qualified name of the enclosing symbol (for a Go method, its receiver type),
+            or ``None``.
+    """
+
+    name: str
+    kind: str
+    start_line: int
+    def_line: int
+    end_line: int
+    parent: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkedFile:
+    """The result of chunking one file.
+
+    Attributes:
+        language: detected or given language name, ``None`` for plain text.
+        total_lines: number of lines; a last line without a trailing newline counts.
+        chunks: chunks in order; they tile the file (every line in exactly one chunk,
+            ``"".join(c.text for c in chunks)`` equals the decoded text).
+        symbols: the outline in source order.
+        has_errors: the grammar reported syntax errors (the partial tree was still used).
+    """
+
+    language: str | None
+    total_lines: int
+    chunks: tuple[Chunk, ...]
+    symbols: tuple[Symbol, ...]
+    has_errors: bool
