@@ -27,7 +27,13 @@ DEFAULTS: dict[str, Any] = {
         "prunerIntervalMs": 300000,
         "filterIntervalMs": 1000,
     },
-    "capture": {"maxBytes": 100000, "filterMinSize": 50, "bash": False, "read": False, "grep": False},
+    "capture": {
+        "maxBytes": 100000,
+        "filterMinSize": 50,
+        "bash": False,
+        "read": False,
+        "grep": False,
+    },
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
 }
 
@@ -57,17 +63,23 @@ class Config:
 
 
 def _type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(type(value), type(value).__name__)
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(
+        type(value), type(value).__name__
+    )
 
 
 def _check(value: Any, default: Any, where: str, source: str) -> Any:
     if isinstance(default, dict):
         if not isinstance(value, dict):
-            raise ConfigError(f"{source}: {where}: expected an object, got {json.dumps(value)[:60]}")
+            raise ConfigError(
+                f"{source}: {where}: expected an object, got {json.dumps(value)[:60]}"
+            )
         out = copy.deepcopy(default)
         for key, sub in value.items():
             if key not in default:
-                warnings.warn(f"{source}: unknown key {where}.{key} (ignored)", ConfigWarning, stacklevel=4)
+                warnings.warn(
+                    f"{source}: unknown key {where}.{key} (ignored)", ConfigWarning, stacklevel=4
+                )
                 continue
             out[key] = _check(sub, default[key], f"{where}.{key}", source)
         return out
@@ -78,7 +90,9 @@ def _check(value: Any, default: Any, where: str, source: str) -> Any:
     else:
         ok = isinstance(value, type(default))
     if not ok:
-        want = _type_name(default) + (" >= 0" if isinstance(default, int) and not isinstance(default, bool) else "")
+        want = _type_name(default) + (
+            " >= 0" if isinstance(default, int) and not isinstance(default, bool) else ""
+        )
         raise ConfigError(f"{source}: {where}: expected {want}, got {json.dumps(value)[:60]}")
     return value
 
@@ -111,13 +125,18 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        raise ConfigError(
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+        ) from None
 
 
 def load_config(home: Path, project_root: Path | None) -> Config:
     """Load and merge ``home/config.json`` and ``project_root/.ctx-tree/config.json`` (spec §2)."""
     layers = []
-    for path in (home / "config.json", project_root / ".ctx-tree" / "config.json" if project_root else None):
+    for path in (
+        home / "config.json",
+        project_root / ".ctx-tree" / "config.json" if project_root else None,
+    ):
         if path is not None and (layer := read_config_file(path)) is not None:
             layers.append((str(path), layer))
     return merge_config(*layers)

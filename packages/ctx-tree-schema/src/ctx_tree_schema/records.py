@@ -74,7 +74,7 @@ class Filters:
         if data is None:
             return cls()
         if not isinstance(data, dict):
-            raise ValueError("filters: expected an object like {\"kind\": [\"file_chunk\"]}")
+            raise ValueError('filters: expected an object like {"kind": ["file_chunk"]}')
         allowed = {"status", "kind", "since", "until", "parent_id", "session_id"}
         unknown = sorted(set(data) - allowed)
         if unknown:
@@ -92,14 +92,18 @@ class Filters:
                 return tuple(enum(v) for v in value)
             except ValueError:
                 choices = ", ".join(e.value for e in enum)
-                raise ValueError(f"filters.{key}: unknown value in {value!r}; one of: {choices}") from None
+                raise ValueError(
+                    f"filters.{key}: unknown value in {value!r}; one of: {choices}"
+                ) from None
 
         def epoch(key: str) -> int | None:
             value = data.get(key)
             if value is None:
                 return None
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(f"filters.{key}: expected epoch milliseconds (a non-negative integer)")
+                raise ValueError(
+                    f"filters.{key}: expected epoch milliseconds (a non-negative integer)"
+                )
             return value
 
         def text(key: str) -> str | None:

@@ -1,0 +1,124 @@
+"""The process's one piece of state: the project root, its config, its store and its session.
+
+Handlers take an :class:`App` as their first argument; the MCP adapter and the CLI each build
+one. The store is opened lazily on first use, so start-up does not pay for it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Config, NodeKind
+    from ctx_tree_store import Store
+
+    from .paths import PathPolicy
+
+
+def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
+    """The project root: ``explicit``, else ``$CLAUDE_PROJECT_DIR`` when set, else the cwd."""
+    chosen = explicit or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    return Path(chosen).expanduser().resolve()
+
+
+@dataclass
+class App:
+    """Root, config, store and session of one server or CLI process."""
+
+    root: Path
+    home: Path | None = None
+    _session_node: str | None = field(default=None, init=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+
+    @cached_property
+    def session_key(self) -> str:
+        """This process's session id (a ULID), recorded in the session node's metadata."""
+        from ctx_tree_store import new_id
+
+        return new_id()
+
+    @cached_property
+    def config(self) -> Config:
+        """Merged configuration (spec §2). Raises ``ConfigError`` for a malformed file."""
+        from ctx_tree_schema import load_config
+        from ctx_tree_store import ctx_tree_home
+
+        return load_config(self.home or ctx_tree_home(), self.root)
+
+    @cached_property
+    def policy(self) -> PathPolicy:
+        from .paths import PathPolicy
+
+        return PathPolicy(self.root)
+
+    @cached_property
+    def store_file(self) -> Path:
+        from ctx_tree_store import store_path
+
+        return store_path(self.root, self.home)
+
+    @cached_property
+    def store(self) -> Store:
+        """The project's store, opened (and migrated) on first use."""
+        from ctx_tree_store import Store
+
+        return Store.open(self.store_file)
+
+    def session_id(self) -> str:
+        """Node id of this process's ``session`` node, created on first capture."""
+        with self._lock:
+            if self._session_node is None:
+                self._session_node = self.store.ensure_session(self.session_key, str(self.root))
+            return self._session_node
+
+    def capture(
+        self,
+        kind: NodeKind,
+        content: str,
+        *,
+        source_uri: str,
+        metadata: dict[str, Any],
+        parent_id: str | None = None,
+        pending: bool = True,
+        terms: str = "",
+        node_id: str = "",
+    ) -> str:
+        """Store a captured output under the session (or ``parent_id``); returns its node id.
+
+        The content is redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
+        ``truncated=1`` and ``original_bytes`` set. ``pending`` leaves it for the filter walker.
+        """
+        from ctx_tree_schema import NodeStatus
+        from ctx_tree_store import NewNode
+
+        from .redact import redact_text
+
+        content = redact_text(content)
+        raw = content.encode("utf-8", "surrogatepass")
+        max_bytes = self.config.get("capture", "maxBytes")
+        truncated = len(raw) > max_bytes
+        if truncated:
+            content = raw[:max_bytes].decode("utf-8", "ignore")
+        node = NewNode(
+            kind=kind,
+            content=content,
+            parent_id=parent_id or self.session_id(),
+            source_uri=source_uri,
+            status=NodeStatus.PENDING if pending else NodeStatus.LIVE,
+            metadata=metadata,
+            truncated=truncated,
+            original_bytes=len(raw),
+            terms=terms,
+            id=node_id,
+        )
+        return self.store.insert([node])[0]
+
+    def close(self) -> None:
+        if "store" in self.__dict__:
+            self.store.close()
+            del self.__dict__["store"]

@@ -1,0 +1,36 @@
+"""One-line descriptions of nodes, shared by the listing tools (search, recent, neighbors…).
+
+A line reads ``<path>:<start>-<end> <symbol> <kind> node_id=<id>`` for file chunks, and
+``<kind> <source> node_id=<id>`` otherwise, so both people and parsers find where it points.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
+
+def where(node: Node) -> str:
+    """``path:start-end symbol`` for a file chunk, a short source label otherwise."""
+    meta = node.metadata
+    rel = meta.get("relpath") or meta.get("path")
+    if node.kind.value == "file_chunk" and rel:
+        if meta.get("is_file_root"):
+            return f"{rel}:1-{meta.get('total_lines', 0)} (file root)"
+        s, e = meta.get("lines", [0, 0])
+        return f"{rel}:{s}-{e} {meta.get('symbol') or meta.get('kind') or ''}".rstrip()
+    if node.kind.value == "tool_output" and meta.get("pattern") is not None:
+        return f"grep {meta['pattern']!r} in {meta.get('path', '.')} ({meta.get('match_count', 0)} matches)"
+    if node.kind.value == "note":
+        return f"note {meta.get('title') or ''}".rstrip()
+    if node.kind.value == "session":
+        return f"session {meta.get('session_id', '')} started_at={meta.get('started_at', 0)}"
+    return node.source_uri or ""
+
+
+def line(node: Node, extra: str = "") -> str:
+    """One listing line for ``node``."""
+    status = "" if node.status.value == "live" else f" [{node.status.value}]"
+    return f"{where(node)} {node.kind.value}{status} node_id={node.id}{extra}"

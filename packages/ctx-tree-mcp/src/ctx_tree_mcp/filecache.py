@@ -1,0 +1,212 @@
+"""File reads through the store (data model seed, "Cache behavior").
+
+A file is stored as a root ``file_chunk`` node (``is_file_root``; content = the outline) and its
+chunk nodes, which tile the file. An unchanged file (same mtime, size and sha256 of its bytes) is
+served from the store without parsing. A changed file gets new nodes; the old root and chunks
+go stale then superseded, with ``supersedes`` edges newer → older, all in one transaction.
+A file that disappeared has its nodes marked stale.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .errors import ToolInputError
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
+    from .app import App
+    from .paths import ResolvedPath
+
+
+@dataclass(frozen=True, slots=True)
+class OutlineEntry:
+    """One symbol of the outline: qualified ``name``, ``kind``, 1-based inclusive lines
+    (``start`` includes decorators and leading comments; ``def_line`` is the keyword line)."""
+
+    name: str
+    kind: str
+    start: int
+    def_line: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileView:
+    """A stored file: its root node, its chunk nodes in line order, and its outline."""
+
+    root: Node
+    chunks: tuple[Node, ...]
+    outline: tuple[OutlineEntry, ...]
+    relative: str
+    cached: bool
+
+    @property
+    def total_lines(self) -> int:
+        return int(self.root.metadata.get("total_lines", 0))
+
+    @property
+    def language(self) -> str | None:
+        return self.root.metadata.get("lang")
+
+
+def file_uri(absolute: os.PathLike[str] | str) -> str:
+    return "file://" + os.fspath(absolute)
+
+
+def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
+    head = f"{relative} ({lang or 'text'}, {total} lines)"
+    return "\n".join([head, *(f"{e.start}-{e.end} {e.kind} {e.name}" for e in outline)]) + "\n"
+
+
+def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
+    """The stored view of ``resolved``, re-chunked and re-stored when the file changed.
+
+    Raises :class:`ToolInputError` for binary or undecodable files.
+    """
+    store = app.store
+    uri = file_uri(resolved.absolute)
+    mtime_ms = st.st_mtime_ns // 1_000_000
+    try:
+        with open(resolved.absolute, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise ToolInputError("path", f"cannot read {resolved.relative!r}: {exc.strerror}") from None
+    digest = hashlib.sha256(data).hexdigest()
+    old = store.latest_by_source(uri)
+    if (
+        old is not None
+        and old.metadata.get("file_sha256") == digest
+        and old.metadata.get("size") == len(data)
+    ):
+        chunks = tuple(c for c in store.children(old.id) if c.status.value in ("live", "stale"))
+        if old.status.value == "stale":
+            from ctx_tree_schema import NodeStatus
+
+            store.set_status([old.id, *(c.id for c in chunks)], NodeStatus.LIVE)
+            old = store.require(old.id)
+        return FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
+    return _store_new(app, resolved, data, digest, mtime_ms, uri, old)
+
+
+def _outline(meta: dict[str, Any]) -> tuple[OutlineEntry, ...]:
+    return tuple(OutlineEntry(*row) for row in meta.get("symbols", ()))
+
+
+def _store_new(
+    app: App,
+    resolved: ResolvedPath,
+    data: bytes,
+    digest: str,
+    mtime_ms: int,
+    uri: str,
+    old: Node | None,
+) -> FileView:
+    from ctx_tree_chunk import ChunkError, chunk_bytes
+    from ctx_tree_schema import EdgeKind, NodeKind, NodeStatus
+    from ctx_tree_store import NewNode, new_id
+
+    from .redact import redact_text
+
+    max_bytes = app.config.get("capture", "maxBytes")
+    truncated = len(data) > max_bytes
+    body = data[:max_bytes] if truncated else data
+    if truncated:  # cut at the last newline so no line is half-stored
+        cut = body.rfind(b"\n")
+        body = body[: cut + 1] if cut > 0 else body
+    try:
+        chunked = chunk_bytes(body, path=resolved.relative)
+    except ChunkError as exc:
+        raise ToolInputError(
+            "path", f"{resolved.relative!r} is binary or not UTF-8 text ({exc}); it is not read"
+        ) from None
+    outline = [
+        OutlineEntry(s.name, s.kind, s.start_line, s.def_line, s.end_line) for s in chunked.symbols
+    ]
+    root_id = new_id()
+    root_meta = {
+        "path": str(resolved.absolute),
+        "relpath": resolved.relative,
+        "lang": chunked.language,
+        "is_file_root": True,
+        "total_chunks": len(chunked.chunks),
+        "total_lines": chunked.total_lines,
+        "size": len(data),
+        "file_sha256": digest,
+        "has_errors": chunked.has_errors,
+        "symbols": [[e.name, e.kind, e.start, e.def_line, e.end] for e in outline],
+    }
+    if truncated:
+        root_meta["truncated_at_bytes"] = len(body)
+    nodes = [
+        NewNode(
+            kind=NodeKind.FILE_CHUNK,
+            content=_outline_text(
+                resolved.relative, chunked.language, chunked.total_lines, outline
+            ),
+            source_uri=uri,
+            mtime=mtime_ms,
+            metadata=root_meta,
+            truncated=truncated,
+            original_bytes=len(data),
+            terms=resolved.relative,
+            id=root_id,
+        )
+    ]
+    for index, chunk in enumerate(chunked.chunks):
+        text = redact_text(chunk.text)
+        nodes.append(
+            NewNode(
+                kind=NodeKind.FILE_CHUNK,
+                content=text,
+                parent_id=root_id,
+                source_uri=f"{uri}#{chunk.symbol or f'L{chunk.start_line}-{chunk.end_line}'}",
+                mtime=mtime_ms,
+                metadata={
+                    "path": str(resolved.absolute),
+                    "relpath": resolved.relative,
+                    "lang": chunked.language,
+                    "lines": [chunk.start_line, chunk.end_line],
+                    "chunk_index": index,
+                    "symbol": chunk.symbol,
+                    "kind": chunk.kind,
+                    "chunking": chunk.chunking,
+                },
+                terms=f"{chunk.symbol or ''} {resolved.relative}",
+            )
+        )
+    store = app.store
+    with store.transaction():
+        ids = store.insert(nodes)
+        if old is not None:
+            old_ids = [
+                old.id,
+                *(
+                    c.id
+                    for c in store.children(old.id)
+                    if c.status.value in ("live", "stale", "pending")
+                ),
+            ]
+            for node_id in old_ids:
+                if store.get(node_id).status.value != "stale":
+                    store.set_status([node_id], NodeStatus.STALE)
+            store.set_status(old_ids, NodeStatus.SUPERSEDED)
+            store.add_edges([(root_id, old.id, EdgeKind.SUPERSEDES)])
+        store.add_edges([(app.session_id(), root_id, EdgeKind.REFERENCES)])
+    root = store.require(root_id)
+    chunks = tuple(store.get(i) for i in ids[1:])
+    return FileView(root, chunks, tuple(outline), resolved.relative, cached=False)
+
+
+def mark_gone(app: App, resolved: ResolvedPath) -> None:
+    """The file is gone: mark its stored root and chunks stale (no error if none stored)."""
+    from ctx_tree_schema import NodeStatus
+
+    old = app.store.latest_by_source(file_uri(resolved.absolute))
+    if old is not None and old.status.value == "live":
+        ids = [old.id, *(c.id for c in app.store.children(old.id) if c.status.value == "live")]
+        app.store.set_status(ids, NodeStatus.STALE)

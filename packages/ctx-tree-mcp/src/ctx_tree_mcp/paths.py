@@ -1,0 +1,161 @@
+"""Path policy (spec §4): resolve a tool's ``path`` inside the project root, or refuse it.
+
+Refused, before any file is opened and before any store write: paths that resolve outside the
+root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the spec §4
+denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec) — checked on
+both the path as given and the symlink-resolved path — and, for reads, anything that is not a
+regular file (directories, FIFOs, devices, sockets).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import stat
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from .errors import ToolInputError
+
+#: Spec §4 denylist, verbatim.
+DENYLIST: tuple[str, ...] = (
+    ".env*",
+    ".envrc",
+    "**/.ssh/**",
+    "**/.aws/credentials",
+    "**/.aws/config",
+    "**/.gnupg/**",
+    "**/.npmrc",
+    "**/.pypirc",
+    "**/.netrc",
+    "**/id_rsa*",
+    "**/id_ed25519*",
+    "**/*.pem",
+    "**/*.key",
+    "**/*.pfx",
+    "**/*.p12",
+    "**/service-account*.json",
+    "**/credentials.json",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedPath:
+    """A path inside the root: ``absolute`` (symlinks resolved) and ``relative`` (POSIX, to root)."""
+
+    absolute: Path
+    relative: str
+
+
+class PathPolicy:
+    """The root and its denylist. ``root`` must be an existing directory."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+
+    @cached_property
+    def deny_patterns(self) -> tuple[str, ...]:
+        """Spec §4 patterns plus the lines of ``<root>/.ctx-tree/path.deny`` (extends, never replaces)."""
+        extra: list[str] = []
+        deny_file = self.root / ".ctx-tree" / "path.deny"
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            extra = [
+                line.strip()
+                for line in deny_file.read_text(encoding="utf-8").splitlines()
+                if line.strip()
+                and not line.lstrip().startswith("#")
+                and not line.lstrip().startswith("!")
+            ]
+        return DENYLIST + tuple(extra)
+
+    @cached_property
+    def _spec(self):
+        from pathspec import GitIgnoreSpec
+
+        return GitIgnoreSpec.from_lines(self.deny_patterns)
+
+    def is_denied(self, relative: str) -> bool:
+        """True when ``relative`` (POSIX, relative to root) matches the denylist.
+
+        ``.env*`` in spec §4 is meant for any directory level, so each path component's basename
+        is also checked against the anchored-looking patterns.
+        """
+        rel = relative.strip("/")
+        if not rel or rel == ".":
+            return False
+        if self._spec.match_file(rel):
+            return True
+        # Denylist patterns such as ".env*" match at any depth in gitignore semantics already;
+        # also refuse anything *inside* a denied directory (e.g. ".ssh/" given as a file prefix).
+        parts = rel.split("/")
+        return any(
+            self._spec.match_file("/".join(parts[: i + 1]) + "/") for i in range(len(parts) - 1)
+        )
+
+    def resolve(self, path: str, argument: str = "path") -> ResolvedPath:
+        """Resolve a tool's path argument (relative to root, or absolute inside it).
+
+        Raises :class:`ToolInputError` naming ``argument`` for an empty path, a NUL byte, a path
+        outside the root (also via symlinks), or a denylisted path (as given or as resolved).
+        """
+        if not isinstance(path, str) or not path.strip():
+            raise ToolInputError(argument, "give a file path relative to the project root")
+        if "\x00" in path:
+            raise ToolInputError(argument, "contains a NUL byte; give a plain file path")
+        given = Path(path).expanduser()
+        joined = given if given.is_absolute() else self.root / given
+        lexical = Path(os.path.normpath(joined))
+        if not _inside(lexical, self.root):
+            raise ToolInputError(
+                argument, f"{path!r} is outside the project root {self.root}; give a path inside it"
+            )
+        lexical_rel = lexical.relative_to(self.root).as_posix()
+        if self.is_denied(lexical_rel):
+            raise ToolInputError(
+                argument, f"{path!r} matches the secret-file denylist (spec §4); it is never read"
+            )
+        try:
+            real = lexical.resolve(strict=False)
+        except (OSError, RuntimeError):
+            raise ToolInputError(argument, f"{path!r} cannot be resolved (symlink loop?)") from None
+        if not _inside(real, self.root):
+            raise ToolInputError(
+                argument, f"{path!r} resolves outside the project root; give a path inside it"
+            )
+        rel = real.relative_to(self.root).as_posix() if real != self.root else "."
+        if self.is_denied(rel):
+            raise ToolInputError(
+                argument, f"{path!r} points at a denylisted secret file (spec §4); it is never read"
+            )
+        return ResolvedPath(real, rel)
+
+    def resolve_file(
+        self, path: str, argument: str = "path"
+    ) -> tuple[ResolvedPath, os.stat_result]:
+        """:meth:`resolve`, then require an existing regular file. Returns it and its ``stat``.
+
+        Raises :class:`ToolInputError` for a missing path, a directory, a FIFO, a device or a socket.
+        """
+        resolved = self.resolve(path, argument)
+        try:
+            st = os.stat(resolved.absolute)
+        except FileNotFoundError:
+            raise ToolInputError(
+                argument, f"{path!r} does not exist; check the path (relative to {self.root})"
+            ) from None
+        except OSError as exc:
+            raise ToolInputError(argument, f"{path!r} cannot be read: {exc.strerror}") from None
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolInputError(
+                argument, f"{path!r} is a directory; use ctx_tree_grep to search it, or give a file"
+            )
+        if not stat.S_ISREG(st.st_mode):
+            raise ToolInputError(
+                argument, f"{path!r} is not a regular file (FIFO, device or socket); it is not read"
+            )
+        return resolved, st
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return path == root or root in path.parents

@@ -1,0 +1,77 @@
+"""Text shapes shared by the tools: numbered lines (like native Read) and the manifest.
+
+Every answer is plain text: the content first, then a compact manifest starting ``-- ctx-tree``
+that says what was included, what was left out, how many tokens were returned against the
+whole source, and the exact call that returns more.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .budget import estimate_tokens
+
+
+def number_lines(lines: Iterable[str], first: int) -> str:
+    """``"<n>\\t<line>"`` per line from line number ``first`` (1-based), newline-terminated."""
+    return "".join(f"{n}\t{line}\n" for n, line in enumerate(lines, first))
+
+
+def call(tool: str, **args: object) -> str:
+    """An exact tool call, e.g. ``ctx_tree_read(path="a.py", start_line=40)``."""
+    parts = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items() if v is not None]
+    return f"{tool}({', '.join(parts)})"
+
+
+def short_id(node_id: str) -> str:
+    return node_id
+
+
+@dataclass
+class Manifest:
+    """Lines of the manifest; ``render()`` joins them under a ``-- ctx-tree`` header."""
+
+    head: str
+    lines: list[str] = field(default_factory=list)
+
+    def add(self, label: str, text: str) -> None:
+        if text:
+            self.lines.append(f"{label}: {text}")
+
+    def render(self) -> str:
+        return "\n".join([f"-- ctx-tree: {self.head}", *self.lines]) + "\n"
+
+
+def tokens_line(returned: int, whole: int, what: str) -> str:
+    pct = f" ({returned * 100 // whole}%)" if whole else ""
+    return f"{returned:,} returned of {whole:,} in {what}{pct}"
+
+
+def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str) -> str:
+    """Body + manifest with the ``tokens`` line, guaranteed within ``budget`` tokens.
+
+    The body is expected to have been fitted already; if the total still exceeds the budget
+    (manifest larger than reserved) the body is cut at a line boundary and says so.
+    """
+    from .budget import fit_lines
+
+    def assemble(b: str) -> str:
+        m = Manifest(manifest.head, list(manifest.lines))
+        m.add("tokens", tokens_line(estimate_tokens(b) + 0, tokens_of_source, what))
+        text = b + m.render()
+        # the tokens line reports the whole answer's size
+        m2 = Manifest(manifest.head, list(manifest.lines))
+        m2.add("tokens", tokens_line(estimate_tokens(text), tokens_of_source, what))
+        return b + m2.render()
+
+    text = assemble(body)
+    if estimate_tokens(text) <= budget:
+        return text
+    over = estimate_tokens(text) - budget
+    cut, _ = fit_lines(body, max(0, estimate_tokens(body) - over - 8))
+    text = assemble(cut + "[…cut to fit the budget]\n")
+    if estimate_tokens(text) > budget:  # pathological: manifest alone exceeds the budget
+        text, _ = fit_lines(text, budget)
+    return text

@@ -1,0 +1,168 @@
+"""Running ripgrep: locate the ``ripgrep`` PyPI package's ``rg`` and parse its output.
+
+``rg`` is looked up beside the running interpreter first (the venv's scripts directory, where
+the ``ripgrep`` package installs it), then on ``PATH``. Output is read with ``--null`` so paths
+holding ``:`` parse correctly. The search honours ``.gitignore`` (ripgrep's default), stops at a
+timeout and at a match cap, and the process is killed when the caller is cancelled.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from .errors import ToolInputError
+
+
+class RipgrepMissing(RuntimeError):
+    """No ``rg`` executable was found; install the ``ripgrep`` PyPI package."""
+
+
+@lru_cache(maxsize=1)
+def find_rg() -> str:
+    """Absolute path of ``rg``: the interpreter's scripts dir, then ``PATH``.
+
+    Raises :class:`RipgrepMissing` naming the package to install.
+    """
+    candidates = [
+        Path(sysconfig.get_path("scripts")) / "rg",
+        Path(sys.executable).parent / "rg",
+    ]
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    found = shutil.which("rg")
+    if found:
+        return found
+    raise RipgrepMissing(
+        "ripgrep (rg) not found: install the 'ripgrep' PyPI package (pip install 'ripgrep<15')"
+    )
+
+
+@dataclass(slots=True)
+class Line:
+    """One output line: a match (``is_match``) or a context line, 1-based ``number``."""
+
+    number: int
+    text: str
+    is_match: bool
+
+
+@dataclass(slots=True)
+class GrepResult:
+    """Lines grouped by file path (relative to the search cwd), in rg's order."""
+
+    files: dict[str, list[Line]] = field(default_factory=dict)
+    match_count: int = 0
+    timed_out: bool = False
+    capped: bool = False
+    error: str = ""
+
+
+def build_args(
+    pattern: str,
+    target: str,
+    *,
+    glob: str | None,
+    ignore_case: bool,
+    fixed_strings: bool,
+    context_lines: int,
+    deny_globs: tuple[str, ...],
+) -> list[str]:
+    """The ``rg`` argument list (without the executable)."""
+    args = ["--no-heading", "--line-number", "--null", "--color", "never", "--no-messages"]
+    args += ["--max-columns", "400", "--max-columns-preview", "--no-config"]
+    if ignore_case:
+        args.append("--ignore-case")
+    if fixed_strings:
+        args.append("--fixed-strings")
+    if context_lines:
+        args += ["--context", str(context_lines)]
+    if glob:
+        args += ["--glob", glob]
+    for deny in deny_globs:
+        args += ["--glob", "!" + deny]
+    args += ["--regexp", pattern, "--", target]
+    return args
+
+
+def _parse_line(raw: bytes, result: GrepResult) -> None:
+    if raw == b"--" or not raw:
+        return
+    path_b, sep, rest = raw.partition(b"\x00")
+    if not sep:
+        return
+    # rest is "<n>:<text>" for a match, "<n>-<text>" for context.
+    i = 0
+    while i < len(rest) and 48 <= rest[i] <= 57:
+        i += 1
+    if i == 0 or i >= len(rest):
+        return
+    is_match = rest[i] == 58  # ':'
+    text = rest[i + 1 :].decode("utf-8", "replace")
+    path = path_b.decode("utf-8", "replace")
+    if path.startswith("./"):
+        path = path[2:]
+    result.files.setdefault(path, []).append(Line(int(rest[:i]), text, is_match))
+    if is_match:
+        result.match_count += 1
+
+
+async def run_rg(args: list[str], cwd: Path, *, timeout_s: float, max_matches: int) -> GrepResult:
+    """Run ``rg`` with ``args`` in ``cwd``; stop at ``timeout_s`` seconds or ``max_matches``.
+
+    Raises :class:`ToolInputError` (argument ``pattern`` or ``glob``) when rg rejects the regex
+    or glob, :class:`RipgrepMissing` when rg is absent. Cancelling the awaiting task kills rg.
+    """
+    proc = await asyncio.create_subprocess_exec(
+        find_rg(),
+        *args,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        limit=1 << 20,
+    )
+    result = GrepResult()
+
+    async def consume() -> None:
+        assert proc.stdout is not None
+        async for raw in proc.stdout:
+            _parse_line(raw.rstrip(b"\r\n"), result)
+            if result.match_count >= max_matches:
+                result.capped = True
+                break
+
+    try:
+        try:
+            await asyncio.wait_for(consume(), timeout=timeout_s)
+        except TimeoutError:
+            result.timed_out = True
+        if result.capped or result.timed_out:
+            proc.kill()
+        stderr = await proc.stderr.read() if proc.stderr else b""
+        code = await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    if code == 2 and not result.files and not (result.capped or result.timed_out):
+        message = stderr.decode("utf-8", "replace").strip()
+        if "glob" in message.lower():
+            raise ToolInputError(
+                "glob", f"invalid glob: {message.splitlines()[-1] if message else ''}"
+            )
+        if "regex" in message.lower() or "error parsing" in message.lower():
+            detail = " ".join(line.strip() for line in message.splitlines()[-4:])
+            raise ToolInputError(
+                "pattern",
+                f"invalid regex ({detail[:300]}); escape special characters or pass fixed_strings=true",
+            )
+        result.error = message[:300]
+    return result

@@ -1,0 +1,96 @@
+"""``ctx_tree_neighbors``, ``ctx_tree_path_to_root`` and ``ctx_tree_recent`` (spec §5)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..budget import check_int
+from ..errors import ToolInputError
+from .listing import render_listing
+
+if TYPE_CHECKING:
+    from ..app import App
+
+NEIGHBORS_DESCRIPTION = (
+    "Nodes linked to node_id (spine parent/children and edges) up to depth hops (1..5)."
+)
+PATH_DESCRIPTION = "The spine from node_id up to its root (chunk → file, output → session)."
+RECENT_DESCRIPTION = "Most recently stored nodes, newest first; since is epoch ms."
+
+
+def _node(app: App, node_id: str):
+    if not isinstance(node_id, str) or not node_id.strip():
+        raise ToolInputError("node_id", "give a node id from a manifest or a search hit")
+    node = app.store.get(node_id.strip())
+    if node is None:
+        raise ToolInputError(
+            "node_id", f"no node {node_id!r}; use ctx_tree_search or ctx_tree_recent to find one"
+        )
+    return node
+
+
+def neighbors(
+    app: App, node_id: str, depth: int = 1, edge_kinds: list[str] | None = None, limit: int = 50
+) -> str:
+    """Handle ``ctx_tree_neighbors``: nodes within ``depth`` hops, nearest first, one per line
+    with ``d=<hops> via=<parent|child|edge kind:out|in>``.
+
+    Raises ``ToolInputError`` for an unknown node, depth outside 1..5 or an unknown edge kind.
+    """
+    from ctx_tree_schema import EdgeKind
+
+    from ..describe import line
+
+    depth = check_int(depth, "depth", 1, 5)
+    limit = check_int(limit, "limit", 1, 500)
+    kinds = None
+    if edge_kinds is not None:
+        if isinstance(edge_kinds, str):
+            edge_kinds = [edge_kinds]
+        try:
+            kinds = [EdgeKind(k) for k in edge_kinds]
+        except ValueError:
+            raise ToolInputError(
+                "edge_kinds",
+                f"unknown edge kind in {edge_kinds!r}; one of: {', '.join(k.value for k in EdgeKind)}",
+            ) from None
+    start = _node(app, node_id)
+    found = app.store.neighbors(start.id, depth=depth, edge_kinds=kinds, limit=limit + 1)
+    rows = [line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit]]
+    more = f"raise limit (now {limit})" if len(found) > limit else ""
+    return render_listing(f"neighbors of {start.id} (depth {depth})", rows, more)
+
+
+def path_to_root(app: App, node_id: str) -> str:
+    """Handle ``ctx_tree_path_to_root``: the node, then each spine parent up to the root."""
+    from ..describe import line
+
+    start = _node(app, node_id)
+    chain = app.store.path_to_root(start.id)
+    return render_listing(
+        f"path to root from {start.id}: {len(chain)} nodes", [line(n) for n in chain], ""
+    )
+
+
+def recent(app: App, since: int | None = None, kind: str | None = None, limit: int = 20) -> str:
+    """Handle ``ctx_tree_recent``: newest live nodes first, optionally since an epoch-ms time
+    and of one kind. Raises ``ToolInputError`` for a bad kind, time or limit."""
+    from ctx_tree_schema import Filters, NodeKind
+
+    from ..describe import line
+
+    limit = check_int(limit, "limit", 1, 200)
+    if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
+        raise ToolInputError("since", "expected epoch milliseconds (an integer >= 0)")
+    if kind is not None:
+        try:
+            NodeKind(kind)
+        except ValueError:
+            raise ToolInputError(
+                "kind", f"unknown kind {kind!r}; one of: {', '.join(k.value for k in NodeKind)}"
+            ) from None
+    filters = Filters(since=since, kind=(NodeKind(kind),) if kind else None)
+    nodes = app.store.recent(limit=limit, filters=filters)
+    rows = [line(n, f" created_at={n.created_at}") for n in nodes]
+    more = f"raise limit (now {limit}) or pass since=" if len(nodes) == limit else ""
+    return render_listing(f"recent: {len(nodes)} nodes", rows, more)

@@ -1,0 +1,54 @@
+"""``ctx_tree_search``: keyword search (FTS5, BM25) over everything stored (spec §5)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..budget import check_int
+from ..errors import ToolInputError
+from .listing import render_listing
+
+if TYPE_CHECKING:
+    from ..app import App
+
+DESCRIPTION = (
+    "Keyword search (BM25) over stored reads, greps and notes. Hits give path:lines, symbol and "
+    "node_id (read with ctx_tree_get). filters: status, kind, since, until (epoch ms), parent_id, session_id."
+)
+#: spec §5: only keyword search exists in v1; the other modes are refused with this text.
+MODE_ERROR = "mode {mode!r} is not available: v1 has keyword search only (semantic and hybrid search are planned); use mode='keyword'"
+
+
+def search(
+    app: App,
+    query: str,
+    mode: str = "keyword",
+    limit: int = 10,
+    filters: dict[str, Any] | None = None,
+) -> str:
+    """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, best first, one per line:
+    ``path:start-end symbol kind node_id=<id> score=<bm25> | snippet``.
+
+    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword`` (spec §5),
+    a bad limit or malformed filters.
+    """
+    from ctx_tree_schema import Filters
+
+    from ..describe import line
+
+    if mode != "keyword":
+        raise ToolInputError("mode", MODE_ERROR.format(mode=mode))
+    if not isinstance(query, str) or not query.strip():
+        raise ToolInputError("query", "give a few words or identifiers to search for")
+    limit = check_int(limit, "limit", 1, 100)
+    try:
+        parsed = Filters.from_mapping(filters)
+    except ValueError as exc:
+        raise ToolInputError("filters", str(exc)) from None
+    hits = app.store.search(query, limit=limit, filters=parsed)
+    rows = []
+    for hit in hits:
+        snippet = " ".join(hit.snippet.split())[:160]
+        rows.append(line(hit.node, f" score={hit.score:.2f} | {snippet}"))
+    more = f"raise limit (now {limit}) or add filters" if len(hits) == limit else ""
+    return render_listing(f"search {query[:80]!r}: {len(hits)} hits", rows, more)

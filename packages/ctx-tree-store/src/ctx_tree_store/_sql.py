@@ -1,0 +1,78 @@
+"""Every SQL statement of ctx-tree-store, in one place."""
+
+NODE_COLUMNS = (
+    "id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
+    "created_at, updated_at, truncated, original_bytes, metadata"
+)
+N_NODE_COLUMNS = (
+    "n.id, n.parent_id, n.kind, n.source_uri, n.content, n.content_hash, n.status, "
+    "n.mtime, n.created_at, n.updated_at, n.truncated, n.original_bytes, n.metadata"
+)
+
+INSERT_NODE = (
+    "INSERT INTO nodes (id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
+    "created_at, updated_at, truncated, original_bytes, metadata, terms) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
+INSERT_EDGE = "INSERT OR IGNORE INTO edges (src_id, dst_id, kind, created_at) VALUES (?,?,?,?)"
+
+GET_NODE = f"SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?"
+GET_STATUS = "SELECT status FROM nodes WHERE id = ?"
+SET_STATUS = "UPDATE nodes SET status = ?, updated_at = ? WHERE id = ?"
+DELETE_NODE = "DELETE FROM nodes WHERE id = ?"
+CHILDREN = f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? ORDER BY id"
+CHILD_IDS = "SELECT id FROM nodes WHERE parent_id = ?"
+PARENT_ID = "SELECT parent_id FROM nodes WHERE id = ?"
+
+LATEST_BY_SOURCE = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND status IN ('live','stale','pending') "
+    "ORDER BY id DESC LIMIT 1"
+)
+SESSION_BY_URI = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
+)
+
+EDGES_OUT = "SELECT dst_id, kind FROM edges WHERE src_id = ?"
+EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
+
+NODE_CONTENTS = "SELECT id, content, updated_at, status FROM nodes WHERE id IN ({marks})"
+NODE_SIZES = "SELECT id, length(content), updated_at, status FROM nodes WHERE id IN ({marks})"
+
+SEARCH = (
+    f"SELECT {N_NODE_COLUMNS}, -bm25(fts, 1.0, {{terms_weight}}) AS score, "
+    "snippet(fts, 0, '', '', '…', 16) AS snip "
+    "FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+    "WHERE fts MATCH ? {where} ORDER BY bm25(fts, 1.0, {terms_weight}) LIMIT ?"
+)
+FTS_SCORES = (
+    "SELECT n.id, -bm25(fts) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+    "WHERE fts MATCH ? AND n.id IN ({marks})"
+)
+RECENT = f"SELECT {NODE_COLUMNS} FROM nodes WHERE 1=1 {{where}} ORDER BY created_at DESC, id DESC LIMIT ?"
+
+COUNTS = "SELECT kind, status, count(*), sum(length(content)) FROM nodes GROUP BY kind, status"
+BUMP_COUNTER = (
+    "INSERT INTO counters (name, value) VALUES (?, ?) "
+    "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value"
+)
+COUNTERS = "SELECT name, value FROM counters"
+
+LEASE_ACQUIRE = (
+    "INSERT INTO leases (name, holder, expires_at) VALUES (:name, :holder, :expires) "
+    "ON CONFLICT(name) DO UPDATE SET holder = :holder, expires_at = :expires "
+    "WHERE leases.holder = :holder OR leases.expires_at <= :now"
+)
+LEASE_HOLDER = "SELECT holder, expires_at FROM leases WHERE name = ?"
+LEASE_RELEASE = "DELETE FROM leases WHERE name = ? AND holder = ?"
+
+PENDING = f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'pending' ORDER BY id LIMIT ?"
+LIVE_DUPLICATE = (
+    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? AND status = 'live' "
+    "AND id != ? LIMIT 1"
+)
+LIVE_FILE_ROOTS = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE kind = 'file_chunk' AND status = 'live' "
+    "AND parent_id IS NULL AND id > ? ORDER BY id LIMIT ?"
+)
+EXPIRED = "SELECT id FROM nodes WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?"
+DELETE_PRUNED = "SELECT id FROM nodes WHERE status = 'pruned' AND updated_at < ? LIMIT ?"

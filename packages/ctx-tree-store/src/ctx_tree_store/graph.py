@@ -1,0 +1,57 @@
+"""The store side of ctx-tree-compose's ``GraphSource`` protocol (structural; no import of it).
+
+``neighbors`` follows the spine (parent and children) and edges in both directions;
+``info`` returns objects with ``id``, ``tokens``, ``updated_at`` (epoch ms) and ``status``;
+``fts_rank`` returns BM25 scores, higher is better.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from . import _sql
+from .store import Store
+
+
+@dataclass(frozen=True, slots=True)
+class GraphNode:
+    """What compose needs of a node: size in tokens (by the caller's estimator), epoch-ms age, status."""
+
+    id: str
+    tokens: int
+    updated_at: int
+    status: str
+
+
+class StoreGraph:
+    """Adapts a :class:`Store` to compose's ``GraphSource``.
+
+    ``count_tokens`` is the caller's estimator applied to each node's content (ctx-tree passes
+    ``ctx_tree_compose.estimate_tokens``); contents fetched for sizing are kept for rendering.
+    """
+
+    def __init__(self, store: Store, count_tokens: Callable[[str], int]) -> None:
+        self.store = store
+        self.count_tokens = count_tokens
+        self.contents: dict[str, str] = {}
+
+    def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        return {nid: [other for other, _via in self.store.adjacent(nid)] for nid in node_ids}
+
+    def info(self, node_ids: Sequence[str]) -> dict[str, GraphNode]:
+        out: dict[str, GraphNode] = {}
+        ids = list(node_ids)
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.NODE_CONTENTS.format(marks=",".join("?" * len(batch)))
+            for nid, content, updated, status in self.store._query(sql, batch):
+                self.contents[nid] = content
+                out[nid] = GraphNode(nid, self.count_tokens(content), updated, status)
+        return out
+
+    def fts_rank(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
+        return self.store.fts_scores(query, node_ids)
+
+
+__all__ = ["GraphNode", "StoreGraph"]

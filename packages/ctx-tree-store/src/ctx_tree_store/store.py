@@ -1,0 +1,565 @@
+"""The store: one SQLite file per project holding nodes, edges and the FTS5 index.
+
+All times are epoch milliseconds. Every write is one ``BEGIN IMMEDIATE`` transaction (a crash
+mid-way leaves the store as it was); reads never wait for writers (WAL). A ``Store`` may be
+shared by threads: a re-entrant lock serialises its use of the one apsw connection.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import apsw
+from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
+from ulid import ULID
+
+from . import _sql
+from ._db import connect
+from .terms import index_terms, match_query
+
+#: Statuses a search or listing returns when the caller gives none.
+DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
+MAX_DEPTH = 5
+TERMS_WEIGHT = 2.0
+
+
+class StoreError(Exception):
+    """Base class of the store's errors."""
+
+
+class NodeNotFound(StoreError, KeyError):
+    """A node id that is not in the store. ``args[0]`` is the id."""
+
+    def __str__(self) -> str:
+        return f"no node with id {self.args[0]!r}"
+
+
+class IllegalTransition(StoreError, ValueError):
+    """A status change the spec §3 state machine does not allow; nothing was changed."""
+
+
+def now_ms() -> int:
+    """Current wall time in epoch milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def new_id() -> str:
+    """A fresh ULID string (26 chars, time-sortable, monotonic within the process)."""
+    return str(ULID())
+
+
+def content_hash(content: str) -> str:
+    """``sha256`` hex of the UTF-8 content (the ``content_hash`` column)."""
+    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@dataclass(slots=True)
+class NewNode:
+    """A node to insert. ``id`` and times are filled in by :meth:`Store.insert` when left empty.
+
+    ``terms`` are extra search words (symbol, path); identifier parts of ``content`` are added.
+    """
+
+    kind: NodeKind
+    content: str
+    parent_id: str | None = None
+    source_uri: str | None = None
+    status: NodeStatus = NodeStatus.LIVE
+    mtime: int = 0
+    metadata: dict[str, Any] = field(default_factory=dict)
+    truncated: bool = False
+    original_bytes: int | None = None
+    terms: str = ""
+    id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One FTS5 hit: the node, its BM25 score (higher is better) and a short snippet."""
+
+    node: Node
+    score: float
+    snippet: str
+
+
+@dataclass(frozen=True, slots=True)
+class Neighbor:
+    """A node reached by :meth:`Store.neighbors` at ``depth`` hops via ``via``
+    (``parent``, ``child`` or ``<edge kind>:out`` / ``<edge kind>:in``)."""
+
+    node: Node
+    depth: int
+    via: str
+
+
+def _row_to_node(row: Sequence[Any]) -> Node:
+    return Node(
+        id=row[0],
+        parent_id=row[1],
+        kind=NodeKind(row[2]),
+        source_uri=row[3],
+        content=row[4],
+        content_hash=row[5],
+        status=NodeStatus(row[6]),
+        mtime=row[7],
+        created_at=row[8],
+        updated_at=row[9],
+        truncated=bool(row[10]),
+        original_bytes=row[11],
+        metadata=json.loads(row[12]) if row[12] else {},
+    )
+
+
+class Store:
+    """A project's store. Open with :meth:`Store.open`; close with :meth:`close` (or ``with``)."""
+
+    def __init__(self, con: apsw.Connection, path: str) -> None:
+        self.con = con
+        self.path = path
+        self._lock = threading.RLock()
+        self._depth = 0
+
+    # -- lifecycle -----------------------------------------------------------------------
+    @classmethod
+    def open(cls, path: Path | str) -> Store:
+        """Open or create the store file at ``path`` (``":memory:"`` for a private one).
+
+        Raises ``SchemaVersionError`` for a store newer than this code, ``apsw.Error`` on I/O.
+        """
+        return cls(connect(path), str(path))
+
+    def close(self) -> None:
+        with self._lock:
+            self.con.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[apsw.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``); nested calls become savepoints.
+
+        An exception rolls everything back and propagates.
+        """
+        with self._lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    with self.con:
+                        yield self.con
+                finally:
+                    self._depth -= 1
+                return
+            self.con.execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield self.con
+            except BaseException:
+                self._depth = 0
+                self.con.execute("ROLLBACK")
+                raise
+            self._depth = 0
+            self.con.execute("COMMIT")
+
+    def _query(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
+        with self._lock:
+            return self.con.execute(sql, args).fetchall()
+
+    # -- writes --------------------------------------------------------------------------
+    def insert(
+        self, nodes: Iterable[NewNode], edges: Iterable[tuple[str, str, EdgeKind]] = ()
+    ) -> list[str]:
+        """Insert nodes (in order, so a parent may precede its children) and then edges
+        ``(src_id, dst_id, kind)``, all in one transaction. Returns the node ids.
+
+        Raises ``apsw.ConstraintError`` for a bad status or a dangling edge; nothing is written then.
+        """
+        ts = now_ms()
+        ids: list[str] = []
+        with self.transaction() as con:
+            for n in nodes:
+                node_id = n.id or new_id()
+                encoded = n.content.encode("utf-8", "surrogatepass")
+                con.execute(
+                    _sql.INSERT_NODE,
+                    (
+                        node_id,
+                        n.parent_id,
+                        NodeKind(n.kind).value,
+                        n.source_uri,
+                        n.content,
+                        hashlib.sha256(encoded).hexdigest(),
+                        NodeStatus(n.status).value,
+                        n.mtime,
+                        ts,
+                        ts,
+                        int(n.truncated),
+                        n.original_bytes if n.original_bytes is not None else len(encoded),
+                        json.dumps(n.metadata, separators=(",", ":")),
+                        index_terms(n.content, n.terms),
+                    ),
+                )
+                ids.append(node_id)
+            for src, dst, kind in edges:
+                con.execute(_sql.INSERT_EDGE, (src, dst, EdgeKind(kind).value, ts))
+        return ids
+
+    def add_edges(self, edges: Iterable[tuple[str, str, EdgeKind]]) -> None:
+        """Insert edges ``(src_id, dst_id, kind)`` in one transaction; duplicates are ignored."""
+        self.insert((), edges)
+
+    def set_status(
+        self, node_ids: Iterable[str], status: NodeStatus, *, at: int | None = None
+    ) -> int:
+        """Move nodes to ``status`` in one transaction; returns how many changed.
+
+        A node already in ``status`` is left alone. Raises :class:`NodeNotFound` for an unknown id
+        and :class:`IllegalTransition` for a change spec §3 forbids; then nothing changes.
+        """
+        status = NodeStatus(status)
+        ts = at if at is not None else now_ms()
+        changed = 0
+        with self.transaction() as con:
+            for node_id in node_ids:
+                old = con.execute(_sql.GET_STATUS, (node_id,)).get
+                if old is None:
+                    raise NodeNotFound(node_id)
+                if old == status:
+                    continue
+                if not can_transition(old, status):
+                    raise IllegalTransition(
+                        f"node {node_id}: {old} → {status} is not allowed (spec §3)"
+                    )
+                con.execute(_sql.SET_STATUS, (status.value, ts, node_id))
+                changed += 1
+        return changed
+
+    def supersede(self, new_id_: str, old_ids: Iterable[str]) -> None:
+        """Write ``new --supersedes--> old`` for each old node and mark it superseded, in one
+        transaction (data model seed). Raises like :meth:`set_status`."""
+        old_ids = list(old_ids)
+        with self.transaction():
+            if self.get(new_id_) is None:
+                raise NodeNotFound(new_id_)
+            self.set_status(old_ids, NodeStatus.SUPERSEDED)
+            self.add_edges((new_id_, old, EdgeKind.SUPERSEDES) for old in old_ids)
+
+    def drop(self, node_ids: Iterable[str]) -> int:
+        """Delete ``pending`` nodes (the filter walker's drop). Raises :class:`IllegalTransition`
+        for a node that is not pending. Returns how many were deleted."""
+        count = 0
+        with self.transaction() as con:
+            for node_id in node_ids:
+                old = con.execute(_sql.GET_STATUS, (node_id,)).get
+                if old is None:
+                    continue
+                if old != NodeStatus.PENDING:
+                    raise IllegalTransition(
+                        f"node {node_id}: only pending nodes can be dropped, not {old}"
+                    )
+                con.execute(_sql.DELETE_NODE, (node_id,))
+                count += 1
+        return count
+
+    def delete(self, node_ids: Iterable[str]) -> int:
+        """Delete pruned nodes for good (their edges go with them). Returns the count."""
+        count = 0
+        with self.transaction() as con:
+            for node_id in node_ids:
+                if con.execute(_sql.GET_STATUS, (node_id,)).get == NodeStatus.PRUNED:
+                    con.execute(_sql.DELETE_NODE, (node_id,))
+                    count += 1
+        return count
+
+    def bump(self, **counters: int) -> None:
+        """Add to named usage counters (e.g. ``tokens_served=120``)."""
+        with self.transaction() as con:
+            for name, value in counters.items():
+                con.execute(_sql.BUMP_COUNTER, (name, int(value)))
+
+    # -- reads ---------------------------------------------------------------------------
+    def get(self, node_id: str) -> Node | None:
+        """The node with this id, or None."""
+        rows = self._query(_sql.GET_NODE, (node_id,))
+        return _row_to_node(rows[0]) if rows else None
+
+    def require(self, node_id: str) -> Node:
+        """Like :meth:`get` but raises :class:`NodeNotFound`."""
+        node = self.get(node_id)
+        if node is None:
+            raise NodeNotFound(node_id)
+        return node
+
+    def children(self, node_id: str) -> list[Node]:
+        """Direct spine children of a node, oldest first."""
+        return [_row_to_node(r) for r in self._query(_sql.CHILDREN, (node_id,))]
+
+    def latest_by_source(self, source_uri: str) -> Node | None:
+        """The newest pending/live/stale node with this ``source_uri`` (the dedup key), or None."""
+        rows = self._query(_sql.LATEST_BY_SOURCE, (source_uri,))
+        return _row_to_node(rows[0]) if rows else None
+
+    def path_to_root(self, node_id: str) -> list[Node]:
+        """The spine from ``node_id`` up to its tree root, the node first.
+
+        Cycle-safe: stops at a node already visited. Raises :class:`NodeNotFound`.
+        """
+        out: list[Node] = []
+        seen: set[str] = set()
+        current: str | None = node_id
+        while current is not None and current not in seen:
+            node = self.get(current)
+            if node is None:
+                if not out:
+                    raise NodeNotFound(node_id)
+                break
+            seen.add(current)
+            out.append(node)
+            current = node.parent_id
+        return out
+
+    def adjacent(
+        self,
+        node_id: str,
+        edge_kinds: Sequence[EdgeKind] | None = None,
+        direction: str = "both",
+    ) -> list[tuple[str, str]]:
+        """Ids one hop away as ``(id, via)``: spine parent and children, then edges.
+
+        ``direction`` is ``out``, ``in`` or ``both`` (for edges; the spine is always both ways).
+        ``edge_kinds`` limits the edges followed (None: all).
+        """
+        kinds = {EdgeKind(k).value for k in edge_kinds} if edge_kinds else None
+        out: list[tuple[str, str]] = []
+        with self._lock:
+            parent = self.con.execute(_sql.PARENT_ID, (node_id,)).get
+            if parent:
+                out.append((parent, "parent"))
+            out.extend((cid, "child") for (cid,) in self.con.execute(_sql.CHILD_IDS, (node_id,)))
+            if direction in ("out", "both"):
+                out.extend(
+                    (dst, f"{kind}:out")
+                    for dst, kind in self.con.execute(_sql.EDGES_OUT, (node_id,))
+                    if kinds is None or kind in kinds
+                )
+            if direction in ("in", "both"):
+                out.extend(
+                    (src, f"{kind}:in")
+                    for src, kind in self.con.execute(_sql.EDGES_IN, (node_id,))
+                    if kinds is None or kind in kinds
+                )
+        return out
+
+    def neighbors(
+        self,
+        node_id: str,
+        depth: int = 1,
+        edge_kinds: Sequence[EdgeKind] | None = None,
+        direction: str = "both",
+        limit: int = 1000,
+    ) -> list[Neighbor]:
+        """Breadth-first walk over the spine and edges up to ``depth`` hops (1..5), nearest first,
+        at most ``limit`` nodes, the start node excluded.
+
+        Raises :class:`NodeNotFound` for an unknown start and ``ValueError`` for a depth outside
+        1..5 or an unknown direction.
+        """
+        if not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be between 1 and {MAX_DEPTH}, got {depth}")
+        if direction not in ("in", "out", "both"):
+            raise ValueError("direction must be 'in', 'out' or 'both'")
+        self.require(node_id)
+        seen = {node_id}
+        frontier = [node_id]
+        found: list[Neighbor] = []
+        for hop in range(1, depth + 1):
+            nxt: list[str] = []
+            for current in frontier:
+                for other, via in self.adjacent(current, edge_kinds, direction):
+                    if other in seen:
+                        continue
+                    seen.add(other)
+                    node = self.get(other)
+                    if node is None:
+                        continue
+                    found.append(Neighbor(node, hop, via))
+                    nxt.append(other)
+                    if len(found) >= limit:
+                        return found
+            frontier = nxt
+        return found
+
+    def _filter_sql(self, filters: Filters | None, alias: str = "") -> tuple[str, list[Any]]:
+        f = filters or Filters()
+        p = f"{alias}." if alias else ""
+        where: list[str] = []
+        args: list[Any] = []
+        statuses = f.status or DEFAULT_STATUSES
+        where.append(f"{p}status IN ({','.join('?' * len(statuses))})")
+        args.extend(s.value for s in statuses)
+        if f.kind:
+            where.append(f"{p}kind IN ({','.join('?' * len(f.kind))})")
+            args.extend(k.value for k in f.kind)
+        if f.since is not None:
+            where.append(f"{p}created_at >= ?")
+            args.append(f.since)
+        if f.until is not None:
+            where.append(f"{p}created_at <= ?")
+            args.append(f.until)
+        if f.parent_id:
+            where.append(f"{p}parent_id = ?")
+            args.append(f.parent_id)
+        if f.session_id:
+            # Nodes hanging under the session node, or the session node itself.
+            where.append(f"({p}parent_id = ? OR {p}id = ?)")
+            args.extend([f.session_id, f.session_id])
+        return "".join(" AND " + w for w in where), args
+
+    def search(
+        self, query: str, limit: int = 10, filters: Filters | None = None
+    ) -> list[SearchHit]:
+        """Keyword search (FTS5, BM25 with the ``terms`` column weighted x2), best first.
+
+        Any string is accepted: words are quoted and OR-ed (see ``terms.match_query``), so no FTS5
+        syntax error can occur; a query with no word returns ``[]``. ``limit`` is clamped to 1..200.
+        """
+        expr = match_query(query)
+        if expr is None:
+            return []
+        where, args = self._filter_sql(filters, "n")
+        sql = _sql.SEARCH.format(where=where, terms_weight=TERMS_WEIGHT)
+        rows = self._query(sql, [expr, *args, max(1, min(int(limit), 200))])
+        return [SearchHit(_row_to_node(r[:13]), float(r[13]), r[14] or "") for r in rows]
+
+    def fts_scores(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
+        """BM25 scores (higher is better) of the given nodes for ``query``; non-matching ids absent."""
+        expr = match_query(query)
+        if expr is None or not node_ids:
+            return {}
+        out: dict[str, float] = {}
+        ids = list(node_ids)
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.FTS_SCORES.format(marks=",".join("?" * len(batch)))
+            out.update({nid: float(s) for nid, s in self._query(sql, [expr, *batch])})
+        return out
+
+    def sizes(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int, str]]:
+        """``{id: (content characters, updated_at, status)}`` for the ids that exist."""
+        out: dict[str, tuple[int, int, str]] = {}
+        ids = list(node_ids)
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.NODE_SIZES.format(marks=",".join("?" * len(batch)))
+            out.update({r[0]: (r[1], r[2], r[3]) for r in self._query(sql, batch)})
+        return out
+
+    def recent(self, limit: int = 20, filters: Filters | None = None) -> list[Node]:
+        """Newest nodes first (by ``created_at``), filtered like :meth:`search`."""
+        where, args = self._filter_sql(filters)
+        return [
+            _row_to_node(r)
+            for r in self._query(
+                _sql.RECENT.format(where=where), [*args, max(1, min(int(limit), 500))]
+            )
+        ]
+
+    def counts(self) -> dict[tuple[str, str], tuple[int, int]]:
+        """``{(kind, status): (node count, content characters)}``."""
+        return {(k, s): (c, b or 0) for k, s, c, b in self._query(_sql.COUNTS)}
+
+    def counters(self) -> dict[str, int]:
+        """Usage counters written with :meth:`bump`."""
+        return dict(self._query(_sql.COUNTERS))
+
+    def size_bytes(self) -> int:
+        """Bytes on disk of ``store.db`` plus its WAL (0 for an in-memory store)."""
+        if self.path == ":memory:":
+            return 0
+        total = 0
+        for suffix in ("", "-wal"):
+            p = Path(self.path + suffix)
+            if p.exists():
+                total += p.stat().st_size
+        return total
+
+    # -- sessions ------------------------------------------------------------------------
+    def ensure_session(self, session_id: str, cwd: str) -> str:
+        """The id of the ``session`` node for ``session_id`` (source ``session://<id>``),
+        created when missing with metadata ``session_id``, ``cwd``, ``started_at`` (epoch ms)."""
+        uri = f"session://{session_id}"
+        with self.transaction():
+            rows = self._query(_sql.SESSION_BY_URI, (uri,))
+            if rows:
+                return rows[0][0]
+            meta = {"session_id": session_id, "cwd": cwd, "started_at": now_ms()}
+            return self.insert(
+                [NewNode(NodeKind.SESSION, "", source_uri=uri, metadata=meta, terms="session")]
+            )[0]
+
+    # -- leases (walkers) ----------------------------------------------------------------
+    def acquire_lease(self, name: str, holder: str, ttl_ms: int, *, at: int | None = None) -> bool:
+        """Take or renew the lease ``name`` for ``holder`` until ``at + ttl_ms``.
+
+        True when ``holder`` now holds it: it was free, expired, or already ``holder``'s.
+        """
+        ts = at if at is not None else now_ms()
+        with self.transaction() as con:
+            con.execute(
+                _sql.LEASE_ACQUIRE,
+                {"name": name, "holder": holder, "expires": ts + ttl_ms, "now": ts},
+            )
+            row = con.execute(_sql.LEASE_HOLDER, (name,)).fetchall()
+        return bool(row) and row[0][0] == holder
+
+    def release_lease(self, name: str, holder: str) -> None:
+        """Give the lease up (only if ``holder`` holds it)."""
+        with self.transaction() as con:
+            con.execute(_sql.LEASE_RELEASE, (name, holder))
+
+    # -- walker queries ------------------------------------------------------------------
+    def pending(self, limit: int = 500) -> list[Node]:
+        """Oldest pending nodes first."""
+        return [_row_to_node(r) for r in self._query(_sql.PENDING, (limit,))]
+
+    def live_duplicate(self, node: Node) -> str | None:
+        """Id of another live node with the same content hash and source, or None."""
+        rows = self._query(_sql.LIVE_DUPLICATE, (node.content_hash, node.source_uri, node.id))
+        return rows[0][0] if rows else None
+
+    def live_file_roots(self, after_id: str = "", limit: int = 200) -> list[Node]:
+        """Live file root nodes with id greater than ``after_id`` (for batched re-stat)."""
+        return [_row_to_node(r) for r in self._query(_sql.LIVE_FILE_ROOTS, (after_id, limit))]
+
+    def expired(self, status: NodeStatus, before_ms: int, limit: int = 1000) -> list[str]:
+        """Ids of nodes in ``status`` last updated before ``before_ms``, oldest first."""
+        return [
+            r[0] for r in self._query(_sql.EXPIRED, (NodeStatus(status).value, before_ms, limit))
+        ]
+
+    def vacuum_step(self, pages: int = 1000) -> None:
+        """Return up to ``pages`` free pages to the file system (``incremental_vacuum``)."""
+        with self._lock:
+            self.con.execute(f"PRAGMA incremental_vacuum({int(pages)})").fetchall()
+
+    def integrity(self) -> tuple[str, bool]:
+        """``(PRAGMA integrity_check result, FTS5 integrity-check passed)``."""
+        with self._lock:
+            check = self.con.execute("PRAGMA integrity_check").get
+            try:
+                self.con.execute("INSERT INTO fts(fts, rank) VALUES ('integrity-check', 1)")
+                fts_ok = True
+            except apsw.Error:
+                fts_ok = False
+        return check, fts_ok
