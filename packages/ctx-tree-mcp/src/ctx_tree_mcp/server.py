@@ -220,13 +220,13 @@ def build_server(app: App) -> MCPServer:
 
 
 def compact_schema(schema: Any) -> Any:
-    """The input schema without pydantic's generated ``title`` keys and with ``X | None``
+    """The input schema without pydantic's generated ``title`` keys, ``default: null``, and with ``X | None``
     written as the plain type (``anyOf [X, null]`` → ``X``): the tool surface is context the
     agent pays for on every turn (issue 5: all of ``tools/list`` ≤ 1,500 tokens)."""
     if isinstance(schema, dict):
         out = {}
         for key, value in schema.items():
-            if key == "title" and isinstance(value, str):
+            if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
                 continue
             out[key] = value if key == "properties" else compact_schema(value)
         if "properties" in out:

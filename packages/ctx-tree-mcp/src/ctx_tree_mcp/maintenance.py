@@ -1,0 +1,42 @@
+"""``ctx-tree walk`` and ``ctx-tree stats``: run walkers once, and report what the store holds."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .app import App
+
+
+def walk(app: App, which: str = "all") -> str:
+    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` once; returns a report."""
+    from ctx_tree_walkers import run_once
+
+    reports = run_once(app.store, app.config, which)
+    return "\n".join(f"{name}: {summary}" for name, summary in reports.items()) + "\n"
+
+
+def stats(app: App) -> str:
+    """Counts by kind × status, store size on disk, tokens served vs tokens stored."""
+    counts = app.store.counts()
+    counters = app.store.counters()
+    kinds = sorted({k for k, _ in counts})
+    statuses = ["pending", "live", "stale", "superseded", "pruned"]
+    width = max([len(k) for k in kinds] + [10])
+    lines = [f"store: {app.store_file} ({app.store.size_bytes() / 1e6:.1f} MB on disk)", ""]
+    lines.append("kind".ljust(width) + "".join(s.rjust(11) for s in statuses))
+    for k in kinds:
+        lines.append(
+            k.ljust(width) + "".join(str(counts.get((k, s), (0, 0))[0]).rjust(11) for s in statuses)
+        )
+    stored_chars = sum(b for (_k, s), (_c, b) in counts.items() if s != "pruned")
+    served = counters.get("tokens_served", 0)
+    source = counters.get("tokens_source", 0)
+    lines.append("")
+    lines.append(f"tokens stored (chars/4): {stored_chars // 4:,}")
+    lines.append(
+        f"tokens served: {served:,} of {source:,} in the sources read or grepped"
+        + (f" ({served * 100 // source}%)" if source else "")
+    )
+    lines.append(f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps")
+    return "\n".join(lines) + "\n"
