@@ -6,9 +6,9 @@ may use:
 ``@definition.<kind>``
     a definition node; ``<kind>`` is one of function, method, class, interface, struct,
     enum, impl, trait, type, macro, module.  The same node captured by several patterns is
-    one definition (their captures are merged).
+    one definition: captures are merged and the earliest pattern in the file sets the kind.
 ``@name``
-    the node whose text names the definition (``::`` becomes ``.``; generic arguments,
+    the node whose text names the definition; its line is the symbol's ``def_line`` (``::`` becomes ``.``; generic arguments,
     ``*`` and ``&`` are dropped).
 ``@receiver``
     a type that qualifies the definition from outside (Go methods): the symbol becomes
@@ -18,6 +18,10 @@ may use:
     ``<prefix><trait> for <name>`` (prefix from ``(#set! prefix "impl ")``, default
     ``"impl "``), and definitions inside it are qualified by ``<name>`` alone, so the
     methods of ``impl Display for Foo`` are ``Foo.fmt``.
+``(#set! overload "true")``
+    marks bodiless overload signatures: a run of them followed by the same-named
+    definition (no other definition in between) is one symbol from the first signature
+    to the end of the implementation.
 ``@outer``
     a wrapper node that belongs to the definition (Python ``decorated_definition``); the
     symbol's ``start_line`` starts there while ``def_line`` stays on the definition.
@@ -106,6 +110,8 @@ class _Def:
     parent: _Def | None = None
     parent_name: str | None = None
     start_row: int = 0
+    overload: bool = False
+    merged: bool = False
     children: list[_Def] = field(default_factory=list)
 
 
@@ -134,6 +140,23 @@ def _content_end_row(node: Node) -> int:
     return min(_end_row(n), _end_row(node))
 
 
+def _def_row(node: Node, name: Node) -> int:
+    """The line naming the definition (after Java annotations or a C return type on its
+    own line), unless a braced body comes before the name (C ``typedef struct {..} T``)."""
+    row = node.start_point.row
+    name_row = name.start_point.row
+    if name_row <= row or name_row > _end_row(node):
+        return row
+    for child in node.children:
+        if child.start_byte >= name.start_byte:
+            break
+        if child.end_point.row > child.start_point.row and child.end_byte > name.start_byte - 1:
+            continue  # the child holding the name
+        if child.end_point.row > child.start_point.row and b"{" in (child.text or b""):
+            return row
+    return name_row
+
+
 def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Node]]:
     from tree_sitter import QueryCursor
 
@@ -153,13 +176,17 @@ def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Nod
         if node is None or kind is None:
             continue
         key = (node.start_byte, node.end_byte, node.kind_id)
-        entry = defs.setdefault(key, {"node": node, "kind": kind})
+        entry = defs.setdefault(key, {"node": node, "kind": kind, "pattern": pattern})
+        if pattern < entry["pattern"]:  # the earliest pattern in the query file decides
+            entry["kind"], entry["pattern"] = kind, pattern
         for cap in ("name", "receiver", "trait", "outer"):
             if cap in caps and cap not in entry:
                 entry[cap] = caps[cap][0]
-        prefix = query.pattern_settings(pattern).get("prefix")
-        if prefix is not None:
-            entry["prefix"] = prefix
+        settings = query.pattern_settings(pattern)
+        if settings.get("prefix") is not None:
+            entry["prefix"] = settings["prefix"]
+        if settings.get("overload") is not None:
+            entry["overload"] = True
     out = []
     for entry in defs.values():
         name_node = entry.get("name")
@@ -174,16 +201,18 @@ def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Nod
             node=node,
             kind=entry["kind"],
             name=name,
-            def_row=node.start_point.row,
+            def_row=_def_row(node, name_node),
             end_row=_content_end_row(node),
             outer_row=min(node.start_point.row, outer.start_point.row if outer else 1 << 30),
         )
         if "receiver" in entry:
             d.receiver = _clean_name(entry["receiver"].text.decode("utf-8", "replace")) or None
         if "trait" in entry:
-            d.trait = _clean_name(entry["trait"].text.decode("utf-8", "replace")) or None
+            trait = _clean_name(entry["trait"].text.decode("utf-8", "replace").replace("::", "\0"))
+            d.trait = trait.replace("\0", "::") or None
         if "prefix" in entry:
             d.prefix = entry["prefix"]
+        d.overload = bool(entry.get("overload"))
         out.append(d)
     out.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
     return out, leading, imports
@@ -221,6 +250,22 @@ def _build_tree(defs: list[_Def]) -> list[_Def]:
         (parent.children if parent else roots).append(d)
         stack.append(d)
     return roots
+
+
+def _merge_overloads(siblings: list[_Def]) -> list[_Def]:
+    out: list[_Def] = []
+    for d in siblings:
+        d.children = _merge_overloads(d.children)
+        prev = out[-1] if out else None
+        if prev is not None and prev.overload and prev.qname == d.qname:
+            prev.end_row = max(prev.end_row, d.end_row)
+            prev.children.extend(d.children)
+            prev.overload = d.overload
+            prev.node = d.node
+            d.merged = True
+            continue
+        out.append(d)
+    return out
 
 
 def _attach_leading(roots: list[_Def], lead: dict[int, int], lines: Lines) -> None:
@@ -357,7 +402,7 @@ def chunk_code(
     tree = Parser(lang).parse(raw)
     root = tree.root_node
     defs, leading, imports = _collect(query, root)
-    roots = _build_tree(defs)
+    roots = _merge_overloads(_build_tree(defs))
     lead = _leading_map(leading, lines, raw, offset)
     _attach_leading(roots, lead, lines)
     spans = sorted((n.start_point.row, _end_row(n)) for n in imports)
@@ -374,5 +419,6 @@ def chunk_code(
             parent=d.parent_name,
         )
         for d in defs
+        if not d.merged
     ]
     return chunks, symbols, root.has_error

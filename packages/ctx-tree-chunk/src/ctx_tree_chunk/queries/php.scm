@@ -1,0 +1,19 @@
+; PHP definitions.  Capture conventions: see ctx_tree_chunk/_code.py.
+
+(class_declaration name: (name) @name) @definition.class
+
+(interface_declaration name: (name) @name) @definition.interface
+
+(trait_declaration name: (name) @name) @definition.trait
+
+(enum_declaration name: (name) @name) @definition.enum
+
+(function_definition name: (name) @name) @definition.function
+
+(method_declaration name: (name) @name) @definition.method
+
+(namespace_definition name: (namespace_name) @name body: (_)) @definition.module
+
+(comment) @leading
+
+(namespace_use_declaration) @import
