@@ -242,9 +242,9 @@ def _walk(
         for node_id in frontier:
             found.update(adjacency.get(node_id, ()))
         ring = sorted(m for m in found if m not in dist and m not in unknown)
-        room = max_candidates - len(dist)
+        room = max(max_candidates - len(dist), 0)  # seeds alone may exceed the cap
         if len(ring) > room:
-            ring = ring[: max(room, 0)]
+            ring = ring[:room]
             capped = True
         if not ring:
             break
