@@ -137,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--files", type=int, default=4, help="how many of the largest source files to read"
     )
+    p.add_argument("--keep", action="store_true", help="use the real store instead of a temporary one")
 
     sub.add_parser("serve", help="run the MCP server on stdio (same as ctx-tree-mcp)")
     return parser
@@ -147,7 +148,7 @@ def run(args: argparse.Namespace) -> str:
     if args.command == "demo":
         from .demo import demo
 
-        return demo(args.path, files=args.files, root=args.root)
+        return demo(args.path, files=args.files, root=args.root, keep=args.keep)
     app = App(project_root(args.root))
     try:
         return _dispatch(app, args)
