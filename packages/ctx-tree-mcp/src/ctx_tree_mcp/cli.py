@@ -137,7 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--files", type=int, default=4, help="how many of the largest source files to read"
     )
-    p.add_argument("--keep", action="store_true", help="use the real store instead of a temporary one")
+    p.add_argument(
+        "--keep", action="store_true", help="use the real store instead of a temporary one"
+    )
 
     sub.add_parser("serve", help="run the MCP server on stdio (same as ctx-tree-mcp)")
     return parser

@@ -16,7 +16,24 @@ import tempfile
 import time
 from pathlib import Path
 
-SOURCE_SUFFIXES = {".py", ".ts", ".tsx", ".js", ".go", ".rs", ".java", ".c", ".cc", ".cpp", ".h", ".rb", ".php", ".kt", ".swift", ".cs"}
+SOURCE_SUFFIXES = {
+    ".py",
+    ".ts",
+    ".tsx",
+    ".js",
+    ".go",
+    ".rs",
+    ".java",
+    ".c",
+    ".cc",
+    ".cpp",
+    ".h",
+    ".rb",
+    ".php",
+    ".kt",
+    ".swift",
+    ".cs",
+}
 
 
 def _native_read_tokens(path: Path) -> int:
@@ -30,15 +47,27 @@ def _rg_tokens(pattern: str, root: Path) -> int:
     from .budget import estimate_tokens
     from .ripgrep import find_rg
 
-    out = subprocess.run([find_rg(), "-n", "--no-heading", "--", pattern], cwd=root, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [find_rg(), "-n", "--no-heading", "--", pattern],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return estimate_tokens(out.stdout)
 
 
 def _largest_sources(root: Path, count: int) -> list[Path]:
     from .ripgrep import find_rg
 
-    listing = subprocess.run([find_rg(), "--files"], cwd=root, capture_output=True, text=True, check=False).stdout
-    files = [root / p for p in listing.splitlines() if Path(p).suffix in SOURCE_SUFFIXES and "test" not in p.lower()]
+    listing = subprocess.run(
+        [find_rg(), "--files"], cwd=root, capture_output=True, text=True, check=False
+    ).stdout
+    files = [
+        root / p
+        for p in listing.splitlines()
+        if Path(p).suffix in SOURCE_SUFFIXES and "test" not in p.lower()
+    ]
     files = [f for f in files if f.is_file() and f.stat().st_size < 400_000]
     return sorted(files, key=lambda f: f.stat().st_size, reverse=True)[:count]
 
@@ -74,7 +103,9 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
             rel = src.relative_to(tree).as_posix()
             native = _native_read_tokens(src)
             outline_text = read(app, rel, budget_tokens=2000)
-            view_outline = [e for e in _outline(app, src) if e[1] in ("function", "method") and e[4] - e[2] >= 8]
+            view_outline = [
+                e for e in _outline(app, src) if e[1] in ("function", "method") and e[4] - e[2] >= 8
+            ]
             rows.append(["read (outline)", rel, native, _returned(outline_text)])
             if view_outline:
                 name, _kind, _start, _def, _end = view_outline[len(view_outline) // 2]
@@ -104,7 +135,9 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
             native_total += native
             returned_total += returned
         table_rows.append([action[:48], str(target)[:48], native, returned, kept])
-    table = tabulate(table_rows, headers=["action", "target", "native tokens", "ctx-tree tokens", "kept"])
+    table = tabulate(
+        table_rows, headers=["action", "target", "native tokens", "ctx-tree tokens", "kept"]
+    )
     summary = (
         f"\n{len(rows)} calls on {tree} in {elapsed:.2f}s: ctx-tree returned {returned_total:,} tokens "
         f"where native Read/rg would have returned {native_total:,} "
