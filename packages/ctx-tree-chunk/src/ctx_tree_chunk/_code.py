@@ -276,8 +276,8 @@ def _attach_leading(roots: list[_Def], lead: dict[int, int], lines: Lines) -> No
             s = max(min(d.outer_row, d.def_row), floor)
             while s - 1 >= floor and (s - 1) in lead and lead[s - 1] >= floor:
                 s = lead[s - 1]
-            d.start_row = s
-            d.end_row = min(max(d.end_row, d.def_row), upper)
+            d.start_row = min(s, d.def_row)
+            d.end_row = max(min(d.end_row, upper), d.def_row)
             visit(d.children, d.def_row + 1, d.end_row)
             prev_end = max(prev_end, d.end_row)
 
