@@ -9,11 +9,22 @@ if TYPE_CHECKING:
 
 
 def walk(app: App, which: str = "all") -> str:
-    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` once; returns a report."""
+    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` once; returns a report,
+    one line per walker, e.g. ``filter: 3 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)``.
+
+    No lease is taken (see ``ctx_tree_walkers.run_once``): running it next to a server is safe.
+    """
+    import time
+
     from ctx_tree_walkers import run_once
 
+    started = time.perf_counter()
     reports = run_once(app.store, app.config, which)
-    return "\n".join(f"{name}: {summary}" for name, summary in reports.items()) + "\n"
+    took = (time.perf_counter() - started) * 1000
+    width = max(len(name) for name in reports)
+    lines = [f"{(name + ':').ljust(width + 1)} {summary}" for name, summary in reports.items()]
+    lines.append(f"({took:.0f} ms on {app.store_file})")
+    return "\n".join(lines) + "\n"
 
 
 def stats(app: App) -> str:

@@ -8,8 +8,9 @@ whole source, and the exact call that returns more.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .budget import estimate_tokens
 
@@ -75,3 +76,32 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
     if estimate_tokens(text) > budget:  # pathological: manifest alone exceeds the budget
         text, _ = fit_lines(text, budget)
     return text
+
+
+def fitted_answer(
+    budget: int,
+    make_body: Callable[[int], tuple[str, Any]],
+    make_manifest: Callable[[Any], Manifest],
+    source_tokens: int,
+    what: str,
+    reserve: int = 120,
+) -> str:
+    """Answer whose body was built for the room the manifest really leaves.
+
+    ``make_body(room_tokens) -> (body, state)`` builds the content within ``room_tokens``;
+    ``make_manifest(state)`` describes it (so pointers like ``next`` are exact). When the
+    manifest turns out larger than ``reserve``, the body is rebuilt with less room, so
+    :func:`finish` never has to cut it blindly.
+    """
+    room = budget - reserve
+    for _ in range(4):
+        body, state = make_body(max(room, 0))
+        manifest = make_manifest(state)
+        need = estimate_tokens(body) + estimate_tokens(manifest.render()) + _TOKENS_LINE
+        if need <= budget:
+            break
+        room = budget - estimate_tokens(manifest.render()) - _TOKENS_LINE - (need - budget > 0) * 4
+    return finish(body, manifest, budget, source_tokens, what)
+
+
+_TOKENS_LINE = 20  # tokens kept for the "tokens: N returned of M" line

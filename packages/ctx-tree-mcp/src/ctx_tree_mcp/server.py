@@ -216,7 +216,15 @@ def build_server(app: App) -> MCPServer:
         t_note.DESCRIPTION,
         ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
     )
-    return MCPServer("ctx-tree", version=__version__, instructions=INSTRUCTIONS, tools=tools)
+    from .lifecycle import walkers_lifespan
+
+    return MCPServer(
+        "ctx-tree",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        tools=tools,
+        lifespan=walkers_lifespan(app),
+    )
 
 
 def compact_schema(schema: Any) -> Any:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
-from ..render import Manifest, call, finish, number_lines
+from ..render import Manifest, call, finish, fitted_answer, number_lines
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
@@ -26,7 +26,7 @@ DESCRIPTION = (
     "Read a file (path relative to the project root) by symbol, line range or query, within "
     "budget_tokens. With none: outline + first chunks. Full file is stored; the manifest says how to get more."
 )
-MANIFEST_RESERVE = 120  # tokens kept back for the manifest while fitting the body
+RELEVANCE_FLOOR = 0.3  # query mode: chunks scoring below this share of the best are left out
 _PART = re.compile(r"#\d+$")
 
 
@@ -126,13 +126,13 @@ def _head(view: FileView) -> str:
     return f"{view.relative} · {view.total_lines} lines · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
 
 
-def _slice(view: FileView, first: int, last: int, budget: int, label: str) -> tuple[str, int, bool]:
-    """Numbered lines first..last fitted into budget; returns (body, last line shown, cut)."""
-    lines = _lines_of(view, first, last)
-    body = number_lines(lines, first)
-    fitted, cut = fit_lines(body, max(0, budget - MANIFEST_RESERVE))
+def _slice(view: FileView, first: int, last: int, room: int, label: str) -> tuple[str, int, bool]:
+    """Numbered lines first..last fitted into ``room`` tokens; returns (body, last line shown, cut)."""
+    head = f"{label}\n" if label else ""
+    body = number_lines(_lines_of(view, first, last), first)
+    fitted, cut = fit_lines(body, max(0, room - estimate_tokens(head)))
     shown = fitted.count("\n")
-    return (f"{label}\n" if label else "") + fitted, first + shown - 1, cut
+    return head + fitted, first + shown - 1, cut
 
 
 def _omitted(view: FileView, included: Sequence[Node]) -> str:
@@ -147,23 +147,31 @@ def _omitted(view: FileView, included: Sequence[Node]) -> str:
     return f"{len(rest)} chunks, {tokens:,}t" + (f": {shown}{more}" if shown else "")
 
 
+def _included(chunks: Sequence[Node], limit: int = 6) -> str:
+    more = f" (+{len(chunks) - limit} more)" if len(chunks) > limit else ""
+    return "; ".join(_chunk_label(c) for c in chunks[:limit]) + more
+
+
 def _range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
-    body, shown_to, cut = _slice(view, first, last, budget, label)
-    manifest = Manifest(_head(view))
-    included = _overlapping(view, first, shown_to)
-    manifest.add(
-        "included",
-        "; ".join(_chunk_label(c) for c in included[:6])
-        + (f" (+{len(included) - 6} more)" if len(included) > 6 else ""),
-    )
-    if cut:
-        manifest.add("truncated", f"lines {shown_to + 1}-{last} not shown")
-        manifest.add(
-            "next",
-            call("ctx_tree_read", path=view.relative, start_line=shown_to + 1, end_line=last),
-        )
-    manifest.add("omitted", _omitted(view, included))
-    return finish(body, manifest, budget, _file_tokens(view), "file")
+    def body(room: int) -> tuple[str, tuple[int, bool]]:
+        text, shown_to, cut = _slice(view, first, last, room, label)
+        return text, (shown_to, cut)
+
+    def manifest(state: tuple[int, bool]) -> Manifest:
+        shown_to, cut = state
+        m = Manifest(_head(view))
+        included = _overlapping(view, first, shown_to)
+        m.add("included", _included(included))
+        if cut:
+            m.add("truncated", f"lines {shown_to + 1}-{last} not shown")
+            m.add(
+                "next",
+                call("ctx_tree_read", path=view.relative, start_line=shown_to + 1, end_line=last),
+            )
+        m.add("omitted", _omitted(view, included))
+        return m
+
+    return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
 
 
 def find_symbol(outline: Sequence[OutlineEntry], symbol: str) -> OutlineEntry | None:
@@ -216,74 +224,112 @@ def _by_lines(view: FileView, first: int, last: int | None, budget: int) -> str:
     return _range_answer(view, first, last, budget, "")
 
 
-def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
+def _rank_groups(
+    app: App, view: FileView, query: str
+) -> tuple[dict[str, list[Node]], list[tuple[str, float]]]:
+    """The file's chunks grouped by symbol (parts of a split symbol together), ranked by
+    BM25 over the chunks (normalised to the best, 0..1) plus the share of query words found
+    in the symbol's name. Returns (groups, [(key, score)] best first, score > 0 only)."""
     from ctx_tree_store import query_words, split_identifier
 
-    words = query_words(query)
-    if not words:
-        raise ToolInputError("query", "has no words to match; give a few words or identifiers")
     chunks = [c for c in view.chunks if c.content.strip()]
     fts = app.store.fts_scores(query, [c.id for c in chunks])
     top = max(fts.values(), default=0.0) or 1.0
-    wordset = set(words)
+    wordset = set(query_words(query))
     groups: dict[str, list[Node]] = {}
     scores: dict[str, float] = {}
     for c in chunks:
         sym = c.metadata.get("symbol")
         key = _PART.sub("", sym) if sym else c.id
         sym_words = {w.lower() for w in split_identifier(sym or "")}
-        name_hit = len(wordset & sym_words) / len(wordset) if sym_words else 0.0
-        score = fts.get(c.id, 0.0) / top + name_hit
+        name_hit = len(wordset & sym_words) / len(wordset) if sym_words and wordset else 0.0
         groups.setdefault(key, []).append(c)
-        scores[key] = max(scores.get(key, 0.0), score)
-    ranked = [k for k in sorted(groups, key=lambda k: -scores[k]) if scores[k] > 0]
+        scores[key] = max(scores.get(key, 0.0), fts.get(c.id, 0.0) / top + name_hit)
+    ranked = sorted(((k, v) for k, v in scores.items() if v > 0), key=lambda kv: -kv[1])
+    return groups, ranked
+
+
+def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
+    from ctx_tree_store import query_words
+
+    if not query_words(query):
+        raise ToolInputError("query", "has no words to match; give a few words or identifiers")
+    groups, ranked = _rank_groups(app, view, query)
     if not ranked:
         return _outline(view, budget, note=f"no chunk matched {query!r}; outline instead")
-    room = budget - MANIFEST_RESERVE - 40
-    parts: list[str] = []
-    included: list[Node] = []
-    for key in ranked:
-        group = groups[key]
-        s, e = group[0].metadata["lines"][0], group[-1].metadata["lines"][1]
-        block = (
-            f"## L{s}-{e} {group[0].metadata.get('symbol') or ''}".rstrip()
-            + "\n"
-            + number_lines("".join(c.content for c in group).splitlines(), s)
+    best = ranked[0][1]
+    relevant = [k for k, score in ranked if score >= RELEVANCE_FLOOR * best]
+
+    def body(room: int) -> tuple[str, list[Node]]:
+        parts: list[str] = []
+        included: list[Node] = []
+        for key in relevant:
+            group = groups[key]
+            s, e = group[0].metadata["lines"][0], group[-1].metadata["lines"][1]
+            label = f"## L{s}-{e} {group[0].metadata.get('symbol') or ''}".rstrip()
+            block = label + "\n" + number_lines("".join(c.content for c in group).splitlines(), s)
+            cost = estimate_tokens(block)
+            if cost <= room:
+                parts.append(block)
+                included.extend(group)
+                room -= cost
+            elif not parts and room > 50:  # best match larger than the budget: its head
+                parts.append(fit_lines(block, room)[0])
+                included.extend(group)
+                room = 0
+            if room < 30:
+                break
+        return "".join(parts), included
+
+    def manifest(included: list[Node]) -> Manifest:
+        m = Manifest(_head(view))
+        m.add(
+            "query",
+            f"{query!r}: {len(ranked)} matching chunks, {len(relevant)} relevant, best first",
         )
-        cost = estimate_tokens(block)
-        if cost <= room:
-            parts.append(block)
-            included.extend(group)
-            room -= cost
-        elif not parts and room > 50:  # best match larger than the budget: show its head
-            fitted, _ = fit_lines(block, room)
-            parts.append(fitted)
-            included.extend(group)
-            room = 0
-        if room < 30:
-            break
-    manifest = Manifest(_head(view))
-    manifest.add("query", f"{query!r}: {len(ranked)} matching chunks, best first")
-    manifest.add(
-        "included",
-        "; ".join(_chunk_label(c) for c in included[:8])
-        + (f" (+{len(included) - 8} more)" if len(included) > 8 else ""),
-    )
-    manifest.add("omitted", _omitted(view, included))
-    manifest.add(
-        "more", "ctx_tree_read(path, symbol=…) or ctx_tree_get(node_id) for any chunk above"
-    )
-    return finish("".join(parts), manifest, budget, _file_tokens(view), "file")
+        m.add("included", _included(included, 8))
+        m.add("omitted", _omitted(view, included))
+        m.add("more", "ctx_tree_read(path, symbol=…) or ctx_tree_get(node_id) for any chunk")
+        return m
+
+    return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
+
+
+def _symbol_ids(view: FileView) -> dict[str, str]:
+    """Symbol name → id of the chunk holding it (its own chunk, else the one with its def line)."""
+    ids: dict[str, str] = {}
+    for c in view.chunks:
+        sym = c.metadata.get("symbol")
+        if sym:
+            ids.setdefault(_PART.sub("", sym), c.id)
+    for e in view.outline:
+        if e.name not in ids:
+            for c in view.chunks:
+                s, end = c.metadata["lines"]
+                if s <= e.def_line <= end:
+                    ids[e.name] = c.id
+                    break
+    return ids
 
 
 def _outline(view: FileView, budget: int, note: str = "") -> str:
+    whole = number_lines(_lines_of(view, 1, view.total_lines), 1)
+    if not note and estimate_tokens(whole) <= budget - 60:
+        # Small file: the whole file costs less than an outline would; nothing is left out.
+        manifest = Manifest(_head(view))
+        manifest.add("included", f"whole file, {len(view.chunks)} chunks")
+        return finish(whole, manifest, budget, _file_tokens(view), "file")
     entries = list(view.outline)
     outline_room = budget // 2
-    lines = [f"L{e.start}-{e.end} {e.kind} {e.name}" for e in entries]
-    text = "\n".join(lines)
+    ids = _symbol_ids(view)
+
+    def row(e: OutlineEntry) -> str:
+        return f"L{e.start}-{e.end} {e.kind} {e.name} {ids.get(e.name, '')}".rstrip()
+
+    text = "\n".join(row(e) for e in entries)
     nested_note = ""
     if estimate_tokens(text) > outline_room:
-        top = [f"L{e.start}-{e.end} {e.kind} {e.name}" for e in entries if "." not in e.name]
+        top = [row(e) for e in entries if "." not in e.name]
         text = "\n".join(top)
         nested_note = f"{len(entries) - len(top)} nested symbols not listed"
         if estimate_tokens(text) > outline_room:
@@ -294,31 +340,38 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
         + f"## outline ({len(entries)} symbols)\n"
         + (text + "\n" if text else "")
     )
-    room = budget - MANIFEST_RESERVE - estimate_tokens(head) - 10
-    parts: list[str] = []
-    included: list[Node] = []
-    last_line = 0
-    for c in view.chunks:
-        block = number_lines(c.content.splitlines(), c.metadata["lines"][0])
-        cost = estimate_tokens(block)
-        if cost > room:
-            break
-        parts.append(block)
-        included.append(c)
-        room -= cost
-        last_line = c.metadata["lines"][1]
-    body = head + ("## lines 1-%d\n" % last_line + "".join(parts) if parts else "")
-    manifest = Manifest(_head(view))
-    if nested_note:
-        manifest.add(
-            "outline", f"{nested_note}; full outline: {call('ctx_tree_get', node_id=view.root.id)}"
+
+    def body(room: int) -> tuple[str, tuple[list[Node], int]]:
+        room -= estimate_tokens(head) + 10
+        parts: list[str] = []
+        included: list[Node] = []
+        last_line = 0
+        for c in view.chunks:
+            block = number_lines(c.content.splitlines(), c.metadata["lines"][0])
+            cost = estimate_tokens(block)
+            if cost > room:
+                break
+            parts.append(block)
+            included.append(c)
+            room -= cost
+            last_line = c.metadata["lines"][1]
+        return head + (f"## lines 1-{last_line}\n" + "".join(parts) if parts else ""), (
+            included,
+            last_line,
         )
-    manifest.add(
-        "included",
-        "; ".join(_chunk_label(c) for c in included[:6])
-        + (f" (+{len(included) - 6} more)" if len(included) > 6 else ""),
-    )
-    manifest.add("omitted", _omitted(view, included))
-    if last_line < view.total_lines:
-        manifest.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
-    return finish(body, manifest, budget, _file_tokens(view), "file")
+
+    def manifest(state: tuple[list[Node], int]) -> Manifest:
+        included, last_line = state
+        m = Manifest(_head(view))
+        if nested_note:
+            m.add(
+                "outline",
+                f"{nested_note}; full outline: {call('ctx_tree_get', node_id=view.root.id)}",
+            )
+        m.add("included", _included(included))
+        m.add("omitted", _omitted(view, included))
+        if last_line < view.total_lines:
+            m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
+        return m
+
+    return fitted_answer(budget, body, manifest, _file_tokens(view), "file")

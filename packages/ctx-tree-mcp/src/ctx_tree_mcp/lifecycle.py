@@ -1,0 +1,96 @@
+"""The server's lifecycle: the walker coordinator starts with the MCP server and stops with it.
+
+``build_server`` passes :func:`walkers_lifespan` to ``MCPServer(lifespan=...)``. The SDK enters
+the lifespan before it serves the first message and leaves it when the transport closes (stdin
+EOF) or the server is cancelled.
+
+Entering is instant: a background task imports the walkers, resolves the store and builds the
+``ctx_tree_walkers.Coordinator`` in a thread, then runs its schedule, so the ``initialize``
+answer never waits for it. The coordinator opens its **own** store connection in its own worker
+thread, so tool handlers never wait for a walker. Leaving stops it cleanly (shielded from
+cancellation): the running batch commits, leases are released, the connection is closed.
+
+A coordinator that cannot start (bad store path, unreadable config) is logged and the server
+runs without walkers: capture and retrieval keep working, ``ctx-tree walk`` still does the job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctx_tree_walkers import Coordinator
+
+    from .app import App
+
+log = logging.getLogger("ctx_tree_mcp")
+
+
+class WalkerService:
+    """Owns the coordinator of one server process: :meth:`start` in the loop, :meth:`stop`."""
+
+    def __init__(self, app: App, **coordinator_options: Any) -> None:
+        self.app = app
+        self.options = coordinator_options
+        self.coordinator: Coordinator | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._main(), name="ctx-tree-walkers")
+
+    def _build(self) -> Coordinator:
+        from ctx_tree_walkers import Coordinator
+
+        return Coordinator(self.app.store_file, self.app.config, **self.options)
+
+    async def _main(self) -> None:
+        try:
+            coordinator = await asyncio.to_thread(self._build)
+        except Exception:
+            log.exception("walkers not started; the server runs without them")
+            return
+        self.coordinator = coordinator
+        if not self._stopping:
+            await coordinator.run()
+
+    async def stop(self) -> None:
+        """Stop the walkers; never raises. Idempotent."""
+        self._stopping = True
+        try:
+            if self.coordinator is not None:
+                await self.coordinator.stop()
+            if self._task is not None:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+        except Exception:
+            log.exception("walkers did not stop cleanly")
+
+
+def walkers_lifespan(
+    app: App, **coordinator_options: Any
+) -> Callable[[Any], AbstractAsyncContextManager[dict[str, Any]]]:
+    """An ``MCPServer`` lifespan running the walkers for ``app`` while the server runs.
+
+    The lifespan state is ``{"walkers": WalkerService}``; ``coordinator_options`` go to the
+    ``Coordinator`` (tests inject a clock).
+    """
+
+    @asynccontextmanager
+    async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
+        service = WalkerService(app, **coordinator_options)
+        service.start()
+        try:
+            yield {"walkers": service}
+        finally:
+            import anyio
+
+            with anyio.CancelScope(shield=True):
+                await service.stop()
+
+    return lifespan

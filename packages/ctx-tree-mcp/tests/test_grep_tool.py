@@ -1,0 +1,68 @@
+"""ctx_tree_grep contract: grouping, budget, storage, denylist, errors (issue 5)."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from conftest import tokens
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.get import get
+from ctx_tree_mcp.tools.grep import grep
+
+
+def run(app, *args, **kw):
+    return asyncio.run(grep(app, *args, **kw))
+
+
+def test_single_definition_costs_little_more_than_rg(app):
+    text = run(app, r"def raw_decode\b")
+    assert text.startswith("src/decoder.py:")
+    assert tokens(text) < 80
+
+
+def test_broad_pattern_stays_in_budget_and_pages_the_rest(app):
+    text = run(app, r"self", budget_tokens=400)
+    assert tokens(text) <= 400
+    m = re.search(r'ctx_tree_get\(node_id="([0-9A-Z]{26})", offset=(\d+)\)', text)
+    assert m
+    page = get(app, m.group(1), offset=int(m.group(2)), budget_tokens=400)
+    assert re.match(r"src/\S+:\d+:", page)
+    node = app.store.get(m.group(1))
+    assert node.kind.value == "tool_output" and node.source_uri.startswith("grep://")
+    assert node.metadata["match_count"] > 100
+
+
+def test_denylisted_files_never_appear(app, root):
+    (root / ".env").write_text("NEEDLE_TOKEN=1\n")
+    (root / "server.pem").write_text("NEEDLE pem\n")
+    (root / "ok.txt").write_text("NEEDLE ok\n")
+    text = run(app, "NEEDLE")
+    assert "ok.txt" in text and ".env" not in text and "server.pem" not in text
+    dump = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get
+    assert "server.pem" not in dump
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "argument"),
+    [
+        ({"pattern": "("}, "pattern"),
+        ({"pattern": ""}, "pattern"),
+        ({"pattern": "x", "glob": "{"}, "glob"),
+        ({"pattern": "x", "path": "../"}, "path"),
+        ({"pattern": "x", "path": "missing"}, "path"),
+        ({"pattern": "x", "context_lines": 99}, "context_lines"),
+    ],
+)
+def test_bad_arguments_name_the_argument(app, kwargs, argument):
+    with pytest.raises(ToolInputError) as err:
+        run(app, **kwargs)
+    assert err.value.argument == argument
+
+
+def test_context_lines_and_flags(app):
+    text = run(app, "JSONDECODEERROR", ignore_case=True, context_lines=1, glob="*.py")
+    assert re.search(r"^\d+-", text, re.M)  # context lines rg-style
+    fixed = run(app, "(", fixed_strings=True, budget_tokens=200)
+    assert "match" in fixed

@@ -1,0 +1,161 @@
+"""ctx_tree_read contract: modes, budgets, manifest, cache, truncation, errors (issue 5)."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+
+import pytest
+from conftest import tokens
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.get import get
+from ctx_tree_mcp.tools.read import read
+
+
+def _gold(path, qual):
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ClassDef):
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and f"{node.name}.{fn.name}" == qual:
+                    return fn.lineno, fn.end_lineno
+    raise AssertionError(qual)
+
+
+@pytest.mark.parametrize(
+    "symbol", ["JSONDecoder.raw_decode", "raw_decode", "jsondecoder.RAW_DECODE"]
+)
+def test_symbol_forms_return_the_symbol_lines(app, root, symbol):
+    src = root / "src" / "decoder.py"
+    start, end = _gold(src, "JSONDecoder.raw_decode")
+    lines = src.read_text().splitlines()
+    text = read(app, "src/decoder.py", symbol=symbol, budget_tokens=800)
+    assert tokens(text) <= 800
+    for n in range(start, end + 1):
+        assert f"{n}\t{lines[n - 1]}\n" in text
+
+
+def test_unknown_symbol_suggests_nearest(app):
+    with pytest.raises(ToolInputError, match="raw_decode") as err:
+        read(app, "src/decoder.py", symbol="raw_decod")
+    assert err.value.argument == "symbol"
+
+
+@pytest.mark.parametrize("budget", [100, 150, 300, 700, 2000])
+def test_budget_is_never_exceeded_in_any_mode(app, budget):
+    for kw in (
+        {},
+        {"symbol": "ArgumentParser"},
+        {"query": "parse args namespace"},
+        {"start_line": 1, "end_line": 2000},
+    ):
+        assert tokens(read(app, "src/argparse_copy.py", budget_tokens=budget, **kw)) <= budget
+
+
+def test_truncated_range_names_the_next_call(app, root):
+    text = read(app, "src/argparse_copy.py", start_line=100, end_line=900, budget_tokens=500)
+    m = re.search(
+        r'ctx_tree_read\(path="src/argparse_copy.py", start_line=(\d+), end_line=900\)', text
+    )
+    assert m
+    nxt = int(m.group(1))
+    assert f"{nxt - 1}\t" in text and f"\n{nxt}\t" not in text
+    following = read(app, "src/argparse_copy.py", start_line=nxt, end_line=900, budget_tokens=500)
+    assert following.startswith(f"{nxt}\t")
+
+
+def test_outline_lists_symbols_with_ids_and_get_pages_them(app):
+    text = read(app, "src/argparse_copy.py", budget_tokens=2000)
+    assert "## outline" in text
+    m = re.search(r"L\d+-\d+ class ArgumentParser ([0-9A-Z]{26})", text)
+    assert m
+    page = get(app, m.group(1), budget_tokens=400)
+    assert "class ArgumentParser" in page
+    assert tokens(page) <= 400
+
+
+def test_query_puts_the_best_chunk_first(app):
+    text = read(app, "src/decoder.py", query="scanstring unicode escape", budget_tokens=1500)
+    first = re.search(r"^## L\d+-\d+ (\S+)", text, re.M)
+    assert first and first.group(1) in ("py_scanstring", "_decode_uXXXX")
+
+
+def test_argument_errors_name_the_argument(app, root):
+    cases = [
+        ({"symbol": "x", "query": "y"}, "query"),
+        ({"start_line": 0}, "start_line"),
+        ({"start_line": 10, "end_line": 5}, "end_line"),
+        ({"start_line": 100000}, "start_line"),
+        ({"budget_tokens": 10}, "budget_tokens"),
+        ({"budget_tokens": 10**9}, "budget_tokens"),
+    ]
+    for kwargs, argument in cases:
+        with pytest.raises(ToolInputError) as err:
+            read(app, "src/decoder.py", **kwargs)
+        assert err.value.argument == argument, kwargs
+
+
+def test_binary_file_is_refused_without_rows(app, root):
+    (root / "blob.bin").write_bytes(b"\x00\x01\x02" * 100)
+    with pytest.raises(ToolInputError, match="binary"):
+        read(app, "blob.bin")
+    assert sum(c for c, _ in app.store.counts().values()) == 0
+
+
+def test_unchanged_file_is_served_from_the_store_and_changed_file_supersedes(app, root):
+    first = read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    again = read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    assert "(cached)" in again and "(cached)" not in first
+    assert first.split("-- ctx-tree")[0] == again.split("-- ctx-tree")[0]
+    src = root / "src" / "decoder.py"
+    src.write_text(
+        src.read_text().replace(
+            "def decode(self, s, _w=WHITESPACE.match):",
+            "def decode(self, s, _w=WHITESPACE.match):  # edited",
+        )
+    )
+    st = src.stat()
+    os.utime(src, ns=(st.st_atime_ns, st.st_mtime_ns + 2_000_000_000))
+    changed = read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    assert "# edited" in changed and "(cached)" not in changed
+    counts = app.store.counts()
+    assert counts[("file_chunk", "superseded")][0] > 0
+    roots = [n for n in app.store.recent(limit=50, filters=None) if n.metadata.get("is_file_root")]
+    new_root = roots[0]
+    edges = app.store.adjacent(new_root.id, direction="out")
+    assert any(via == "supersedes:out" for _, via in edges)
+
+
+def test_deleted_file_is_an_error_and_marks_nodes_stale(app, root):
+    read(app, "src/decoder.py")
+    (root / "src" / "decoder.py").unlink()
+    with pytest.raises(ToolInputError, match="does not exist"):
+        read(app, "src/decoder.py")
+    assert app.store.counts()[("file_chunk", "stale")][0] > 0
+
+
+def test_large_file_is_stored_truncated_and_says_so(root, tmp_path):
+    from ctx_tree_mcp.app import App
+
+    home = tmp_path / "h2"
+    home.mkdir()
+    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    app = App(root, home=home)
+    text = read(app, "src/argparse_copy.py", budget_tokens=3000)
+    assert "stored truncated" in text
+    node = app.store.latest_by_source(
+        "file://" + str((root / "src" / "argparse_copy.py").resolve())
+    )
+    assert (
+        node.truncated and node.original_bytes == (root / "src" / "argparse_copy.py").stat().st_size
+    )
+    app.close()
+
+
+def test_secrets_in_files_are_redacted_before_insert_and_in_answers(app, root):
+    key = "AKIA" + "ABCDEFGHIJKLMNOP"
+    (root / "settings.py").write_text(f'AWS_KEY = "{key}"\n\ndef f():\n    return 1\n')
+    text = read(app, "settings.py")
+    assert key not in text and "[REDACTED:aws_access_key]" in text
+    dump = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get
+    assert key not in dump

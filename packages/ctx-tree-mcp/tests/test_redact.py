@@ -1,0 +1,81 @@
+"""Redaction (spec §7): one fixture per kind; ordinary hex is kept."""
+
+from __future__ import annotations
+
+import pytest
+from ctx_tree_mcp.redact import redact
+
+AWS = "AKIA" + "IOSFODNN7EXAMPLE"
+GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+
+
+@pytest.mark.parametrize(
+    ("text", "tag", "secret"),
+    [
+        (f"aws_access_key_id = {AWS}", "aws_access_key", AWS),
+        (
+            "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_key",
+            "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        ),
+        (f"git remote set-url origin https://{GH}@github.com/x/y", "github_token", GH),
+        (
+            "pat: github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+            "github_token",
+            "github_pat_11ABCDEFG0123456789_abc",
+        ),
+        (f"Authorization: Bearer {JWT}", "jwt", JWT),
+        (
+            "curl -H 'Authorization: Bearer abcdefghijklmnopqrstuvwxyz0123456789'",
+            "bearer_token",
+            "abcdefghijklmnopqrstuvwxyz0123456789",
+        ),
+        (
+            "OPENAI_API_KEY=sk-proj-abcdefghijklmnop1234",
+            "openai_api_key",
+            "sk-proj-abcdefghijklmnop1234",
+        ),
+        (
+            'export ANTHROPIC_API_KEY="sk-ant-api03-abcdefghijklmnopqrstu"',
+            "anthropic_api_key",
+            "sk-ant-api03-abcdefghijklmnopqrstu",
+        ),
+        (
+            'client_secret = "0123456789abcdef0123456789abcdef"',
+            "secret",
+            "0123456789abcdef0123456789abcdef",
+        ),
+        (
+            "DB_PASSWORD: c3VwZXJzZWNyZXRwYXNzd29yZGZvcnByb2R1Y3Rpb24=",
+            "secret",
+            "c3VwZXJzZWNyZXRwYXNzd29yZGZvcnByb2R1Y3Rpb24=",
+        ),
+        (
+            "api_key: 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5'",
+            "secret",
+            "Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5",
+        ),
+    ],
+)
+def test_each_secret_kind_is_redacted(text, tag, secret):
+    out, counts = redact(text)
+    assert f"[REDACTED:{tag}]" in out
+    assert secret not in out
+    assert counts.get(tag, 0) >= 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3b18e512dba79e4c8300dd08aeb37f8e728b8dad",
+        'sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
+        "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
+        'checksum = "5f4dcc3b5aa765d61d8327deb882cf99"',
+        "password: hunter2",
+        "token_count = 12345",
+    ],
+)
+def test_ordinary_values_are_kept(text):
+    out, counts = redact(text)
+    assert out == text and counts == {}
