@@ -1,1 +1,82 @@
-"""ctx-tree package."""
+"""ctx-tree's background walkers (spec §6): filter, staleness marker and pruner.
+
+* :class:`Coordinator` runs them on their intervals inside a server's asyncio loop, with the
+  database work in a worker thread on its own connection and a cross-process lease per walker.
+* :func:`run_once` runs them once, synchronously (``ctx-tree walk``).
+* :class:`EmbeddingProvider` / :class:`SummarizerProvider` are the typed provider interfaces of
+  spec §11 (no implementation in v1).
+
+See ``docs/walkers.md``. Everything public is in ``__all__``.
+"""
+
+from __future__ import annotations
+
+from ctx_tree_schema import Config
+from ctx_tree_store import Store
+
+from ._common import KeepGoing, walker_interval_ms, wall_ms
+from ._coordinator import (
+    FIRST_DELAY_MS,
+    LEASE_PREFIX,
+    WALKER_NAMES,
+    WALKERS,
+    Coordinator,
+    WalkerState,
+    default_holder,
+)
+from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
+from ._pruner import PrunerReport, prune
+from ._staleness import StalenessReport, check_root, mark_stale, source_path
+from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider
+
+__version__ = "0.1.0"
+
+
+def run_once(
+    store: Store, config: Config, which: str = "all", *, now_ms: int | None = None
+) -> dict[str, str]:
+    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` of them once, in that
+    order, on ``store``; returns ``{walker: one-line summary}``.
+
+    ``now_ms`` (epoch ms, default: now) is the time the walkers act at: the pruner's retention
+    horizons count back from it and status changes are stamped with it. No lease is taken: a
+    manual run may overlap a server's, which is safe (every batch re-checks the rows it changes
+    inside its transaction) but may do some work twice. Raises ``ValueError`` for another name.
+    """
+    if which == "all":
+        names = list(WALKER_NAMES)
+    elif which in WALKER_NAMES:
+        names = [which]
+    else:
+        raise ValueError(f"unknown walker {which!r}; one of: {', '.join(WALKER_NAMES)}, all")
+    at = wall_ms() if now_ms is None else int(now_ms)
+    return {name: WALKERS[name](store, config, now_ms=at).summary() for name in names}
+
+
+__all__ = [
+    "FIRST_DELAY_MS",
+    "LEASE_PREFIX",
+    "WALKERS",
+    "WALKER_NAMES",
+    "Coordinator",
+    "EmbeddingProvider",
+    "FilterReport",
+    "KeepGoing",
+    "ProviderUnavailable",
+    "PrunerReport",
+    "StalenessReport",
+    "SummarizerProvider",
+    "WalkerState",
+    "check_root",
+    "classify",
+    "default_holder",
+    "filter_pending",
+    "is_progress_line",
+    "mark_stale",
+    "noise_reason",
+    "prune",
+    "run_once",
+    "source_path",
+    "walker_interval_ms",
+    "wall_ms",
+]

@@ -1,0 +1,261 @@
+"""The walker coordinator: one per server process, in the server's asyncio loop.
+
+Scheduling runs on the event loop; every database call runs in **one dedicated worker thread**
+that owns its **own** ``Store`` connection on the same file (never the tool handlers'), so a
+walker batch never blocks a tool call: SQLite's WAL lets the handlers read while a walker
+writes, and a walker write transaction is one short batch.
+
+Each walker (``filter``, ``staleness``, ``pruner``) runs every ``walkers.<name>IntervalMs``
+(0 disables it in the server). Before each run the coordinator takes or renews the database
+lease ``walker:<name>`` with a TTL of twice the interval; while one process holds it the others
+skip that walker, so N servers sharing a store do the work once. A long run renews the lease
+between batches and stops if it was lost. On shutdown the current batch finishes (each batch is
+one transaction), the walker stops at its next batch boundary, and the leases are released so
+another server takes over at its next tick.
+
+A walker that raises is logged and retried at its next tick; it never stops the loop or the
+other walkers. The clock (``now_ms``) and the ``sleep`` function are injectable, so the schedule
+is tested with a fake clock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import socket
+import threading
+import uuid
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ctx_tree_schema import Config
+from ctx_tree_store import Store
+
+from ._common import KeepGoing, walker_interval_ms, wall_ms
+from ._filter import filter_pending
+from ._pruner import prune
+from ._staleness import mark_stale
+
+log = logging.getLogger("ctx_tree_walkers")
+
+WALKER_NAMES: tuple[str, ...] = ("filter", "staleness", "pruner")
+#: First run after start-up: the filter sweeps leftovers at once (pending nodes of a crashed
+#: server); the others wait a little so a cold start serves its first tool calls undisturbed.
+FIRST_DELAY_MS = {"filter": 0, "staleness": 2_000, "pruner": 10_000}
+LEASE_PREFIX = "walker:"
+
+
+class Report(Protocol):
+    stopped: bool
+
+    def summary(self) -> str: ...
+
+
+WalkerFn = Callable[..., Report]
+
+WALKERS: dict[str, WalkerFn] = {
+    "filter": filter_pending,
+    "staleness": mark_stale,
+    "pruner": prune,
+}
+
+
+@dataclass(slots=True)
+class WalkerState:
+    """Per-walker bookkeeping, readable by tests and ``stats``."""
+
+    interval_ms: int
+    next_due_ms: int = 0
+    runs: int = 0  # runs this process did (it held the lease)
+    skipped: int = 0  # ticks where another process held the lease
+    errors: int = 0
+    last_summary: str = ""
+    last_error: str = ""
+    run_times_ms: list[int] = field(default_factory=list)
+
+
+def default_holder() -> str:
+    """A lease holder id unique to this coordinator: ``host:pid:random``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+class Coordinator:
+    """Runs the walkers on their intervals for the store at ``store_file``.
+
+    ``now_ms`` returns epoch ms; ``sleep(seconds)`` is awaited between ticks (default: an
+    ``asyncio`` sleep that :meth:`stop` cuts short). ``open_store`` opens the worker thread's own
+    connection (default ``Store.open``). ``walkers`` picks a subset of :data:`WALKER_NAMES`.
+    """
+
+    def __init__(
+        self,
+        store_file: str | os.PathLike[str],
+        config: Config,
+        *,
+        now_ms: Callable[[], int] = wall_ms,
+        sleep: Callable[[float], Awaitable[Any]] | None = None,
+        holder: str | None = None,
+        walkers: tuple[str, ...] = WALKER_NAMES,
+        open_store: Callable[[str], Store] = Store.open,
+        functions: dict[str, WalkerFn] | None = None,
+        first_delay_ms: dict[str, int] | None = None,
+    ) -> None:
+        self.store_file = str(Path(store_file)) if str(store_file) != ":memory:" else ":memory:"
+        self.config = config
+        self.holder = holder or default_holder()
+        self._now = now_ms
+        self._sleep = sleep or self._interruptible_sleep
+        self._open_store = open_store
+        self._functions = {**WALKERS, **(functions or {})}
+        delays = {**FIRST_DELAY_MS, **(first_delay_ms or {})}
+        self.state: dict[str, WalkerState] = {}
+        for name in walkers:
+            if name not in self._functions:
+                raise ValueError(f"unknown walker {name!r}; one of {', '.join(WALKER_NAMES)}")
+            interval = walker_interval_ms(config, name) if name in WALKER_NAMES else 1000
+            if interval > 0:
+                self.state[name] = WalkerState(
+                    interval, next_due_ms=min(delays.get(name, 0), interval)
+                )
+        self._stop_flag = threading.Event()  # read by the worker thread between batches
+        self._wake: asyncio.Event | None = None
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctx-tree-walkers")
+        self._store: Store | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    # -- public ----------------------------------------------------------------------------
+    @property
+    def stopping(self) -> bool:
+        return self._stop_flag.is_set()
+
+    def start(self) -> asyncio.Task[None]:
+        """Start :meth:`run` as a task of the running loop; returns the task."""
+        self._task = asyncio.get_running_loop().create_task(self.run(), name="ctx-tree-walkers")
+        return self._task
+
+    async def run(self) -> None:
+        """The schedule loop; returns after :meth:`stop` (or when no walker is enabled)."""
+        if self._wake is None:
+            self._wake = asyncio.Event()
+        start = self._now()
+        for st in self.state.values():
+            st.next_due_ms += start
+        while self.state and not self.stopping:
+            now = self._now()
+            for name, st in self.state.items():
+                if self.stopping:
+                    break
+                if now < st.next_due_ms:
+                    continue
+                await self._run_walker(name, now)
+                # Next run one interval after this one was due; never a burst to catch up.
+                st.next_due_ms += st.interval_ms
+                if st.next_due_ms <= now:
+                    st.next_due_ms = now + st.interval_ms
+            if self.stopping:
+                break
+            delay_ms = min(st.next_due_ms for st in self.state.values()) - self._now()
+            if delay_ms > 0:
+                await self._sleep(delay_ms / 1000)
+            else:
+                await asyncio.sleep(0)
+
+    def request_stop(self) -> None:
+        """Ask the loop and the running walker to stop at the next batch boundary (no wait)."""
+        self._stop_flag.set()
+        if self._wake is not None:
+            self._wake.set()
+
+    async def stop(self) -> None:
+        """Stop cleanly: the running batch commits, the walker stops at the batch boundary,
+        leases are released and the worker's connection is closed. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        self.request_stop()
+        if self._task is not None and self._task is not asyncio.current_task():
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        loop = asyncio.get_running_loop()
+        try:
+            await loop.run_in_executor(self._executor, self._shutdown_in_thread)
+        finally:
+            self._executor.shutdown(wait=False)
+
+    async def run_walker_now(self, name: str) -> None:
+        """Run one walker now (lease rules apply), e.g. from a test."""
+        await self._run_walker(name, self._now())
+
+    # -- internals -------------------------------------------------------------------------
+    async def _interruptible_sleep(self, seconds: float) -> None:
+        if self._wake is None:  # pragma: no cover - run() creates it
+            self._wake = asyncio.Event()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+
+    async def _run_walker(self, name: str, now: int) -> None:
+        st = self.state[name]
+        loop = asyncio.get_running_loop()
+        try:
+            summary = await loop.run_in_executor(self._executor, self._tick_in_thread, name, now)
+        except Exception as exc:
+            st.errors += 1
+            st.last_error = f"{type(exc).__name__}: {exc}"
+            log.exception("walker %s failed (retried at its next tick)", name)
+            return
+        if summary is None:
+            st.skipped += 1
+            return
+        st.runs += 1
+        st.run_times_ms.append(now)
+        st.last_summary = summary
+        log.debug("walker %s: %s", name, summary)
+
+    def _store_in_thread(self) -> Store:
+        if self._store is None:
+            self._store = self._open_store(self.store_file)
+        return self._store
+
+    def _tick_in_thread(self, name: str, now: int) -> str | None:
+        if self.stopping:
+            return None
+        store = self._store_in_thread()
+        st = self.state[name]
+        lease = LEASE_PREFIX + name
+        ttl = 2 * st.interval_ms
+        if not store.acquire_lease(lease, self.holder, ttl, at=now):
+            return None
+        renewed = [now]
+
+        def keep_going() -> bool:
+            if self.stopping:
+                return False
+            t = self._now()
+            if t - renewed[0] >= st.interval_ms // 2:
+                renewed[0] = t
+                if not store.acquire_lease(lease, self.holder, ttl, at=t):
+                    log.warning("walker %s lost its lease mid-run; stopping this run", name)
+                    return False
+            return True
+
+        fn = self._functions[name]
+        kg: KeepGoing = keep_going
+        return fn(store, self.config, now_ms=now, keep_going=kg).summary()
+
+    def _shutdown_in_thread(self) -> None:
+        store = self._store
+        if store is None:
+            return
+        try:
+            for name in self.state:
+                with contextlib.suppress(Exception):
+                    store.release_lease(LEASE_PREFIX + name, self.holder)
+        finally:
+            store.close()
+            self._store = None

@@ -1,0 +1,145 @@
+"""The staleness marker (spec §6): re-stat the source of every live file root.
+
+A live ``file_chunk`` root (``metadata.is_file_root``, ``parent_id`` NULL) records its source
+path (``metadata.path``, absolute), size (``metadata.size``) and mtime (the ``mtime`` column,
+epoch ms). The root is **stale** when the file
+
+* is gone (or is no longer a regular file),
+* has a different mtime (normally advanced by an edit; moved back by a checkout counts too), or
+* has a different size.
+
+A stale root takes its live chunks with it. Roots are visited in id order through
+``Store.live_file_roots`` with an id cursor, ``batch_size`` at a time: the ``stat`` calls run
+outside any transaction, then the batch's changes are applied in one transaction that re-checks
+each root is still live with the same mtime (a concurrent ``ctx_tree_read`` may have replaced
+it). A file that cannot be stat-ed for another reason (permissions) is left alone.
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from dataclasses import dataclass
+
+from ctx_tree_schema import Config, Node, NodeStatus
+from ctx_tree_store import Store
+
+from ._common import KeepGoing, always
+
+
+@dataclass(slots=True)
+class StalenessReport:
+    """What one staleness pass did."""
+
+    checked: int = 0
+    changed: int = 0
+    gone: int = 0
+    chunks: int = 0
+    unreadable: int = 0
+    skipped: int = 0  # changed under us (re-read or already handled) when the batch was applied
+    stopped: bool = False
+
+    @property
+    def stale(self) -> int:
+        return self.changed + self.gone
+
+    def summary(self) -> str:
+        text = f"checked {self.checked} file root{'s' if self.checked != 1 else ''}"
+        if self.stale:
+            text += (
+                f": {self.stale} stale ({self.changed} changed, {self.gone} gone), "
+                f"{self.chunks} chunk{'s' if self.chunks != 1 else ''} marked stale"
+            )
+        else:
+            text += ": none changed"
+        if self.unreadable:
+            text += f", {self.unreadable} could not be stat-ed (left alone)"
+        return text + (" — stopped early" if self.stopped else "")
+
+
+def source_path(root: Node) -> str | None:
+    """The absolute source path of a file root (``metadata.path``, else its ``file://`` URI)."""
+    path = root.metadata.get("path")
+    if isinstance(path, str) and path:
+        return path
+    uri = root.source_uri or ""
+    if uri.startswith("file://"):
+        return uri[len("file://") :].split("#", 1)[0] or None
+    return None
+
+
+def check_root(root: Node) -> str | None:
+    """``"gone"``, ``"changed"``, ``"unreadable"`` or None (unchanged) for one file root."""
+    path = source_path(root)
+    if path is None:
+        return "unreadable"
+    try:
+        st = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return "gone"
+    except (OSError, ValueError):  # permissions, a NUL byte in a corrupt path ...
+        return "unreadable"
+    if not stat_mod.S_ISREG(st.st_mode):
+        return "gone"
+    if st.st_mtime_ns // 1_000_000 != root.mtime:
+        return "changed"
+    size = root.metadata.get("size")
+    if isinstance(size, int) and size != st.st_size:
+        return "changed"
+    return None
+
+
+def _live_child_ids(store: Store, node_id: str) -> list[str]:
+    child_ids = [i for i, via in store.adjacent(node_id) if via == "child"]
+    sizes = store.sizes(child_ids)
+    return [i for i in child_ids if i in sizes and sizes[i][2] == NodeStatus.LIVE.value]
+
+
+def mark_stale(
+    store: Store,
+    config: Config,
+    *,
+    now_ms: int,
+    keep_going: KeepGoing = always,
+    batch_size: int = 200,
+) -> StalenessReport:
+    """One full pass over the live file roots; see the module docstring."""
+    del config  # no knobs beyond the interval (read by the coordinator)
+    report = StalenessReport()
+    cursor = ""
+    while True:
+        roots = store.live_file_roots(after_id=cursor, limit=batch_size)
+        if not roots:
+            return report
+        cursor = roots[-1].id
+        report.checked += len(roots)
+        verdicts: list[tuple[Node, str]] = []
+        for root in roots:
+            verdict = check_root(root)
+            if verdict == "unreadable":
+                report.unreadable += 1
+            elif verdict is not None:
+                verdicts.append((root, verdict))
+        if verdicts:
+            with store.transaction():
+                for root, verdict in verdicts:
+                    current = store.get(root.id)
+                    if (
+                        current is None
+                        or current.status != NodeStatus.LIVE
+                        or current.mtime != root.mtime
+                    ):
+                        report.skipped += 1
+                        continue
+                    chunks = _live_child_ids(store, root.id)
+                    store.set_status([root.id, *chunks], NodeStatus.STALE, at=now_ms)
+                    report.chunks += len(chunks)
+                    if verdict == "gone":
+                        report.gone += 1
+                    else:
+                        report.changed += 1
+        if len(roots) < batch_size:
+            return report
+        if not keep_going():
+            report.stopped = True
+            return report
