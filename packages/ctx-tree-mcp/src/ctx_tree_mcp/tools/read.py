@@ -7,7 +7,6 @@ a cache hit only skips parsing; it is never an "unchanged" stub.
 from __future__ import annotations
 
 import contextlib
-import difflib
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
@@ -199,6 +198,8 @@ def find_symbol(outline: Sequence[OutlineEntry], symbol: str) -> OutlineEntry | 
 def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
     entry = find_symbol(view.outline, symbol)
     if entry is None:
+        import difflib
+
         names = [e.name for e in view.outline]
         close = difflib.get_close_matches(
             symbol, names, n=5, cutoff=0.5
