@@ -6,6 +6,17 @@ Everything public is listed in ``__all__``; other modules are private.
 from .config import DEFAULTS, Config, ConfigError, ConfigWarning, load_config, merge_config
 from .ddl import MIGRATIONS, SCHEMA_VERSION, Migration
 from .kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
+from .metadata import (
+    FileChunkMeta,
+    FileRootMeta,
+    GrepMeta,
+    MonitorMeta,
+    NoteMeta,
+    PromptMeta,
+    SessionMeta,
+    SummaryMeta,
+    WebChunkMeta,
+)
 from .records import Edge, Filters, Node
 
 __version__ = "0.1.0"
@@ -20,11 +31,20 @@ __all__ = [
     "ConfigWarning",
     "Edge",
     "EdgeKind",
+    "FileChunkMeta",
+    "FileRootMeta",
     "Filters",
+    "GrepMeta",
     "Migration",
+    "MonitorMeta",
     "Node",
     "NodeKind",
     "NodeStatus",
+    "NoteMeta",
+    "PromptMeta",
+    "SessionMeta",
+    "SummaryMeta",
+    "WebChunkMeta",
     "can_transition",
     "load_config",
     "merge_config",

@@ -122,6 +122,8 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text; expected a JSON object") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

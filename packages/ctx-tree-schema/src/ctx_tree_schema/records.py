@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from .kinds import EdgeKind, NodeKind, NodeStatus
@@ -50,11 +51,54 @@ class Edge:
     created_at: int
 
 
+_FILTER_KEYS = ("status", "kind", "since", "until", "parent_id", "session_id")
+
+
+def _enum_tuple(key: str, value: Any, enum: type[StrEnum]) -> tuple[Any, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple | set | frozenset) or not value:
+        raise ValueError(f"filters.{key}: expected a non-empty list of strings, got {value!r}")
+    out = []
+    for item in value:
+        try:
+            out.append(enum(item))
+        except ValueError:
+            choices = ", ".join(e.value for e in enum)
+            raise ValueError(f"filters.{key}: unknown value {item!r}; one of: {choices}") from None
+    return tuple(dict.fromkeys(out))
+
+
+def _epoch(key: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(
+            f"filters.{key}: expected epoch milliseconds (an integer >= 0), got {value!r}"
+        )
+    return value
+
+
+def _text(key: str, value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value):
+        raise ValueError(f"filters.{key}: expected a non-empty id string, got {value!r}")
+    return value
+
+
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Search and listing filters (spec §5). Every field is optional; times are epoch ms inclusive.
+    """Search and listing filters (spec §5). Every field is optional; times are epoch ms inclusive
+    and apply to ``created_at``.
 
-    ``status`` defaults (when None) to live nodes only at the store level.
+    ``status`` defaults (when None) to live and pending nodes at the store level. ``session_id``
+    is a session node's id or the session key in its metadata (``session://<key>``); it selects
+    the session node and the nodes directly under it.
+
+    Validated on construction: ``status``/``kind`` accept enum members or their string values
+    (a single one or a non-empty list) and become tuples of enum members; a wrong type, an
+    unknown value or ``since > until`` raises ``ValueError`` naming the field.
     """
 
     status: tuple[NodeStatus, ...] | None = None
@@ -64,9 +108,18 @@ class Filters:
     parent_id: str | None = None
     session_id: str | None = None
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", _enum_tuple("status", self.status, NodeStatus))
+        object.__setattr__(self, "kind", _enum_tuple("kind", self.kind, NodeKind))
+        since, until = _epoch("since", self.since), _epoch("until", self.until)
+        if since is not None and until is not None and since > until:
+            raise ValueError(f"filters: since ({since}) is after until ({until})")
+        _text("parent_id", self.parent_id)
+        _text("session_id", self.session_id)
+
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> Filters:
-        """Build filters from a JSON-like mapping (spec §5 shape).
+        """Build filters from a JSON-like mapping (spec §5 shape; ``None`` means no filter).
 
         Raises ``ValueError`` naming the key and what was expected for an unknown key,
         a wrong type, an unknown status or kind, or ``since > until``.
@@ -75,51 +128,7 @@ class Filters:
             return cls()
         if not isinstance(data, dict):
             raise ValueError('filters: expected an object like {"kind": ["file_chunk"]}')
-        allowed = {"status", "kind", "since", "until", "parent_id", "session_id"}
-        unknown = sorted(set(data) - allowed)
+        unknown = sorted(set(data) - set(_FILTER_KEYS))
         if unknown:
-            raise ValueError(f"filters: unknown key(s) {unknown}; allowed: {sorted(allowed)}")
-
-        def enum_list(key: str, enum: type) -> tuple | None:
-            value = data.get(key)
-            if value is None:
-                return None
-            if isinstance(value, str):
-                value = [value]
-            if not isinstance(value, list) or not value:
-                raise ValueError(f"filters.{key}: expected a non-empty list of strings")
-            try:
-                return tuple(enum(v) for v in value)
-            except ValueError:
-                choices = ", ".join(e.value for e in enum)
-                raise ValueError(
-                    f"filters.{key}: unknown value in {value!r}; one of: {choices}"
-                ) from None
-
-        def epoch(key: str) -> int | None:
-            value = data.get(key)
-            if value is None:
-                return None
-            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-                raise ValueError(
-                    f"filters.{key}: expected epoch milliseconds (a non-negative integer)"
-                )
-            return value
-
-        def text(key: str) -> str | None:
-            value = data.get(key)
-            if value is not None and (not isinstance(value, str) or not value):
-                raise ValueError(f"filters.{key}: expected a node id string")
-            return value
-
-        since, until = epoch("since"), epoch("until")
-        if since is not None and until is not None and since > until:
-            raise ValueError("filters: since is after until")
-        return cls(
-            status=enum_list("status", NodeStatus),
-            kind=enum_list("kind", NodeKind),
-            since=since,
-            until=until,
-            parent_id=text("parent_id"),
-            session_id=text("session_id"),
-        )
+            raise ValueError(f"filters: unknown key(s) {unknown}; allowed: {sorted(_FILTER_KEYS)}")
+        return cls(**{key: data.get(key) for key in _FILTER_KEYS})

@@ -1,5 +1,7 @@
 """Every SQL statement of ctx-tree-store, in one place."""
 
+import functools
+
 NODE_COLUMNS = (
     "id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
     "created_at, updated_at, truncated, original_bytes, metadata"
@@ -11,12 +13,23 @@ N_NODE_COLUMNS = (
 
 INSERT_NODE = (
     "INSERT INTO nodes (id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
-    "created_at, updated_at, truncated, original_bytes, metadata, terms) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "created_at, updated_at, truncated, original_bytes, metadata, terms) VALUES "
 )
+INSERT_NODE_WIDTH = 14
+#: Rows per multi-row INSERT (x14 bound parameters, under SQLite's 32766 limit).
+INSERT_NODE_ROWS = 500
+
+
+@functools.lru_cache(maxsize=64)
+def insert_nodes(rows: int) -> str:
+    """``INSERT INTO nodes ... VALUES (...), (...)`` for ``rows`` rows."""
+    return INSERT_NODE + ",".join(["(" + ",".join("?" * INSERT_NODE_WIDTH) + ")"] * rows)
+
+
 INSERT_EDGE = "INSERT OR IGNORE INTO edges (src_id, dst_id, kind, created_at) VALUES (?,?,?,?)"
 
 GET_NODE = f"SELECT {NODE_COLUMNS} FROM nodes WHERE id = ?"
+GET_NODES = f"SELECT {NODE_COLUMNS} FROM nodes WHERE id IN ({{marks}})"
 GET_STATUS = "SELECT status FROM nodes WHERE id = ?"
 SET_STATUS = "UPDATE nodes SET status = ?, updated_at = ? WHERE id = ?"
 DELETE_NODE = "DELETE FROM nodes WHERE id = ?"
@@ -32,6 +45,11 @@ SESSION_BY_URI = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
 )
 
+PARENT_IDS = "SELECT id, parent_id FROM nodes WHERE id IN ({marks})"
+CHILD_IDS_MANY = "SELECT parent_id, id FROM nodes WHERE parent_id IN ({marks}) ORDER BY id"
+EDGES_OUT_MANY = "SELECT src_id, dst_id, kind FROM edges WHERE src_id IN ({marks})"
+EDGES_IN_MANY = "SELECT dst_id, src_id, kind FROM edges WHERE dst_id IN ({marks})"
+SESSION_ID_BY_URI = "SELECT id FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
 EDGES_OUT = "SELECT dst_id, kind FROM edges WHERE src_id = ?"
 EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
 

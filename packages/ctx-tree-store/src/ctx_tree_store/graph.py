@@ -37,7 +37,8 @@ class StoreGraph:
         self.contents: dict[str, str] = {}
 
     def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
-        return {nid: [other for other, _via in self.store.adjacent(nid)] for nid in node_ids}
+        adjacency = self.store.adjacent_many(node_ids)
+        return {nid: [other for other, _via in found] for nid, found in adjacency.items()}
 
     def info(self, node_ids: Sequence[str]) -> dict[str, GraphNode]:
         out: dict[str, GraphNode] = {}

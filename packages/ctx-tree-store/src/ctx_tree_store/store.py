@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -19,11 +20,10 @@ from typing import Any
 
 import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
-from ulid import ULID
 
 from . import _sql
 from ._db import connect
-from .terms import index_terms, match_query
+from .terms import index_terms, match_all_query, match_query
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
@@ -51,9 +51,36 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+_B32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+_PAIRS = tuple(x + y for x in _B32 for y in _B32)  # 10 bits → 2 Crockford digits
+_ulid_lock = threading.Lock()
+_ulid_last = [-1, 0, ""]  # last timestamp (ms), last 80-bit random part, encoded timestamp
+
+
+def _b32(value: int, pairs: int) -> str:
+    return "".join(_PAIRS[(value >> shift) & 1023] for shift in range(10 * pairs - 10, -1, -10))
+
+
 def new_id() -> str:
-    """A fresh ULID string (26 chars, time-sortable, monotonic within the process)."""
-    return str(ULID())
+    """A fresh ULID string (26 Crockford base-32 chars, time-sortable).
+
+    Monotonic within the process: ids made in the same millisecond (or after the clock went
+    back) increment the previous random part, so ``sorted(ids)`` is creation order; across
+    processes the 80 random bits keep ids unique.
+    """
+    ms = time.time_ns() // 1_000_000
+    with _ulid_lock:
+        last_ms, last_rand, prefix = _ulid_last
+        if ms <= last_ms:
+            ms, rand = last_ms, last_rand + 1
+            if rand >> 80:  # 2**80 ids in one millisecond: borrow the next one
+                ms, rand, prefix = ms + 1, int.from_bytes(os.urandom(10), "big") >> 1, ""
+        else:
+            rand, prefix = int.from_bytes(os.urandom(10), "big") >> 1, ""  # room to increment
+        if not prefix:
+            prefix = _b32(ms & 0xFFFF_FFFF_FFFF, 5)
+        _ulid_last[:] = [ms, rand, prefix]
+    return prefix + _b32(rand, 8)
 
 
 def content_hash(content: str) -> str:
@@ -88,6 +115,11 @@ class SearchHit:
     node: Node
     score: float
     snippet: str
+
+    @property
+    def lines(self) -> tuple[int, int] | None:
+        """The node's 1-based inclusive line range (``metadata["lines"]``), or None."""
+        return self.node.lines
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,36 +215,45 @@ class Store:
         """Insert nodes (in order, so a parent may precede its children) and then edges
         ``(src_id, dst_id, kind)``, all in one transaction. Returns the node ids.
 
-        Raises ``apsw.ConstraintError`` for a bad status or a dangling edge; nothing is written then.
+        Rows are prepared (hash, JSON, search terms) before the write lock is taken and written
+        with multi-row ``INSERT`` statements: FTS5 flushes its pending index data at each
+        statement savepoint, so one statement per row would write one tiny segment per node.
+
+        Raises ``apsw.ConstraintError`` for a bad status, a duplicate id or a dangling edge, and
+        ``ValueError`` for an unknown kind; nothing is written then.
         """
         ts = now_ms()
         ids: list[str] = []
+        values: list[Any] = []
+        for n in nodes:
+            node_id = n.id or new_id()
+            encoded = n.content.encode("utf-8", "surrogatepass")
+            values += (
+                node_id,
+                n.parent_id,
+                NodeKind(n.kind).value,
+                n.source_uri,
+                n.content,
+                hashlib.sha256(encoded).hexdigest(),
+                NodeStatus(n.status).value,
+                n.mtime,
+                ts,
+                ts,
+                int(n.truncated),
+                n.original_bytes if n.original_bytes is not None else len(encoded),
+                json.dumps(n.metadata, separators=(",", ":")) if n.metadata else "{}",
+                index_terms(n.content, n.terms),
+            )
+            ids.append(node_id)
+        edge_rows = [(src, dst, EdgeKind(kind).value, ts) for src, dst, kind in edges]
+        width = _sql.INSERT_NODE_WIDTH
+        step = _sql.INSERT_NODE_ROWS * width
         with self.transaction() as con:
-            for n in nodes:
-                node_id = n.id or new_id()
-                encoded = n.content.encode("utf-8", "surrogatepass")
-                con.execute(
-                    _sql.INSERT_NODE,
-                    (
-                        node_id,
-                        n.parent_id,
-                        NodeKind(n.kind).value,
-                        n.source_uri,
-                        n.content,
-                        hashlib.sha256(encoded).hexdigest(),
-                        NodeStatus(n.status).value,
-                        n.mtime,
-                        ts,
-                        ts,
-                        int(n.truncated),
-                        n.original_bytes if n.original_bytes is not None else len(encoded),
-                        json.dumps(n.metadata, separators=(",", ":")),
-                        index_terms(n.content, n.terms),
-                    ),
-                )
-                ids.append(node_id)
-            for src, dst, kind in edges:
-                con.execute(_sql.INSERT_EDGE, (src, dst, EdgeKind(kind).value, ts))
+            for start in range(0, len(values), step):
+                part = values[start : start + step]
+                con.execute(_sql.insert_nodes(len(part) // width), part)
+            for row in edge_rows:
+                con.execute(_sql.INSERT_EDGE, row)
         return ids
 
     def add_edges(self, edges: Iterable[tuple[str, str, EdgeKind]]) -> None:
@@ -245,13 +286,19 @@ class Store:
                 changed += 1
         return changed
 
-    def supersede(self, new_id_: str, old_ids: Iterable[str]) -> None:
-        """Write ``new --supersedes--> old`` for each old node and mark it superseded, in one
-        transaction (data model seed). Raises like :meth:`set_status`."""
-        old_ids = list(old_ids)
+    def supersede(self, new_id_: str, old_ids: str | Iterable[str]) -> None:
+        """Write ``new --supersedes--> old`` and mark ``old`` superseded, for one old id or
+        several, in one transaction (data model seed).
+
+        Raises :class:`NodeNotFound` for an unknown id, :class:`IllegalTransition` when an old
+        node cannot become superseded (spec §3) or is the new node itself; nothing changes then.
+        """
+        old_ids = [old_ids] if isinstance(old_ids, str) else list(old_ids)
         with self.transaction():
             if self.get(new_id_) is None:
                 raise NodeNotFound(new_id_)
+            if new_id_ in old_ids:
+                raise IllegalTransition(f"node {new_id_} cannot supersede itself")
             self.set_status(old_ids, NodeStatus.SUPERSEDED)
             self.add_edges((new_id_, old, EdgeKind.SUPERSEDES) for old in old_ids)
 
@@ -329,36 +376,74 @@ class Store:
             current = node.parent_id
         return out
 
+    def get_many(self, node_ids: Sequence[str]) -> dict[str, Node]:
+        """``{id: node}`` for the ids that exist (batched ``IN`` queries)."""
+        out: dict[str, Node] = {}
+        ids = list(dict.fromkeys(node_ids))
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.GET_NODES.format(marks=",".join("?" * len(batch)))
+            out.update((r[0], _row_to_node(r)) for r in self._query(sql, batch))
+        return out
+
     def adjacent(
         self,
         node_id: str,
         edge_kinds: Sequence[EdgeKind] | None = None,
         direction: str = "both",
+        *,
+        spine: bool = True,
     ) -> list[tuple[str, str]]:
         """Ids one hop away as ``(id, via)``: spine parent and children, then edges.
 
         ``direction`` is ``out``, ``in`` or ``both`` (for edges; the spine is always both ways).
-        ``edge_kinds`` limits the edges followed (None: all).
+        ``edge_kinds`` limits the edges followed (None: all); ``spine=False`` skips the spine.
         """
+        return self.adjacent_many([node_id], edge_kinds, direction, spine=spine)[node_id]
+
+    def adjacent_many(
+        self,
+        node_ids: Sequence[str],
+        edge_kinds: Sequence[EdgeKind] | None = None,
+        direction: str = "both",
+        *,
+        spine: bool = True,
+    ) -> dict[str, list[tuple[str, str]]]:
+        """:meth:`adjacent` for many ids at once (a few batched queries per 500 ids)."""
+        if direction not in ("in", "out", "both"):
+            raise ValueError(f"direction must be 'in', 'out' or 'both', got {direction!r}")
         kinds = {EdgeKind(k).value for k in edge_kinds} if edge_kinds else None
-        out: list[tuple[str, str]] = []
-        with self._lock:
-            parent = self.con.execute(_sql.PARENT_ID, (node_id,)).get
-            if parent:
-                out.append((parent, "parent"))
-            out.extend((cid, "child") for (cid,) in self.con.execute(_sql.CHILD_IDS, (node_id,)))
+        ids = list(dict.fromkeys(node_ids))
+        parents: dict[str, str] = {}
+        children: dict[str, list[str]] = {}
+        outs: dict[str, list[tuple[str, str]]] = {}
+        ins: dict[str, list[tuple[str, str]]] = {}
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            marks = ",".join("?" * len(batch))
+            if spine:
+                for nid, parent in self._query(_sql.PARENT_IDS.format(marks=marks), batch):
+                    if parent is not None:
+                        parents[nid] = parent
+                for parent, nid in self._query(_sql.CHILD_IDS_MANY.format(marks=marks), batch):
+                    children.setdefault(parent, []).append(nid)
             if direction in ("out", "both"):
-                out.extend(
-                    (dst, f"{kind}:out")
-                    for dst, kind in self.con.execute(_sql.EDGES_OUT, (node_id,))
-                    if kinds is None or kind in kinds
-                )
+                for src, dst, kind in self._query(_sql.EDGES_OUT_MANY.format(marks=marks), batch):
+                    if kinds is None or kind in kinds:
+                        outs.setdefault(src, []).append((dst, f"{kind}:out"))
             if direction in ("in", "both"):
-                out.extend(
-                    (src, f"{kind}:in")
-                    for src, kind in self.con.execute(_sql.EDGES_IN, (node_id,))
-                    if kinds is None or kind in kinds
-                )
+                for dst, src, kind in self._query(_sql.EDGES_IN_MANY.format(marks=marks), batch):
+                    if kinds is None or kind in kinds:
+                        ins.setdefault(dst, []).append((src, f"{kind}:in"))
+        out: dict[str, list[tuple[str, str]]] = {}
+        for nid in ids:
+            found: list[tuple[str, str]] = []
+            if nid in parents:
+                found.append((parents[nid], "parent"))
+            found.extend((c, "child") for c in children.get(nid, ()))
+            found.extend(outs.get(nid, ()))
+            found.extend(ins.get(nid, ()))
+            out[nid] = found
         return out
 
     def neighbors(
@@ -368,36 +453,41 @@ class Store:
         edge_kinds: Sequence[EdgeKind] | None = None,
         direction: str = "both",
         limit: int = 1000,
+        *,
+        spine: bool = True,
     ) -> list[Neighbor]:
         """Breadth-first walk over the spine and edges up to ``depth`` hops (1..5), nearest first,
-        at most ``limit`` nodes, the start node excluded.
+        at most ``limit`` nodes, the start node excluded; each node once, at its nearest depth.
+
+        The spine (parent and children) is followed both ways unless ``spine=False``;
+        ``edge_kinds`` limits the edges followed (None: all), ``direction`` their way (``out``:
+        src → dst, ``in``: dst → src, ``both``). Cycles are harmless (visited nodes are skipped).
 
         Raises :class:`NodeNotFound` for an unknown start and ``ValueError`` for a depth outside
         1..5 or an unknown direction.
         """
-        if not 1 <= depth <= MAX_DEPTH:
-            raise ValueError(f"depth must be between 1 and {MAX_DEPTH}, got {depth}")
+        if isinstance(depth, bool) or not isinstance(depth, int) or not 1 <= depth <= MAX_DEPTH:
+            raise ValueError(f"depth must be an integer between 1 and {MAX_DEPTH}, got {depth!r}")
         if direction not in ("in", "out", "both"):
-            raise ValueError("direction must be 'in', 'out' or 'both'")
+            raise ValueError(f"direction must be 'in', 'out' or 'both', got {direction!r}")
         self.require(node_id)
         seen = {node_id}
         frontier = [node_id]
         found: list[Neighbor] = []
         for hop in range(1, depth + 1):
-            nxt: list[str] = []
+            adjacency = self.adjacent_many(frontier, edge_kinds, direction, spine=spine)
+            step: list[tuple[str, str]] = []
             for current in frontier:
-                for other, via in self.adjacent(current, edge_kinds, direction):
-                    if other in seen:
-                        continue
-                    seen.add(other)
-                    node = self.get(other)
-                    if node is None:
-                        continue
-                    found.append(Neighbor(node, hop, via))
-                    nxt.append(other)
-                    if len(found) >= limit:
-                        return found
-            frontier = nxt
+                for other, via in adjacency[current]:
+                    if other not in seen:
+                        seen.add(other)
+                        step.append((other, via))
+            step = step[: limit - len(found)]
+            nodes = self.get_many([other for other, _via in step])
+            found.extend(Neighbor(nodes[o], hop, via) for o, via in step if o in nodes)
+            frontier = [o for o, _via in step if o in nodes]
+            if len(found) >= limit or not frontier:
+                break
         return found
 
     def _filter_sql(self, filters: Filters | None, alias: str = "") -> tuple[str, list[Any]]:
@@ -421,25 +511,52 @@ class Store:
             where.append(f"{p}parent_id = ?")
             args.append(f.parent_id)
         if f.session_id:
-            # Nodes hanging under the session node, or the session node itself.
+            # The session node itself, and the nodes hanging directly under it.
+            session = self._session_node_id(f.session_id)
             where.append(f"({p}parent_id = ? OR {p}id = ?)")
-            args.extend([f.session_id, f.session_id])
+            args.extend([session, session])
         return "".join(" AND " + w for w in where), args
+
+    def _session_node_id(self, value: str) -> str:
+        """A session node id given its id or its session key (``session://<key>``)."""
+        rows = self._query(_sql.SESSION_ID_BY_URI, (f"session://{value}",))
+        return rows[0][0] if rows else value
 
     def search(
         self, query: str, limit: int = 10, filters: Filters | None = None
     ) -> list[SearchHit]:
-        """Keyword search (FTS5, BM25 with the ``terms`` column weighted x2), best first.
+        """Keyword search over content and ``terms`` (FTS5 BM25, ``terms`` weighted x2).
 
-        Any string is accepted: words are quoted and OR-ed (see ``terms.match_query``), so no FTS5
-        syntax error can occur; a query with no word returns ``[]``. ``limit`` is clamped to 1..200.
+        Any string is accepted: only its words are used, each as a quoted FTS5 string, so no
+        FTS5 syntax error can occur; a query with no word returns ``[]``. ``limit`` is clamped
+        to 1..200. Filters as spec §5; by default live and pending nodes (pruned nodes are not
+        in the index at all).
+
+        Strategy: with two or more words, first every word must match (an AND, see
+        ``terms.match_all_query``; an identifier matches whole or as all of its parts); when
+        that finds fewer than ``limit`` nodes, the rest come from an OR of all the words
+        (``terms.match_query``), ranked by BM25, so a node matching more words usually ranks
+        higher. AND hits come first. AND is cheap on large stores because FTS5 intersects
+        the words' doclists, whereas OR must score every node holding any word.
         """
-        expr = match_query(query)
-        if expr is None:
+        limit = max(1, min(int(limit), 200))
+        any_expr = match_query(query)
+        if any_expr is None:
             return []
         where, args = self._filter_sql(filters, "n")
+        hits: list[SearchHit] = []
+        all_expr = match_all_query(query)
+        if all_expr is not None:
+            hits = self._search(all_expr, where, args, limit)
+        if len(hits) < limit:
+            seen = {h.node.id for h in hits}
+            more = self._search(any_expr, where, args, limit + len(hits))
+            hits.extend([h for h in more if h.node.id not in seen][: limit - len(hits)])
+        return hits
+
+    def _search(self, expr: str, where: str, args: list[Any], limit: int) -> list[SearchHit]:
         sql = _sql.SEARCH.format(where=where, terms_weight=TERMS_WEIGHT)
-        rows = self._query(sql, [expr, *args, max(1, min(int(limit), 200))])
+        rows = self._query(sql, [expr, *args, limit])
         return [SearchHit(_row_to_node(r[:13]), float(r[13]), r[14] or "") for r in rows]
 
     def fts_scores(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
@@ -465,8 +582,27 @@ class Store:
             out.update({r[0]: (r[1], r[2], r[3]) for r in self._query(sql, batch)})
         return out
 
-    def recent(self, limit: int = 20, filters: Filters | None = None) -> list[Node]:
-        """Newest nodes first (by ``created_at``), filtered like :meth:`search`."""
+    def recent(
+        self,
+        limit: int = 20,
+        filters: Filters | None = None,
+        *,
+        since: int | None = None,
+        kind: NodeKind | str | None = None,
+    ) -> list[Node]:
+        """Newest nodes first (by ``created_at``), filtered like :meth:`search` (live and
+        pending by default). ``since`` (epoch ms, inclusive) and ``kind`` are shorthands that
+        override the same fields of ``filters``. ``limit`` is clamped to 1..500."""
+        if since is not None or kind is not None:
+            f = filters or Filters()
+            filters = Filters(
+                status=f.status,
+                kind=(kind,) if kind is not None else f.kind,
+                since=since if since is not None else f.since,
+                until=f.until,
+                parent_id=f.parent_id,
+                session_id=f.session_id,
+            )
         where, args = self._filter_sql(filters)
         return [
             _row_to_node(r)
