@@ -167,3 +167,15 @@ def test_import_is_cheap_and_lazy():
         assert ts_loaded == pack_loaded == "False"
         runs.append(float(dt))
     assert min(runs) < 0.05  # ~3-8 ms on an idle machine; generous for loaded CI
+
+
+def test_every_tree_sitter_language_ships_a_query():
+    from importlib import resources
+
+    from ctx_tree_chunk._languages import TREE_SITTER_LANGUAGES
+
+    queries = resources.files("ctx_tree_chunk").joinpath("queries")
+    for lang in TREE_SITTER_LANGUAGES:
+        assert queries.joinpath(f"{lang}.scm").is_file(), lang
+        cf = chunk_bytes(b"x\n", language=lang)
+        assert cf.chunks[0].chunking == "tree-sitter"

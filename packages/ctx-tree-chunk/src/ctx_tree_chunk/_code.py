@@ -102,6 +102,8 @@ class _Def:
     def_row: int
     end_row: int
     outer_row: int
+    start_byte: int = 0
+    end_byte: int = 0
     receiver: str | None = None
     trait: str | None = None
     prefix: str = "impl "
@@ -202,6 +204,8 @@ def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Nod
             kind=entry["kind"],
             name=name,
             def_row=_def_row(node, name_node),
+            start_byte=node.start_byte,
+            end_byte=node.end_byte,
             end_row=_content_end_row(node),
             outer_row=min(node.start_point.row, outer.start_point.row if outer else 1 << 30),
         )
@@ -214,7 +218,7 @@ def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Nod
             d.prefix = entry["prefix"]
         d.overload = bool(entry.get("overload"))
         out.append(d)
-    out.sort(key=lambda d: (d.node.start_byte, -d.node.end_byte))
+    out.sort(key=lambda d: (d.start_byte, -d.end_byte))
     return out, leading, imports
 
 
@@ -223,8 +227,7 @@ def _build_tree(defs: list[_Def]) -> list[_Def]:
     stack: list[_Def] = []
     for d in defs:
         while stack and not (
-            stack[-1].node.start_byte <= d.node.start_byte
-            and d.node.end_byte <= stack[-1].node.end_byte
+            stack[-1].start_byte <= d.start_byte and d.end_byte <= stack[-1].end_byte
         ):
             stack.pop()
         parent = stack[-1] if stack else None

@@ -1,0 +1,105 @@
+"""Benchmark ctx-tree-chunk.
+
+    uv run python bench/chunk.py            # corpus at $CTX_EVAL_CORPUS or /tmp/ctx-eval-corpus
+    uv run python bench/chunk.py --repeat 3
+
+Prints lines/second per language over the eval corpus (stdlib .py files when the corpus
+is absent), and the median time to chunk a 2,000-line Python file (first 2,000 lines of
+the stdlib's argparse.py; median of 7 after one warm-up run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import sysconfig
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from ctx_tree_chunk import ChunkError, chunk_bytes, detect_language
+
+CORPUS = Path(os.environ.get("CTX_EVAL_CORPUS", "/tmp/ctx-eval-corpus"))
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+
+
+def corpus_files() -> tuple[str, list[Path]]:
+    if CORPUS.is_dir():
+        files = [p for p in CORPUS.rglob("*") if p.is_file() and ".downloads" not in p.parts]
+        return f"eval corpus {CORPUS}", sorted(files)
+    files = sorted(p for p in STDLIB.glob("*.py"))
+    return f"stdlib {STDLIB} (top-level .py)", files
+
+
+def throughput(files: list[Path], repeat: int) -> dict[str, tuple[int, int, float]]:
+    data = []
+    for p in files:
+        lang = detect_language(str(p))
+        if lang is None:
+            continue
+        data.append((lang, p.name, p.read_bytes()))
+    for _lang, name, raw in data:  # warm-up: load every grammar once
+        with contextlib.suppress(ChunkError):
+            chunk_bytes(raw, path=name)
+    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    for _ in range(repeat):
+        for lang, name, raw in data:
+            t = time.perf_counter()
+            try:
+                cf = chunk_bytes(raw, path=name)
+            except ChunkError:
+                continue
+            dt = time.perf_counter() - t
+            s = stats[lang]
+            s[0] += 1
+            s[1] += cf.total_lines
+            s[2] += dt
+    return {k: (int(v[0] / repeat), int(v[1] / repeat), v[2] / repeat) for k, v in stats.items()}
+
+
+def python_2000() -> tuple[float, list[float], int]:
+    lines = (STDLIB / "argparse.py").read_bytes().splitlines(keepends=True)[:2000]
+    raw = b"".join(lines)
+    chunk_bytes(raw, path="argparse.py")  # warm-up (grammar + query compile)
+    times = []
+    for _ in range(7):
+        t = time.perf_counter()
+        cf = chunk_bytes(raw, path="argparse.py")
+        times.append(time.perf_counter() - t)
+    return statistics.median(times), times, len(cf.chunks)
+
+
+def import_ms() -> float:
+    code = "import time; t=time.perf_counter(); import ctx_tree_chunk; print(time.perf_counter()-t)"
+    runs = [
+        float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout)
+        for _ in range(7)
+    ]
+    return statistics.median(runs) * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=3, help="passes over the corpus (mean)")
+    args = ap.parse_args()
+    print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpus")
+    print(f"import ctx_tree_chunk: {import_ms():.1f} ms (median of 7, fresh interpreter)")
+    med, times, n = python_2000()
+    print(
+        f"2,000-line Python file: median {med * 1000:.1f} ms "
+        f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}; {n} chunks)"
+    )
+    source, files = corpus_files()
+    print(f"throughput over {source}, mean of {args.repeat} passes:")
+    print(f"  {'language':<12}{'files':>7}{'lines':>9}{'seconds':>10}{'lines/s':>11}")
+    for lang, (nf, nl, secs) in sorted(throughput(files, args.repeat).items()):
+        print(f"  {lang:<12}{nf:>7}{nl:>9}{secs:>10.3f}{nl / secs if secs else 0:>11,.0f}")
+
+
+if __name__ == "__main__":
+    main()
