@@ -1,19 +1,39 @@
-"""Nox sessions: per-package unit tests in isolated venvs, cross-package e2e, lint.
+"""Nox sessions: lint, per-package tests, e2e, build, plugin (default); native, eval (release).
 
-Run ``uv run nox`` (all default sessions) or ``uv run nox -s e2e``. Each ``tests`` session
-syncs a venv holding only that package, its declared dependencies and the dev tools, which
-proves every package works on its own.
+Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
+
+- ``lint``: ruff check + format check.
+- ``tests-<package>``: one package's unit tests in a venv holding only that package, its
+  declared dependencies and the dev tools, which proves every package works on its own.
+- ``e2e``: the real server over stdio with the official MCP client (``tests-e2e/``).
+- ``build``: every package's wheel and sdist; each wheel installed alone in a fresh venv (its
+  workspace siblings' wheels as find-links, since they are not on PyPI) and imported; the
+  plugin's marketplace launch path run against those wheels.
+- ``plugin``: real Claude Code from the npm registry (about 15 s to install) validates and loads
+  ``plugin/``, and calls ``ctx_tree_read`` through it against a fake Anthropic API.
+- ``native`` (release step): every native dependency in uv.lock has a prebuilt wheel for macOS
+  arm64, Linux x86_64 and Linux aarch64 on CPython 3.11-3.13 (``pip download --only-binary``).
+- ``eval`` (release step): the public evaluation harness in ``../shared/eval`` (override with
+  ``CTX_TREE_SHARED``) against this repository's server; writes ``bench/results/``.
 """
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+import zipfile
 from pathlib import Path
 
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "tests", "e2e"]
+nox.options.sessions = ["lint", "tests", "e2e", "build", "plugin"]
 nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).parent
@@ -25,6 +45,9 @@ PACKAGES = [
     "ctx-tree-walkers",
     "ctx-tree-mcp",
 ]
+CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
+CLAUDE_DIR = ROOT / ".nox" / "claude-code"
+PYTHONS = ["3.11", "3.12", "3.13"]
 
 
 def _env(name: str) -> dict[str, str]:
@@ -33,8 +56,14 @@ def _env(name: str) -> dict[str, str]:
 
 def _sync(session: nox.Session, name: str, *args: str) -> dict[str, str]:
     env = _env(name)
-    session.run("uv", "sync", "--frozen", "--exact", "--group", "dev", *args, env=env, external=True)
+    session.run(
+        "uv", "sync", "--frozen", "--exact", "--group", "dev", *args, env=env, external=True
+    )
     return env
+
+
+def _python(name: str) -> str:
+    return str(ROOT / ".nox" / name / "bin" / "python")
 
 
 @nox.session
@@ -43,21 +72,24 @@ def tests(session: nox.Session, package: str) -> None:
     """Unit tests of one package, in a venv with only that package and its dependencies."""
     env = _sync(session, f"tests-{package}", "--package", package)
     session.run(
-        str(ROOT / ".nox" / f"tests-{package}" / "bin" / "python"),
+        _python(f"tests-{package}"),
         "-m", "pytest", f"packages/{package}/tests", "-n", "auto", "-q", *session.posargs,
         env=env, external=True,
-    )
+    )  # fmt: skip
 
 
 @nox.session
 def e2e(session: nox.Session) -> None:
-    """End-to-end tests: the real server over stdio with the official MCP client."""
+    """End-to-end tests: the real server over stdio with the official MCP client.
+
+    The Claude Code tests in tests-e2e/test_plugin.py are left to the ``plugin`` session.
+    """
     env = _sync(session, "e2e", "--all-packages")
     session.run(
-        str(ROOT / ".nox" / "e2e" / "bin" / "python"),
+        _python("e2e"),
         "-m", "pytest", "tests-e2e", "-n", "auto", "-q", *session.posargs,
-        env=env, external=True,
-    )
+        env={**env, "CTX_TREE_CLAUDE": ""}, external=True,
+    )  # fmt: skip
 
 
 @nox.session
@@ -67,6 +99,232 @@ def lint(session: nox.Session) -> None:
     bindir = ROOT / ".nox" / "lint" / "bin"
     session.run(str(bindir / "ruff"), "check", ".", env=env, external=True)
     session.run(str(bindir / "ruff"), "format", "--check", ".", env=env, external=True)
+
+
+# --- build -----------------------------------------------------------------------------------
+
+#: What importing each wheel alone must give, and which console scripts it must install.
+IMPORTS = {
+    "ctx-tree-schema": ("ctx_tree_schema", []),
+    "ctx-tree-store": ("ctx_tree_store", []),
+    "ctx-tree-chunk": ("ctx_tree_chunk", []),
+    "ctx-tree-compose": ("ctx_tree_compose", []),
+    "ctx-tree-walkers": ("ctx_tree_walkers", []),
+    "ctx-tree-mcp": ("ctx_tree_mcp", ["ctx-tree", "ctx-tree-mcp"]),
+}
+
+
+def _wheel_metadata(wheel: Path) -> str:
+    with zipfile.ZipFile(wheel) as zf:
+        name = next(n for n in zf.namelist() if n.endswith(".dist-info/METADATA"))
+        return zf.read(name).decode()
+
+
+@nox.session
+def build(session: nox.Session) -> None:
+    """Wheels and sdists of every package; each wheel installed alone in a fresh venv and imported."""
+    dist = Path(tempfile.mkdtemp(prefix="ctx-tree-dist-"))
+    venvs = Path(tempfile.mkdtemp(prefix="ctx-tree-venvs-"))
+    try:
+        for package in PACKAGES:
+            session.run("uv", "build", "--package", package, "--out-dir", str(dist), "--quiet",
+                        external=True)  # fmt: skip
+        wheels = {p: next(dist.glob(f"{p.replace('-', '_')}-*.whl")) for p in PACKAGES}
+        sdists = {p: next(dist.glob(f"{p.replace('-', '_')}-*.tar.gz")) for p in PACKAGES}
+        session.log(f"built {len(wheels)} wheels and {len(sdists)} sdists in {dist}")
+
+        for wheel in wheels.values():
+            meta = _wheel_metadata(wheel)
+            for field in ("Summary: ", "License-Expression: MIT", "Requires-Python: >=3.11",
+                          "Project-URL: ", "Description-Content-Type: text/markdown",
+                          "Classifier: Programming Language :: Python :: 3.13"):  # fmt: skip
+                if field not in meta:
+                    session.error(f"{wheel.name}: METADATA lacks {field!r}")
+            with zipfile.ZipFile(wheel) as zf:
+                if not any(n.endswith(".dist-info/licenses/LICENSE") for n in zf.namelist()):
+                    session.error(f"{wheel.name}: no LICENSE file in the wheel")
+        with zipfile.ZipFile(wheels["ctx-tree-chunk"]) as zf:
+            scm = [n for n in zf.namelist() if re.fullmatch(r"ctx_tree_chunk/queries/\w+\.scm", n)]
+        if len(scm) < 10:
+            session.error(f"ctx-tree-chunk wheel holds {len(scm)} queries/*.scm files")
+        session.log(f"ctx-tree-chunk wheel: {len(scm)} queries/*.scm files")
+
+        python = sys.executable
+        for package, wheel in wheels.items():
+            venv = venvs / package
+            session.run("uv", "venv", "--quiet", "--python", python, str(venv), external=True)
+            session.run(
+                "uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
+                "--find-links", str(dist), str(wheel), external=True,
+            )  # fmt: skip
+            module, scripts = IMPORTS[package]
+            session.run(str(venv / "bin" / "python"), "-c", f"import {module}", external=True)
+            for script in scripts:
+                session.run(str(venv / "bin" / script), "--version", external=True)
+            installed = subprocess.run(
+                ["uv", "pip", "freeze", "--python", str(venv / "bin" / "python")],
+                capture_output=True, text=True, check=True,
+            ).stdout  # fmt: skip
+            ours = sorted(set(re.findall(r"^(ctx-tree-[a-z]+)==", installed, flags=re.M)))
+            session.log(
+                f"{package}: installed alone and imported; siblings pulled in from find-links: {ours}"
+            )
+
+        # The marketplace install path: only plugin/ is copied, so the launcher must fall back to
+        # `uv tool run --from ctx-tree-mcp==<version>`; point uv at the fresh wheels.
+        copy = venvs / "plugin-cache" / "ctx-tree"
+        shutil.copytree(ROOT / "plugin", copy)
+        out = subprocess.run(
+            [sys.executable, str(copy / "bin" / "ctx-tree-launch"), "--version"],
+            capture_output=True, text=True, env={**os.environ, "UV_FIND_LINKS": str(dist)},
+        )  # fmt: skip
+        if out.returncode != 0 or not out.stdout.startswith("ctx-tree-mcp "):
+            session.error(f"marketplace launch failed: {out.stdout}{out.stderr[-2000:]}")
+        session.log(f"marketplace launcher (uv tool run, pinned): {out.stdout.strip()}")
+    finally:
+        shutil.rmtree(dist, ignore_errors=True)
+        shutil.rmtree(venvs, ignore_errors=True)
+
+
+# --- plugin ----------------------------------------------------------------------------------
+
+
+def _install_claude_code(session: nox.Session) -> Path:
+    claude = CLAUDE_DIR / "node_modules" / ".bin" / "claude"
+    stamp = CLAUDE_DIR / ".installed"
+    if stamp.exists() and stamp.read_text() == CLAUDE_CODE and claude.exists():
+        return claude
+    if not shutil.which("npm"):
+        session.skip("npm not found: the plugin session installs Claude Code from the npm registry")
+    CLAUDE_DIR.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    session.run(
+        "npm", "install", "--prefix", str(CLAUDE_DIR), "--no-audit", "--no-fund",
+        "--loglevel=error", "--no-save", CLAUDE_CODE, external=True,
+    )  # fmt: skip
+    session.log(f"npm install {CLAUDE_CODE}: {time.monotonic() - started:.1f} s")
+    stamp.write_text(CLAUDE_CODE)
+    return claude
+
+
+@nox.session
+def plugin(session: nox.Session) -> None:
+    """Real Claude Code (npm) validates, loads and drives the plugin (tests-e2e/test_plugin.py)."""
+    claude = _install_claude_code(session)
+    env = _sync(session, "plugin", "--all-packages")
+    session.run(
+        _python("plugin"), "-m", "pytest", "tests-e2e/test_plugin.py", "-q", "-rs", *session.posargs, env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
+    )  # fmt: skip
+
+
+# --- native (release step) -------------------------------------------------------------------
+
+
+def _runtime_closure(lock: dict) -> dict[str, dict]:
+    """Every locked package reachable from the workspace members' runtime dependencies
+    (no dev group), skipping Windows-only markers."""
+    by_name = {p["name"]: p for p in lock["package"]}
+    seen: dict[str, dict] = {}
+    todo = [dep for name in PACKAGES for dep in by_name[name].get("dependencies", [])]
+    while todo:
+        dep = todo.pop()
+        marker = dep.get("marker", "")
+        if re.search(r"(sys_platform|platform_system) == '(win32|Windows|emscripten)'", marker):
+            continue
+        pkg = by_name[dep["name"]]
+        for extra in dep.get("extra", []):
+            todo += pkg.get("optional-dependencies", {}).get(extra, [])
+        if dep["name"] in seen:
+            continue
+        seen[dep["name"]] = pkg
+        todo += pkg.get("dependencies", [])
+    return seen
+
+
+def _platform_tags(kind: str) -> list[str]:
+    """pip matches --platform exactly, so list every tag a wheel for that platform may carry."""
+    if kind == "macOS arm64":
+        versions = [f"10_{m}" for m in range(9, 16)] + [f"{m}_0" for m in range(11, 15)]
+        return [f"macosx_{v}_{a}" for v in versions for a in ("arm64", "universal2")]
+    arch = {"Linux x86_64": "x86_64", "Linux aarch64": "aarch64"}[kind]
+    glibc = ["2_17", "2_24", "2_26", "2_27", "2_28"]
+    return [f"manylinux_{g}_{arch}" for g in glibc] + [f"manylinux2014_{arch}"]
+
+
+@nox.session
+def native(session: nox.Session) -> None:
+    """Every native runtime dependency in uv.lock has a prebuilt wheel for each target platform
+    (macOS arm64 (<= 14), Linux x86_64 and aarch64 (glibc <= 2.28)) and CPython 3.11-3.13."""
+    lock = tomllib.loads((ROOT / "uv.lock").read_text())
+    natives = sorted(
+        (name, pkg["version"])
+        for name, pkg in _runtime_closure(lock).items()
+        if any(not w["url"].endswith("-none-any.whl") for w in pkg.get("wheels", []))
+    )
+    session.log(
+        "native runtime dependencies (from uv.lock): " + ", ".join(f"{n}=={v}" for n, v in natives)
+    )
+    tools = Path(tempfile.mkdtemp(prefix="ctx-tree-native-"))
+    try:
+        session.run(
+            "uv", "venv", "--quiet", "--python", sys.executable, str(tools / "venv"), external=True
+        )
+        pip_python = str(tools / "venv" / "bin" / "python")
+        session.run("uv", "pip", "install", "--quiet", "--python", pip_python, "pip", external=True)
+        failures, rows = [], []
+        for platform in ("macOS arm64", "Linux x86_64", "Linux aarch64"):
+            tags = [arg for tag in _platform_tags(platform) for arg in ("--platform", tag)]
+            for py in PYTHONS:
+                for name, version in natives:
+                    out = subprocess.run(
+                        [pip_python, "-m", "pip", "download", "--quiet", "--no-deps",
+                         "--only-binary=:all:", *tags, "--python-version", py,
+                         "--dest", str(tools / "wheels"), f"{name}=={version}"],
+                        capture_output=True, text=True,
+                    )  # fmt: skip
+                    ok = out.returncode == 0
+                    rows.append((platform, py, name, version, ok))
+                    if not ok:
+                        failures.append(f"{name}=={version} {platform} py{py}")
+        picked = sorted(p.name for p in (tools / "wheels").glob("*.whl"))
+        session.log("wheels picked:\n  " + "\n  ".join(picked))
+        for platform in ("macOS arm64", "Linux x86_64", "Linux aarch64"):
+            for py in PYTHONS:
+                ok = sum(r[4] for r in rows if r[0] == platform and r[1] == py)
+                session.log(f"{platform:14} CPython {py}: {ok}/{len(natives)} have a wheel")
+        if failures:
+            session.error("no prebuilt wheel: " + "; ".join(failures))
+    finally:
+        shutil.rmtree(tools, ignore_errors=True)
+
+
+# --- eval (release step) ---------------------------------------------------------------------
+
+
+@nox.session
+def eval(session: nox.Session) -> None:
+    """The public evaluation harness (shared/eval) against this repository's server."""
+    shared = Path(os.environ.get("CTX_TREE_SHARED") or ROOT.parent / "shared").resolve()
+    harness = shared / "eval"
+    if not (harness / "driver.py").is_file():
+        session.skip(f"no evaluation harness at {harness} (set CTX_TREE_SHARED)")
+    venv = ROOT / ".nox" / "eval"
+    session.run("uv", "venv", "--quiet", "--allow-existing", "--python", sys.executable, str(venv),
+                external=True)  # fmt: skip
+    session.run(
+        "uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
+        "-r", str(harness / "requirements.txt"), "ripgrep>=14,<15", external=True,
+    )  # fmt: skip
+    session.run("bash", str(harness / "corpus.sh"), external=True)
+    out = ROOT / "bench" / "results" / "eval-public.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    session.run(
+        str(venv / "bin" / "python"), str(harness / "driver.py"),
+        "--server", f"uv run --project {ROOT} --frozen ctx-tree-mcp",
+        "--tasks", str(harness / "tasks-public.jsonl"), "--out", str(out), *session.posargs,
+        env={"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}, external=True,
+    )  # fmt: skip
+    session.log(f"results: {out} and {out.with_suffix('.md')}")
 
 
 if os.environ.get("CI"):
