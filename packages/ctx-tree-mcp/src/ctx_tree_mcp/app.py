@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -34,6 +35,16 @@ class App:
     home: Path | None = None
     _session_node: str | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
+    #: Recently served file views by root node id (their content is immutable per id).
+    views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
+    max_views: int = 64
+
+    def remember(self, view: Any) -> Any:
+        """Keep a stored file view for the next cached read; returns it."""
+        self.views[view.root.id] = view
+        while len(self.views) > self.max_views:
+            self.views.popitem(last=False)
+        return view
 
     @cached_property
     def session_key(self) -> str:
@@ -87,11 +98,13 @@ class App:
         pending: bool = True,
         terms: str = "",
         node_id: str = "",
+        original_bytes: int | None = None,
     ) -> str:
         """Store a captured output under the session (or ``parent_id``); returns its node id.
 
         The content is redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
-        ``truncated=1`` and ``original_bytes`` set. ``pending`` leaves it for the filter walker.
+        ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
+        caller already cut it, when it did). ``pending`` leaves it for the filter walker.
         """
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
@@ -101,7 +114,7 @@ class App:
         content = redact_text(content)
         raw = content.encode("utf-8", "surrogatepass")
         max_bytes = self.config.get("capture", "maxBytes")
-        truncated = len(raw) > max_bytes
+        truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)
         if truncated:
             content = raw[:max_bytes].decode("utf-8", "ignore")
         node = NewNode(
@@ -112,7 +125,7 @@ class App:
             status=NodeStatus.PENDING if pending else NodeStatus.LIVE,
             metadata=metadata,
             truncated=truncated,
-            original_bytes=len(raw),
+            original_bytes=max(len(raw), original_bytes or 0),
             terms=terms,
             id=node_id,
         )

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from .errors import ToolInputError
@@ -35,7 +36,7 @@ class OutlineEntry:
     end: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FileView:
     """A stored file: its root node, its chunk nodes in line order, and its outline."""
 
@@ -52,6 +53,22 @@ class FileView:
     @property
     def language(self) -> str | None:
         return self.root.metadata.get("lang")
+
+    @cached_property
+    def numbered_tokens(self) -> int:
+        """Estimated tokens of the whole file rendered as ``<n>\\t<line>`` lines."""
+        chars = sum(len(c.content) for c in self.chunks) + _prefix_chars(self.total_lines)
+        return -(-chars // 4)
+
+
+def _prefix_chars(lines: int) -> int:
+    """Characters of the ``<n>\\t`` prefixes of lines 1..lines."""
+    total, width, low = 0, 1, 1
+    while low <= lines:
+        high = min(lines, low * 10 - 1)
+        total += (high - low + 1) * (width + 1)
+        width, low = width + 1, low * 10
+    return total
 
 
 def file_uri(absolute: os.PathLike[str] | str) -> str:
@@ -83,13 +100,19 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         and old.metadata.get("file_sha256") == digest
         and old.metadata.get("size") == len(data)
     ):
+        hit = app.views.get(old.id)
+        if hit is not None and old.status.value == "live":
+            app.views.move_to_end(old.id)
+            return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value in ("live", "stale"))
         if old.status.value == "stale":
             from ctx_tree_schema import NodeStatus
 
             store.set_status([old.id, *(c.id for c in chunks)], NodeStatus.LIVE)
             old = store.require(old.id)
-        return FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
+        return app.remember(
+            FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
+        )
     return _store_new(app, resolved, data, digest, mtime_ms, uri, old)
 
 
@@ -199,7 +222,9 @@ def _store_new(
         store.add_edges([(app.session_id(), root_id, EdgeKind.REFERENCES)])
     root = store.require(root_id)
     chunks = tuple(store.get(i) for i in ids[1:])
-    return FileView(root, chunks, tuple(outline), resolved.relative, cached=False)
+    view = FileView(root, chunks, tuple(outline), resolved.relative, cached=False)
+    app.remember(replace(view, cached=True))
+    return view
 
 
 def mark_gone(app: App, resolved: ResolvedPath) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -56,10 +57,14 @@ class Line:
 
 @dataclass(slots=True)
 class GrepResult:
-    """Lines grouped by file path (relative to the search cwd), in rg's order."""
+    """rg's output: per-file match counts for everything, and the lines themselves (grouped
+    by path relative to the search cwd, in rg's order) until ``keep_bytes`` of output."""
 
     files: dict[str, list[Line]] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)
     match_count: int = 0
+    output_bytes: int = 0
+    kept_all: bool = True
     timed_out: bool = False
     capped: bool = False
     error: str = ""
@@ -92,30 +97,38 @@ def build_args(
     return args
 
 
-def _parse_line(raw: bytes, result: GrepResult) -> None:
-    if raw == b"--" or not raw:
-        return
-    path_b, sep, rest = raw.partition(b"\x00")
-    if not sep:
-        return
-    # rest is "<n>:<text>" for a match, "<n>-<text>" for context.
-    i = 0
-    while i < len(rest) and 48 <= rest[i] <= 57:
-        i += 1
-    if i == 0 or i >= len(rest):
-        return
-    is_match = rest[i] == 58  # ':'
-    text = rest[i + 1 :].decode("utf-8", "replace")
-    path = path_b.decode("utf-8", "replace")
-    if path.startswith("./"):
-        path = path[2:]
-    result.files.setdefault(path, []).append(Line(int(rest[:i]), text, is_match))
-    if is_match:
-        result.match_count += 1
+# One output line: path NUL number (':' match | '-' context) text. Parsed in C by the regex.
+_LINE = re.compile(rb"^([^\x00\n]*)\x00(\d+)([:-])([^\n]*)$", re.M)
 
 
-async def run_rg(args: list[str], cwd: Path, *, timeout_s: float, max_matches: int) -> GrepResult:
+def _parse_block(block: bytes, result: GrepResult, keep_bytes: int) -> None:
+    for path_b, num, kind, text in _LINE.findall(block):
+        path = path_b.decode("utf-8", "replace")
+        if path.startswith("./"):
+            path = path[2:]
+        is_match = kind == b":"
+        if is_match:
+            result.match_count += 1
+            result.counts[path] = result.counts.get(path, 0) + 1
+        else:
+            result.counts.setdefault(path, 0)
+        size = len(path_b) + len(num) + len(text) + 2
+        result.output_bytes += size
+        if result.output_bytes <= keep_bytes:
+            result.files.setdefault(path, []).append(
+                Line(int(num), text.decode("utf-8", "replace"), is_match)
+            )
+        else:
+            result.kept_all = False
+
+
+async def run_rg(
+    args: list[str], cwd: Path, *, timeout_s: float, max_matches: int, keep_bytes: int
+) -> GrepResult:
     """Run ``rg`` with ``args`` in ``cwd``; stop at ``timeout_s`` seconds or ``max_matches``.
+
+    Every match is counted per file; the lines themselves are kept only for the first
+    ``keep_bytes`` bytes of output (what the store keeps, ``capture.maxBytes``).
 
     Raises :class:`ToolInputError` (argument ``pattern`` or ``glob``) when rg rejects the regex
     or glob, :class:`RipgrepMissing` when rg is absent. Cancelling the awaiting task kills rg.
@@ -127,17 +140,25 @@ async def run_rg(args: list[str], cwd: Path, *, timeout_s: float, max_matches: i
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        limit=1 << 20,
     )
     result = GrepResult()
 
     async def consume() -> None:
         assert proc.stdout is not None
-        async for raw in proc.stdout:
-            _parse_line(raw.rstrip(b"\r\n"), result)
+        pending = b""
+        while True:
+            block = await proc.stdout.read(1 << 18)
+            if not block:
+                break
+            block = pending + block
+            cut = block.rfind(b"\n") + 1
+            pending = block[cut:]
+            _parse_block(block[:cut], result, keep_bytes)
             if result.match_count >= max_matches:
                 result.capped = True
-                break
+                return
+        if pending:
+            _parse_block(pending, result, keep_bytes)
 
     try:
         try:

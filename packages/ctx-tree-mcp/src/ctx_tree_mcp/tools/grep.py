@@ -71,21 +71,31 @@ async def grep(
         deny_globs=deny,
     )
     cfg = app.config.get("grep")
+    max_bytes = app.config.get("capture", "maxBytes")
     result = await run_rg(
-        args, app.root, timeout_s=cfg["timeoutMs"] / 1000, max_matches=cfg["maxMatches"]
+        args,
+        app.root,
+        timeout_s=cfg["timeoutMs"] / 1000,
+        max_matches=cfg["maxMatches"],
+        keep_bytes=max_bytes,
     )
     # Filter after rg too: a denylisted file must never show (e.g. reached via a symlink).
-    for rel in [p for p in result.files if app.policy.is_denied(p)]:
-        result.match_count -= sum(1 for ln in result.files.pop(rel) if ln.is_match)
+    for rel in [p for p in result.counts if app.policy.is_denied(p)]:
+        result.match_count -= result.counts.pop(rel)
+        result.files.pop(rel, None)
     key = json.dumps(
         [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
     )
     uri = "grep://" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-    order = sorted(result.files, key=lambda p: (-sum(ln.is_match for ln in result.files[p]), p))
-    per_file = {
-        p: redact_text("".join(f"{p}:{_fmt(ln)}\n" for ln in result.files[p])) for p in order
+    order = sorted(result.counts, key=lambda p: (-result.counts[p], p))  # best files first
+    lines = {
+        p: redact_text("\n".join(_fmt(ln) for ln in result.files[p])).split("\n")
+        for p in order
+        if p in result.files
     }
-    full = "".join(per_file[p] for p in order)
+    stored = [p for p in order if p in lines]
+    per_file = {p: "".join(f"{p}:{text}\n" for text in lines[p]) for p in stored}
+    full = "".join(per_file.values())
     from ctx_tree_schema import NodeKind
 
     meta = {
@@ -102,10 +112,17 @@ async def grep(
         "timed_out": result.timed_out,
         "capped": result.capped,
     }
-    node_id = app.capture(NodeKind.TOOL_OUTPUT, full, source_uri=uri, metadata=meta, terms=pattern)
-    text = _render(app, result, order, node_id, per_file, budget)
+    node_id = app.capture(
+        NodeKind.TOOL_OUTPUT,
+        full,
+        source_uri=uri,
+        metadata=meta,
+        terms=pattern,
+        original_bytes=None if result.kept_all else result.output_bytes,
+    )
+    text = _render(app, result, order, stored, lines, per_file, node_id, budget)
     app.store.bump(
-        tokens_served=estimate_tokens(text), tokens_source=estimate_tokens(full), greps=1
+        tokens_served=estimate_tokens(text), tokens_source=(result.output_bytes + 3) // 4, greps=1
     )
     return text
 
@@ -114,66 +131,74 @@ def _render(
     app: App,
     result: GrepResult,
     order: list[str],
-    node_id: str,
+    stored: list[str],
+    lines: dict[str, list[str]],
     per_file: dict[str, str],
+    node_id: str,
     budget: int,
 ) -> str:
-    full_tokens = estimate_tokens("".join(per_file.values()))
+    full_tokens = (result.output_bytes + 3) // 4
     total_m, total_f = result.match_count, len(order)
     head = f"{total_m} match{'es' if total_m != 1 else ''} in {total_f} file{'s' if total_f != 1 else ''}"
-    flags = []
+    manifest = Manifest(f"{head} · node {node_id}")
     if result.timed_out:
-        flags.append(
-            f"stopped at the {app.config.get('grep', 'timeoutMs')} ms timeout (grep.timeoutMs)"
+        manifest.add(
+            "note",
+            f"stopped at the {app.config.get('grep', 'timeoutMs')} ms timeout (grep.timeoutMs)",
         )
     if result.capped:
-        flags.append(f"stopped at {app.config.get('grep', 'maxMatches')} matches (grep.maxMatches)")
+        manifest.add(
+            "note", f"stopped at {app.config.get('grep', 'maxMatches')} matches (grep.maxMatches)"
+        )
+    if not result.kept_all:
+        manifest.add(
+            "note",
+            "output over capture.maxBytes: the store keeps the first part; narrow the search for the rest",
+        )
     if result.error:
-        flags.append(f"rg: {result.error}")
-    manifest = Manifest(f"{head} · node {node_id}")
-    for f in flags:
-        manifest.add("note", f)
+        manifest.add("note", f"rg: {result.error}")
     if not order:
         return finish("", manifest, budget, 0, "full output")
     room = budget - MANIFEST_RESERVE - 20
     blocks: list[str] = []
-    shown_files = 0
+    shown: list[str] = []
     shown_matches = 0
     partial: str | None = None
-    for p in order:
-        lines = result.files[p]
-        block_lines = [redact_text(_fmt(ln)) for ln in lines]
-        block = p + "\n" + "\n".join(block_lines) + "\n"
-        if total_f == 1 and total_m == 1 and not any(not ln.is_match for ln in lines):
+    for p in stored:
+        block_lines = lines[p]
+        if total_m == 1 and len(block_lines) == 1:
             block = f"{p}:{block_lines[0]}\n"  # one hit: rg -n shape, nothing to manage
+        else:
+            block = p + "\n" + "\n".join(block_lines) + "\n"
         cost = estimate_tokens(block)
         if cost <= room:
             blocks.append(block)
             room -= cost
-            shown_files += 1
-            shown_matches += sum(ln.is_match for ln in lines)
+            shown.append(p)
+            shown_matches += result.counts[p]
             continue
         # Partial file: as many lines as fit, then stop listing matches.
         kept = [p]
         used = estimate_tokens(p + "\n")
-        for text, ln in zip(block_lines, lines, strict=True):
+        for text in block_lines:
             c = estimate_tokens(text + "\n")
             if used + c > room:
                 break
             kept.append(text)
             used += c
-            shown_matches += ln.is_match
+            shown_matches += _is_match(text)
         if len(kept) > 1:
             blocks.append("\n".join(kept) + "\n")
             room -= used
             partial = p
         break
-    rest = order[shown_files + (1 if partial else 0) :]
+    seen = set(shown) | ({partial} if partial else set())
+    rest = [p for p in order if p not in seen]
     if rest:
         names = []
         cost = 0
         for p in rest:
-            entry = f"{p} ({sum(ln.is_match for ln in result.files[p])})"
+            entry = f"{p} ({result.counts[p]})"
             cost += estimate_tokens(entry + ", ")
             if cost > max(room, 0):
                 break
@@ -181,13 +206,18 @@ def _render(
         more = len(rest) - len(names)
         manifest.add("other files", ", ".join(names) + (f" (+{more} more)" if more else ""))
     if shown_matches < total_m or partial or rest:
-        offset = sum(len(per_file[p]) for p in order[:shown_files])
+        offset = sum(len(per_file[p]) for p in shown)
         manifest.add(
-            "shown",
-            f"{shown_matches} of {total_m} matches in {shown_files + (1 if partial else 0)} of {total_f} files",
+            "shown", f"{shown_matches} of {total_m} matches in {len(seen)} of {total_f} files"
         )
         manifest.add(
             "next",
             call("ctx_tree_get", node_id=node_id, offset=offset) + " or narrow with path=/glob=",
         )
     return finish("".join(blocks), manifest, budget, full_tokens, "full output")
+
+
+def _is_match(formatted: str) -> bool:
+    """True for a ``<n>:<text>`` match line, False for a ``<n>-<text>`` context line."""
+    digits = len(formatted) - len(formatted.lstrip("0123456789"))
+    return formatted[digits : digits + 1] == ":"

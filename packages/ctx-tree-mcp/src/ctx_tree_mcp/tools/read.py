@@ -74,8 +74,6 @@ def read(
 
 
 def _resolve(app: App, path: str):
-    from ..paths import PathPolicy  # noqa: F401  (policy lives on app)
-
     try:
         return app.policy.resolve_file(path)
     except ToolInputError as exc:
@@ -86,9 +84,8 @@ def _resolve(app: App, path: str):
 
 
 def _file_tokens(view: FileView) -> int:
-    return sum(estimate_tokens(c.content) for c in view.chunks) + estimate_tokens(
-        "".join(f"{n}\t\n" for n in range(1, view.total_lines + 1))
-    )
+    """Tokens of the whole file as numbered lines (what reading all of it here would cost)."""
+    return view.numbered_tokens
 
 
 def _lines_of(view: FileView, first: int, last: int) -> list[str]:
