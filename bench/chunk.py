@@ -5,7 +5,8 @@
 
 Prints lines/second per language over the eval corpus (stdlib .py files when the corpus
 is absent), and the median time to chunk a 2,000-line Python file (first 2,000 lines of
-the stdlib's argparse.py; median of 7 after one warm-up run).
+the stdlib's argparse.py; median of 7 after one warm-up run).  Wall-clock and process CPU
+time are both shown: on a shared, loaded machine CPU time is the steadier figure.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def corpus_files() -> tuple[str, list[Path]]:
     return f"stdlib {STDLIB} (top-level .py)", files
 
 
-def throughput(files: list[Path], repeat: int) -> dict[str, tuple[int, int, float]]:
+def throughput(files: list[Path], repeat: int) -> dict[str, tuple[int, int, float, float]]:
     data = []
     for p in files:
         lang = detect_language(str(p))
@@ -46,36 +47,59 @@ def throughput(files: list[Path], repeat: int) -> dict[str, tuple[int, int, floa
     for _lang, name, raw in data:  # warm-up: load every grammar once
         with contextlib.suppress(ChunkError):
             chunk_bytes(raw, path=name)
-    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0.0, 0.0])
     for _ in range(repeat):
         for lang, name, raw in data:
             t = time.perf_counter()
+            c = time.process_time()
             try:
                 cf = chunk_bytes(raw, path=name)
             except ChunkError:
                 continue
-            dt = time.perf_counter() - t
             s = stats[lang]
+            s[3] += time.process_time() - c
+            s[2] += time.perf_counter() - t
             s[0] += 1
             s[1] += cf.total_lines
-            s[2] += dt
-    return {k: (int(v[0] / repeat), int(v[1] / repeat), v[2] / repeat) for k, v in stats.items()}
+    return {
+        k: (int(v[0] / repeat), int(v[1] / repeat), v[2] / repeat, v[3] / repeat)
+        for k, v in stats.items()
+    }
 
 
-def python_2000() -> tuple[float, list[float], int]:
+def python_2000() -> tuple[float, list[float], int, float, float]:
     lines = (STDLIB / "argparse.py").read_bytes().splitlines(keepends=True)[:2000]
     raw = b"".join(lines)
     chunk_bytes(raw, path="argparse.py")  # warm-up (grammar + query compile)
     times = []
+    cpu = []
+    parse = []
+    from tree_sitter_language_pack import get_parser
+
+    parser = get_parser("python")
     for _ in range(7):
         t = time.perf_counter()
+        c = time.process_time()
         cf = chunk_bytes(raw, path="argparse.py")
+        cpu.append(time.process_time() - c)
         times.append(time.perf_counter() - t)
-    return statistics.median(times), times, len(cf.chunks)
+        t = time.perf_counter()
+        parser.parse(raw)
+        parse.append(time.perf_counter() - t)
+    return (
+        statistics.median(times),
+        times,
+        len(cf.chunks),
+        statistics.median(parse),
+        statistics.median(cpu),
+    )
 
 
-def import_ms() -> float:
-    code = "import time; t=time.perf_counter(); import ctx_tree_chunk; print(time.perf_counter()-t)"
+def import_ms(module: str, pre: str = "") -> float:
+    code = (
+        f"import time{', ' + pre if pre else ''}; t=time.perf_counter(); import {module}; "
+        "print(time.perf_counter()-t)"
+    )
     runs = [
         float(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout)
         for _ in range(7)
@@ -88,17 +112,29 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="passes over the corpus (mean)")
     args = ap.parse_args()
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cpus")
-    print(f"import ctx_tree_chunk: {import_ms():.1f} ms (median of 7, fresh interpreter)")
-    med, times, n = python_2000()
+    stdlib = "dataclasses, re, typing, math, itertools, importlib"
     print(
-        f"2,000-line Python file: median {med * 1000:.1f} ms "
-        f"(min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}; {n} chunks)"
+        f"import ctx_tree_chunk: {import_ms('ctx_tree_chunk'):.1f} ms; "
+        f"after its stdlib deps ({stdlib}): {import_ms('ctx_tree_chunk', stdlib):.1f} ms; "
+        f"dataclasses alone: {import_ms('dataclasses'):.1f} ms (medians of 7, fresh interpreters)"
+    )
+    med, times, n, parse, cpu = python_2000()
+    print(
+        f"2,000-line Python file: median {med * 1000:.1f} ms wall, {cpu * 1000:.1f} ms CPU "
+        f"(wall min {min(times) * 1000:.1f}, max {max(times) * 1000:.1f}; {n} chunks); "
+        f"tree-sitter parse alone: median {parse * 1000:.1f} ms wall"
     )
     source, files = corpus_files()
     print(f"throughput over {source}, mean of {args.repeat} passes:")
-    print(f"  {'language':<12}{'files':>7}{'lines':>9}{'seconds':>10}{'lines/s':>11}")
-    for lang, (nf, nl, secs) in sorted(throughput(files, args.repeat).items()):
-        print(f"  {lang:<12}{nf:>7}{nl:>9}{secs:>10.3f}{nl / secs if secs else 0:>11,.0f}")
+    print(
+        f"  {'language':<12}{'files':>7}{'lines':>9}{'wall s':>9}{'lines/s':>10}"
+        f"{'CPU s':>8}{'lines/CPU s':>13}"
+    )
+    for lang, (nf, nl, secs, cpu_s) in sorted(throughput(files, args.repeat).items()):
+        print(
+            f"  {lang:<12}{nf:>7}{nl:>9}{secs:>9.3f}{nl / secs if secs else 0:>10,.0f}"
+            f"{cpu_s:>8.3f}{nl / cpu_s if cpu_s else 0:>13,.0f}"
+        )
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ctx_tree_chunk import chunk_file
+from ctx_tree_chunk import chunk_bytes, chunk_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -231,3 +231,38 @@ def test_rust_attributes_travel_with_struct():
     cf = chunk_file(FIXTURES / "sample.rs")
     b = next(c for c in cf.chunks if c.symbol == "Bytes")
     assert b.text.startswith("/// A byte buffer.\n#[derive(Debug, Clone)]\npub struct Bytes")
+
+
+def test_comment_travels_only_without_blank_line():
+    data = b"# about a\ndef a():\n    pass\n\n# a section note\n\ndef b():\n    pass\n"
+    cf = chunk_bytes(data, path="m.py")
+    syms = {s.name: (s.start_line, s.def_line) for s in cf.symbols}
+    assert syms == {"a": (1, 2), "b": (7, 7)}
+    assert [(c.symbol, c.start_line, c.end_line) for c in cf.chunks] == [
+        ("a", 1, 4),
+        (None, 5, 6),
+        ("b", 7, 8),
+    ]
+
+
+def test_module_level_code_is_one_chunk_per_gap():
+    assigns = b"".join(b"X%d = %d\n" % (i, i) for i in range(200))
+    data = b"import os\nimport sys\n" + assigns + b"def f():\n    pass\n" + assigns
+    cf = chunk_bytes(data, path="m.py", max_chunk_tokens=10_000)
+    assert [(c.symbol, c.kind) for c in cf.chunks] == [
+        (None, "imports"),
+        (None, "module"),
+        ("f", "function"),
+        (None, "module"),
+    ]
+    assert cf.chunks[0].end_line == 2
+
+
+def test_functions_nested_in_functions_stay_in_parent_chunk():
+    data = b"def outer():\n    def inner():\n        return 1\n    return inner\n"
+    cf = chunk_bytes(data, path="m.py")
+    assert [c.symbol for c in cf.chunks] == ["outer"]
+    assert [(s.name, s.kind, s.parent) for s in cf.symbols] == [
+        ("outer", "function", None),
+        ("outer.inner", "function", "outer"),
+    ]

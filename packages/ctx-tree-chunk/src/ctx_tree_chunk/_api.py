@@ -73,7 +73,7 @@ def chunk_bytes(
                 language, data[offset:], offset, lines, max_chunk_tokens
             )
         except (ImportError, LookupError, OSError, RecursionError):
-            chunks, symbols, has_errors = None, [], True
+            chunks, symbols, has_errors = None, [], False  # grammar unavailable: windows
     elif language in STRUCTURE_LANGUAGES:
         from ._structure import chunk_structure
 

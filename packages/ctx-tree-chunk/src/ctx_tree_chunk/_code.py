@@ -67,16 +67,37 @@ CONTAINERS = frozenset({"class", "interface", "struct", "enum", "impl", "trait",
 _TYPE_CONTAINERS = CONTAINERS - {"module"}
 _GENERIC = re.compile(r"<[^<>]*>|\[[^\[\]]*\]")
 _SPACE = re.compile(r"\s+")
+_DEF_CAPTURE = re.compile(r"@(definition\.\w+)")
+
+
+# per query pattern: (definition capture name, kind, name prefix, is an overload signature)
+_PatternInfo = tuple["str | None", "str | None", "str | None", bool]
 
 
 @cache
-def _language(language: str) -> tuple[Language, Query]:
+def _language(language: str) -> tuple[Language, Query, tuple[_PatternInfo, ...]]:
     from tree_sitter import Query
     from tree_sitter_language_pack import get_language
 
     lang = get_language(TREE_SITTER_LANGUAGES[language])  # type: ignore[arg-type]
     source = resources.files(__package__).joinpath("queries", f"{language}.scm").read_text("utf-8")
-    return lang, Query(lang, source)
+    query = Query(lang, source)
+    raw = source.encode("utf-8")
+    infos = []
+    for i in range(query.pattern_count):
+        text = raw[query.start_byte_for_pattern(i) : query.end_byte_for_pattern(i)].decode()
+        m = _DEF_CAPTURE.search(text)
+        def_cap = m.group(1) if m else None
+        settings = query.pattern_settings(i)
+        infos.append(
+            (
+                def_cap,
+                def_cap[11:] if def_cap else None,
+                settings.get("prefix"),
+                settings.get("overload") is not None,
+            )
+        )
+    return lang, query, tuple(infos)
 
 
 def clear_caches() -> None:
@@ -159,35 +180,35 @@ def _def_row(node: Node, name: Node) -> int:
     return name_row
 
 
-def _collect(query: Query, root: Node) -> tuple[list[_Def], list[Node], list[Node]]:
+def _collect(
+    query: Query, infos: tuple[_PatternInfo, ...], root: Node
+) -> tuple[list[_Def], list[Node], list[Node]]:
     from tree_sitter import QueryCursor
 
     defs: dict[tuple[int, int, int], dict[str, Any]] = {}
     leading: list[Node] = []
     imports: list[Node] = []
     for pattern, caps in QueryCursor(query).matches(root):
-        kind = None
-        node = None
-        for cap, nodes in caps.items():
-            if cap.startswith("definition."):
-                kind, node = cap[11:], nodes[0]
-            elif cap == "leading":
-                leading.extend(nodes)
-            elif cap == "import":
-                imports.extend(nodes)
-        if node is None or kind is None:
+        def_cap, kind, prefix, overload = infos[pattern]
+        if def_cap is None:
+            if "leading" in caps:
+                leading.extend(caps["leading"])
+            if "import" in caps:
+                imports.extend(caps["import"])
             continue
+        node = caps[def_cap][0]
         key = (node.start_byte, node.end_byte, node.kind_id)
-        entry = defs.setdefault(key, {"node": node, "kind": kind, "pattern": pattern})
-        if pattern < entry["pattern"]:  # the earliest pattern in the query file decides
+        entry = defs.get(key)
+        if entry is None:
+            entry = defs[key] = {"node": node, "kind": kind, "pattern": pattern}
+        elif pattern < entry["pattern"]:  # the earliest pattern in the query file decides
             entry["kind"], entry["pattern"] = kind, pattern
         for cap in ("name", "receiver", "trait", "outer"):
             if cap in caps and cap not in entry:
                 entry[cap] = caps[cap][0]
-        settings = query.pattern_settings(pattern)
-        if settings.get("prefix") is not None:
-            entry["prefix"] = settings["prefix"]
-        if settings.get("overload") is not None:
+        if prefix is not None:
+            entry["prefix"] = prefix
+        if overload:
             entry["overload"] = True
     out = []
     for entry in defs.values():
@@ -401,10 +422,10 @@ def chunk_code(
     """Chunk source code; ``raw`` is the input without a BOM (``offset`` bytes dropped)."""
     from tree_sitter import Parser
 
-    lang, query = _language(language)
+    lang, query, infos = _language(language)
     tree = Parser(lang).parse(raw)
     root = tree.root_node
-    defs, leading, imports = _collect(query, root)
+    defs, leading, imports = _collect(query, infos, root)
     roots = _merge_overloads(_build_tree(defs))
     lead = _leading_map(leading, lines, raw, offset)
     _attach_leading(roots, lead, lines)
