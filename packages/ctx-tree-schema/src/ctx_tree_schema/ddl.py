@@ -9,6 +9,10 @@ split from camelCase/snake_case), re-creates the FTS5 table over a view of non-p
 pruned rows leave the index and ``integrity-check`` holds, and adds the walker lease table and
 the usage counters.
 
+The update trigger is one trigger whose two statements run in order (delete the old entry, then
+insert the new one): SQLite runs separate triggers on one event in no documented order, and an
+insert-before-delete corrupts an external-content index.
+
 The FTS5 table is external-content keyed by ``nodes.rowid``: never run a full ``VACUUM`` (it may
 renumber rowids); the store uses ``auto_vacuum=INCREMENTAL`` instead.
 """
@@ -89,15 +93,15 @@ END;
 CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes WHEN old.status != 'pruned' BEGIN
   INSERT INTO fts(fts, rowid, content, terms) VALUES ('delete', old.rowid, old.content, old.terms);
 END;
-CREATE TRIGGER nodes_fts_au_del AFTER UPDATE OF content, terms, status ON nodes
-  WHEN old.status != 'pruned' AND (new.status = 'pruned'
-       OR new.content IS NOT old.content OR new.terms IS NOT old.terms) BEGIN
-  INSERT INTO fts(fts, rowid, content, terms) VALUES ('delete', old.rowid, old.content, old.terms);
-END;
-CREATE TRIGGER nodes_fts_au_ins AFTER UPDATE OF content, terms, status ON nodes
-  WHEN new.status != 'pruned' AND (old.status = 'pruned'
-       OR new.content IS NOT old.content OR new.terms IS NOT old.terms) BEGIN
-  INSERT INTO fts(rowid, content, terms) VALUES (new.rowid, new.content, new.terms);
+CREATE TRIGGER nodes_fts_au AFTER UPDATE OF content, terms, status ON nodes BEGIN
+  INSERT INTO fts(fts, rowid, content, terms)
+    SELECT 'delete', old.rowid, old.content, old.terms
+    WHERE old.status != 'pruned' AND (new.status = 'pruned'
+          OR new.content IS NOT old.content OR new.terms IS NOT old.terms);
+  INSERT INTO fts(rowid, content, terms)
+    SELECT new.rowid, new.content, new.terms
+    WHERE new.status != 'pruned' AND (old.status = 'pruned'
+          OR new.content IS NOT old.content OR new.terms IS NOT old.terms);
 END;
 CREATE INDEX idx_nodes_status_updated ON nodes(status, updated_at);
 CREATE TABLE leases (

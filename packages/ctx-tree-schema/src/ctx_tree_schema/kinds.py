@@ -41,8 +41,10 @@ class EdgeKind(StrEnum):
 
 
 #: Legal status transitions (spec §3): pending → live → stale → superseded → pruned,
-#: with ``drop`` (row deletion) from pending handled by the store, plus the shortcuts the
-#: walkers need: live → superseded (a newer read replaced it directly) and stale/live → pruned.
+#: with ``drop`` (row deletion) from pending handled by the store (``Store.drop``), plus what
+#: the tools and walkers need: live → superseded (a newer read replaced it directly),
+#: live/stale → pruned (the pruner), and stale → live (a re-read found the file unchanged).
+#: Nothing leaves ``pruned``; ``pending`` leaves only by promotion to live or by drop.
 TRANSITIONS: dict[NodeStatus, frozenset[NodeStatus]] = {
     NodeStatus.PENDING: frozenset({NodeStatus.LIVE}),
     NodeStatus.LIVE: frozenset({NodeStatus.STALE, NodeStatus.SUPERSEDED, NodeStatus.PRUNED}),

@@ -19,7 +19,7 @@ from .store import (
     new_id,
     now_ms,
 )
-from .terms import index_terms, match_query, query_words, split_identifier
+from .terms import index_terms, match_all_query, match_query, query_words, split_identifier
 
 __version__ = "0.1.0"
 
@@ -38,6 +38,7 @@ __all__ = [
     "content_hash",
     "ctx_tree_home",
     "index_terms",
+    "match_all_query",
     "match_query",
     "new_id",
     "now_ms",
