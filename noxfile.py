@@ -272,17 +272,23 @@ def native(session: nox.Session) -> None:
         pip_python = str(tools / "venv" / "bin" / "python")
         session.run("uv", "pip", "install", "--quiet", "--python", pip_python, "pip", external=True)
         failures, rows = [], []
+
+        def download(tags: list[str], py: str, reqs: list[str]) -> bool:
+            out = subprocess.run(
+                [pip_python, "-m", "pip", "download", "--quiet", "--no-deps",
+                 "--only-binary=:all:", *tags, "--python-version", py,
+                 "--dest", str(tools / "wheels"), *reqs],
+                capture_output=True, text=True,
+            )  # fmt: skip
+            return out.returncode == 0
+
         for platform in ("macOS arm64", "Linux x86_64", "Linux aarch64"):
             tags = [arg for tag in _platform_tags(platform) for arg in ("--platform", tag)]
             for py in PYTHONS:
+                # one pip call per platform and Python; per package only to name a failure
+                all_ok = download(tags, py, [f"{n}=={v}" for n, v in natives])
                 for name, version in natives:
-                    out = subprocess.run(
-                        [pip_python, "-m", "pip", "download", "--quiet", "--no-deps",
-                         "--only-binary=:all:", *tags, "--python-version", py,
-                         "--dest", str(tools / "wheels"), f"{name}=={version}"],
-                        capture_output=True, text=True,
-                    )  # fmt: skip
-                    ok = out.returncode == 0
+                    ok = all_ok or download(tags, py, [f"{name}=={version}"])
                     rows.append((platform, py, name, version, ok))
                     if not ok:
                         failures.append(f"{name}=={version} {platform} py{py}")
