@@ -213,3 +213,39 @@ def test_fts_scores(filled: Store):
     scores = filled.fts_scores("fox", [hit.node.id, "missing"])
     assert list(scores) == [hit.node.id] and scores[hit.node.id] > 0
     assert filled.fts_scores("", [hit.node.id]) == {}
+
+
+def test_search_cap_ranks_the_newest_matches_and_drops_flooding_words(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+):
+    import ctx_tree_store.store as store_module
+
+    monkeypatch.setattr(store_module, "SEARCH_CAP", 5)
+    old_strong = store.insert([NewNode(NodeKind.NOTE, "common common common common")])[0]
+    rare = store.insert([NewNode(NodeKind.NOTE, "zebra")])[0]
+    newer = store.insert([NewNode(NodeKind.NOTE, f"common filler {i}") for i in range(10)])
+    (note_old,) = store.insert([NewNode(NodeKind.TOOL_OUTPUT, "common output")])
+    more = store.insert([NewNode(NodeKind.NOTE, f"common tail {i}") for i in range(3)])
+    # 15 nodes hold "common": only the 5 newest are ranked, so the old strong match is out.
+    hits = [h.node.id for h in store.search("common", limit=10)]
+    assert old_strong not in hits and hits and set(hits) <= {*newer[-1:], note_old, *more}
+    assert len(hits) == 5
+    # "common" floods: the OR step keeps only the rarer word, so zebra comes back.
+    assert store.search("zebra common", limit=3)[0].node.id == rare
+    # The window counts matches after the filters: the one tool_output is found.
+    hits = store.search("common", filters=Filters(kind=("tool_output",)))
+    assert [h.node.id for h in hits] == [note_old]
+    monkeypatch.setattr(store_module, "SEARCH_CAP", 100)
+    assert store.search("common", limit=1)[0].node.id == old_strong  # exact BM25 under the cap
+
+
+def test_floor_query_walks_the_index_newest_first(store: Store):
+    from ctx_tree_store import _sql
+
+    plan = " ".join(
+        str(r[-1])
+        for r in store.con.execute(
+            "EXPLAIN QUERY PLAN " + _sql.SEARCH_FLOOR.format(where=""), ('"x"', 1)
+        )
+    )
+    assert "TEMP B-TREE" not in plan.upper()

@@ -56,12 +56,23 @@ EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
 NODE_CONTENTS = "SELECT id, content, updated_at, status FROM nodes WHERE id IN ({marks})"
 NODE_SIZES = "SELECT id, length(content), updated_at, status FROM nodes WHERE id IN ({marks})"
 
-SEARCH = (
-    f"SELECT {N_NODE_COLUMNS}, -bm25(fts, 1.0, {{terms_weight}}) AS score, "
-    "snippet(fts, 0, '', '', '…', 16) AS snip "
-    "FROM fts JOIN nodes n ON n.rowid = fts.rowid "
-    "WHERE fts MATCH ? {where} ORDER BY bm25(fts, 1.0, {terms_weight}) LIMIT ?"
+# Search, in two steps: rank (rowid and BM25 only, so snippet() and the row's columns are not
+# computed for every match before the sort), then fetch the top rows with their snippets.
+SEARCH_RANK = (
+    "SELECT fts.rowid, -bm25(fts, 1.0, {terms_weight}) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+    "WHERE fts MATCH ? {where} AND fts.rowid >= ? ORDER BY bm25(fts, 1.0, {terms_weight}) LIMIT ?"
 )
+SEARCH_ROWS = (
+    f"SELECT n.rowid, {N_NODE_COLUMNS}, snippet(fts, 0, '', '', '…', 16) "
+    "FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? AND fts.rowid IN ({marks})"
+)
+# The rowid of the cap-th newest match (after filters): ranking starts there.
+SEARCH_FLOOR = (
+    "SELECT fts.rowid FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? {where} "
+    "ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
+)
+# Whether a single word has at least cap matches (a walk of its doclist, no scoring).
+WORD_AT_LEAST = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 FTS_SCORES = (
     "SELECT n.id, -bm25(fts) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
     "WHERE fts MATCH ? AND n.id IN ({marks})"

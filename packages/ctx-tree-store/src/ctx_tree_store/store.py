@@ -23,12 +23,15 @@ from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_t
 
 from . import _sql
 from ._db import connect
-from .terms import index_terms, match_all_query, match_query
+from .terms import _quote, index_terms, match_all_query, match_query, query_words
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
 MAX_DEPTH = 5
 TERMS_WEIGHT = 2.0
+#: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
+#: with this many matches or more is dropped from the OR step when a rarer word remains.
+SEARCH_CAP = 2000
 
 
 class StoreError(Exception):
@@ -532,16 +535,23 @@ class Store:
         to 1..200. Filters as spec §5; by default live and pending nodes (pruned nodes are not
         in the index at all).
 
-        Strategy: with two or more words, first every word must match (an AND, see
-        ``terms.match_all_query``; an identifier matches whole or as all of its parts); when
-        that finds fewer than ``limit`` nodes, the rest come from an OR of all the words
-        (``terms.match_query``), ranked by BM25, so a node matching more words usually ranks
-        higher. AND hits come first. AND is cheap on large stores because FTS5 intersects
-        the words' doclists, whereas OR must score every node holding any word.
+        Strategy (bounded work on large stores):
+
+        1. With two or more words, every word must match first (AND; an identifier matches
+           whole or as all its parts, see ``terms.match_all_query``).
+        2. When that finds fewer than ``limit`` nodes, the rest come from an OR of the words.
+           Words matching :data:`SEARCH_CAP` or more nodes are left out of the OR when at least
+           one rarer word remains: such words add little to BM25 (low IDF) and would flood the
+           candidates. AND hits come first, then OR hits, each group by BM25.
+        3. Each FTS query ranks at most the :data:`SEARCH_CAP` newest matching nodes (after
+           filters): when there are more, BM25 orders only those (a recency window). Below
+           the cap the ranking is exact BM25 over all matches.
+
+        Snippets are computed only for the returned hits.
         """
         limit = max(1, min(int(limit), 200))
-        any_expr = match_query(query)
-        if any_expr is None:
+        words = query_words(query)
+        if not words:
             return []
         where, args = self._filter_sql(filters, "n")
         hits: list[SearchHit] = []
@@ -549,15 +559,39 @@ class Store:
         if all_expr is not None:
             hits = self._search(all_expr, where, args, limit)
         if len(hits) < limit:
+            rare = [w for w in words if not self._word_at_least(w, SEARCH_CAP)]
+            any_expr = " OR ".join(_quote(w) for w in (rare or words))
             seen = {h.node.id for h in hits}
             more = self._search(any_expr, where, args, limit + len(hits))
             hits.extend([h for h in more if h.node.id not in seen][: limit - len(hits)])
         return hits
 
+    def _word_at_least(self, word: str, count: int) -> bool:
+        return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))
+
     def _search(self, expr: str, where: str, args: list[Any], limit: int) -> list[SearchHit]:
-        sql = _sql.SEARCH.format(where=where, terms_weight=TERMS_WEIGHT)
-        rows = self._query(sql, [expr, *args, limit])
-        return [SearchHit(_row_to_node(r[:13]), float(r[13]), r[14] or "") for r in rows]
+        with self._lock:
+            floor = self.con.execute(
+                _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
+            ).fetchall()
+            ranked = self.con.execute(
+                _sql.SEARCH_RANK.format(where=where, terms_weight=TERMS_WEIGHT),
+                [expr, *args, floor[0][0] if floor else -(2**63), limit],
+            ).fetchall()
+            if not ranked:
+                return []
+            marks = ",".join("?" * len(ranked))
+            rows = {
+                r[0]: r
+                for r in self.con.execute(
+                    _sql.SEARCH_ROWS.format(marks=marks), [expr, *(r[0] for r in ranked)]
+                )
+            }
+        return [
+            SearchHit(_row_to_node(rows[rowid][1:14]), float(score), rows[rowid][14] or "")
+            for rowid, score in ranked
+            if rowid in rows
+        ]
 
     def fts_scores(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
         """BM25 scores (higher is better) of the given nodes for ``query``; non-matching ids absent."""
