@@ -91,6 +91,6 @@ class Timeline:
                 return
             self.t = max(self.t, nxt)
             for w, f in self.waiters:
-                if w <= self.t:
+                if w <= self.t and not f.done():
                     f.set_result(None)
             self.waiters = [(w, f) for w, f in self.waiters if not f.done()]

@@ -87,8 +87,8 @@ def default_holder() -> str:
 class Coordinator:
     """Runs the walkers on their intervals for the store at ``store_file``.
 
-    ``now_ms`` returns epoch ms; ``sleep(seconds)`` is awaited between ticks (default: an
-    ``asyncio`` sleep that :meth:`stop` cuts short). ``open_store`` opens the worker thread's own
+    ``now_ms`` returns epoch ms; ``sleep(seconds)`` is awaited between ticks (default
+    ``asyncio.sleep``); :meth:`stop` cuts any sleep short. ``open_store`` opens the worker thread's own
     connection (default ``Store.open``). ``walkers`` picks a subset of :data:`WALKER_NAMES`.
     """
 
@@ -109,7 +109,7 @@ class Coordinator:
         self.config = config
         self.holder = holder or default_holder()
         self._now = now_ms
-        self._sleep = sleep or self._interruptible_sleep
+        self._sleep = sleep or asyncio.sleep
         self._open_store = open_store
         self._functions = {**WALKERS, **(functions or {})}
         delays = {**FIRST_DELAY_MS, **(first_delay_ms or {})}
@@ -162,7 +162,7 @@ class Coordinator:
                 break
             delay_ms = min(st.next_due_ms for st in self.state.values()) - self._now()
             if delay_ms > 0:
-                await self._sleep(delay_ms / 1000)
+                await self._sleep_unless_stopped(delay_ms / 1000)
             else:
                 await asyncio.sleep(0)
 
@@ -193,11 +193,17 @@ class Coordinator:
         await self._run_walker(name, self._now())
 
     # -- internals -------------------------------------------------------------------------
-    async def _interruptible_sleep(self, seconds: float) -> None:
-        if self._wake is None:  # pragma: no cover - run() creates it
-            self._wake = asyncio.Event()
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+    async def _sleep_unless_stopped(self, seconds: float) -> None:
+        """Await the (injected) sleep, cut short by :meth:`request_stop`."""
+        assert self._wake is not None
+        sleeper = asyncio.ensure_future(self._sleep(seconds))
+        waker = asyncio.ensure_future(self._wake.wait())
+        try:
+            await asyncio.wait({sleeper, waker}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for fut in (sleeper, waker):
+                fut.cancel()
+            await asyncio.gather(sleeper, waker, return_exceptions=True)
 
     async def _run_walker(self, name: str, now: int) -> None:
         st = self.state[name]

@@ -5,8 +5,12 @@ path (``metadata.path``, absolute), size (``metadata.size``) and mtime (the ``mt
 epoch ms). The root is **stale** when the file
 
 * is gone (or is no longer a regular file),
-* has a different mtime (normally advanced by an edit; moved back by a checkout counts too), or
-* has a different size.
+* has a different size, or
+* has a different mtime (normally advanced by an edit; moved back by a checkout counts too)
+  **and** different bytes: when only the mtime moved and the root records the file's
+  ``file_sha256`` (``ctx_tree_read`` does), the file is hashed and a ``touch`` that left the
+  bytes alone keeps the root live (counted as *touched*), the same rule ``ctx_tree_read`` uses
+  to serve a file from the store.
 
 A stale root takes its live chunks with it. Roots are visited in id order through
 ``Store.live_file_roots`` with an id cursor, ``batch_size`` at a time: the ``stat`` calls run
@@ -17,6 +21,7 @@ it). A file that cannot be stat-ed for another reason (permissions) is left alon
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat as stat_mod
 from dataclasses import dataclass
@@ -36,6 +41,7 @@ class StalenessReport:
     gone: int = 0
     chunks: int = 0
     unreadable: int = 0
+    touched: int = 0  # mtime moved, bytes identical: kept live
     skipped: int = 0  # changed under us (re-read or already handled) when the batch was applied
     stopped: bool = False
 
@@ -52,6 +58,8 @@ class StalenessReport:
             )
         else:
             text += ": none changed"
+        if self.touched:
+            text += f", {self.touched} touched but unchanged (kept live)"
         if self.unreadable:
             text += f", {self.unreadable} could not be stat-ed (left alone)"
         return text + (" — stopped early" if self.stopped else "")
@@ -69,7 +77,8 @@ def source_path(root: Node) -> str | None:
 
 
 def check_root(root: Node) -> str | None:
-    """``"gone"``, ``"changed"``, ``"unreadable"`` or None (unchanged) for one file root."""
+    """``"gone"``, ``"changed"``, ``"touched"`` (new mtime, same bytes), ``"unreadable"`` or
+    None (unchanged) for one file root."""
     path = source_path(root)
     if path is None:
         return "unreadable"
@@ -81,12 +90,27 @@ def check_root(root: Node) -> str | None:
         return "unreadable"
     if not stat_mod.S_ISREG(st.st_mode):
         return "gone"
-    if st.st_mtime_ns // 1_000_000 != root.mtime:
-        return "changed"
     size = root.metadata.get("size")
     if isinstance(size, int) and size != st.st_size:
         return "changed"
-    return None
+    if st.st_mtime_ns // 1_000_000 == root.mtime:
+        return None
+    digest = root.metadata.get("file_sha256")
+    if isinstance(digest, str) and digest:
+        try:
+            if _sha256(path) == digest:
+                return "touched"
+        except (OSError, ValueError):
+            return "gone" if not os.path.exists(path) else "unreadable"
+    return "changed"
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
 
 
 def _live_child_ids(store: Store, node_id: str) -> list[str]:
@@ -118,6 +142,8 @@ def mark_stale(
             verdict = check_root(root)
             if verdict == "unreadable":
                 report.unreadable += 1
+            elif verdict == "touched":
+                report.touched += 1
             elif verdict is not None:
                 verdicts.append((root, verdict))
         if verdicts:

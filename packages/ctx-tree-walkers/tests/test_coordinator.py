@@ -1,0 +1,264 @@
+"""The coordinator's schedule (fake clock), lease sharing, resilience and clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+
+import pytest
+from conftest import T0, Timeline, add_pending, make_config
+from ctx_tree_store import Store
+from ctx_tree_walkers import Coordinator, FilterReport, filter_pending
+
+BIG = "a real answer with enough bytes to be kept by the filter walker\n" * 2
+
+
+def coordinator(store_file, timeline: Timeline, config=None, **kw) -> Coordinator:
+    return Coordinator(
+        store_file,
+        config or make_config(),
+        now_ms=timeline.now,
+        sleep=timeline.sleep,
+        **kw,
+    )
+
+
+def run(coro):
+    return asyncio.run(coro)
+
+
+def test_schedule_follows_the_intervals(store_file) -> None:
+    cfg = make_config(
+        walkers={"filterIntervalMs": 1000, "stalenessIntervalMs": 30000, "prunerIntervalMs": 300000}
+    )
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(store_file, tl, cfg)
+        task = c.start()
+        await tl.advance(600_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    c = run(main())
+    f, s, p = (c.state[n] for n in ("filter", "staleness", "pruner"))
+    assert f.run_times_ms[:3] == [T0, T0 + 1000, T0 + 2000]  # sweep at start, then every second
+    assert f.runs == 601
+    assert s.run_times_ms[:3] == [T0 + 2000, T0 + 32000, T0 + 62000]
+    assert s.runs == 20
+    assert p.run_times_ms == [T0 + 10_000, T0 + 310_000]
+    assert all(st.errors == 0 and st.skipped == 0 for st in c.state.values())
+    assert s.last_summary == "checked 0 file roots: none changed"
+
+
+def test_zero_interval_disables_a_walker_and_a_jump_does_not_burst(store_file) -> None:
+    cfg = make_config(walkers={"filterIntervalMs": 0, "stalenessIntervalMs": 1000})
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(store_file, tl, cfg, walkers=("filter", "staleness"))
+        task = c.start()
+        await tl.advance(5_000, parties=1)
+        tl.jump(3_600_000)  # suspended for an hour: one catch-up run, not 3,600
+        await tl.advance(1_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    c = run(main())
+    assert "filter" not in c.state
+    times = c.state["staleness"].run_times_ms
+    assert times[:5] == [T0 + 1000 * i for i in range(1, 6)]
+    assert times[5:] == [T0 + 3_605_000, T0 + 3_606_000]
+
+
+def test_three_coordinators_share_one_run_per_interval(store_file) -> None:
+    """Three servers on one store: the lease makes exactly one run per filter interval,
+    and when the holder shuts down another takes over at its next tick."""
+    cfg = make_config(walkers={"filterIntervalMs": 1000})
+    Store.open(store_file).close()
+
+    async def main():
+        tl = Timeline()
+        cs = [coordinator(store_file, tl, cfg, walkers=("filter",)) for _ in range(3)]
+        tasks = [c.start() for c in cs]
+        await tl.advance(10_000, parties=3)
+        holder = max(cs, key=lambda c: c.state["filter"].runs)
+        await holder.stop()
+        await tl.advance(10_000, parties=2)
+        for c in cs:
+            await c.stop()
+        await asyncio.gather(*tasks)
+        return cs, holder
+
+    cs, holder = run(main())
+    times = sorted(t for c in cs for t in c.state["filter"].run_times_ms)
+    # one run per interval over the first 10 s (t0 .. t0+10 s) ...
+    assert times[:11] == [T0 + 1000 * i for i in range(11)]
+    assert holder.state["filter"].runs == 11
+    # the other two skipped each of those 11 ticks, then one survivor the next 10
+    assert sum(c.state["filter"].skipped for c in cs) == 2 * 11 + 10
+    # ... and after the holder left, a survivor ran every interval too (no gap, no doubles)
+    assert len(times) == len(set(times))
+    assert times[11:] == [T0 + 1000 * i for i in range(11, 21)]
+    survivors = [c for c in cs if c is not holder]
+    assert sorted(c.state["filter"].runs for c in survivors) == [0, 10]
+
+
+def test_a_raising_walker_is_retried_and_never_stops_the_others(store_file, caplog) -> None:
+    cfg = make_config(walkers={"filterIntervalMs": 1000, "stalenessIntervalMs": 1000})
+    calls = {"n": 0}
+
+    def flaky_filter(store, config, *, now_ms, keep_going):
+        calls["n"] += 1
+        if calls["n"] <= 3:
+            raise RuntimeError("disk on fire")
+        return filter_pending(store, config, now_ms=now_ms, keep_going=keep_going)
+
+    def always_broken(store, config, *, now_ms, keep_going):
+        raise OSError("nope")
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(
+            store_file,
+            tl,
+            cfg,
+            walkers=("filter", "staleness", "pruner"),
+            functions={"filter": flaky_filter, "pruner": always_broken},
+            first_delay_ms={"pruner": 0},
+        )
+        task = c.start()
+        await tl.advance(10_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    with caplog.at_level(logging.ERROR, logger="ctx_tree_walkers"):
+        c = run(main())
+    f, s, p = (c.state[n] for n in ("filter", "staleness", "pruner"))
+    assert f.errors == 3 and f.runs == 8 and f.last_summary == "nothing pending"
+    assert s.errors == 0 and s.runs == 10
+    assert p.errors == 1 and p.last_error == "OSError: nope"
+    assert "walker filter failed" in caplog.text
+
+
+def test_store_that_cannot_open_is_retried(tmp_path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cfg = make_config(walkers={"filterIntervalMs": 1000})
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(blocker / "store.db", tl, cfg, walkers=("filter",))
+        task = c.start()
+        await tl.advance(3_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    c = run(main())
+    assert c.state["filter"].errors == 4 and c.state["filter"].runs == 0
+
+
+def test_stop_mid_run_commits_whole_batches_and_releases_the_lease(store_file) -> None:
+    with Store.open(store_file) as s:
+        ids = [add_pending(s, f"{BIG}{i}", source=f"grep://{i}") for i in range(1000)]
+    in_batch = threading.Event()
+    release = threading.Event()
+    reports: list[FilterReport] = []
+
+    def slow_filter(store, config, *, now_ms, keep_going):
+        batches = {"n": 0}
+
+        def kg() -> bool:
+            batches["n"] += 1
+            if batches["n"] == 3:
+                in_batch.set()  # the server is told to stop while batch 3 is done ...
+                release.wait(5)  # ... and checks the flag at the batch boundary
+            return keep_going()
+
+        reports.append(filter_pending(store, config, now_ms=now_ms, keep_going=kg, batch_size=100))
+        return reports[-1]
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(
+            store_file, tl, walkers=("filter",), functions={"filter": slow_filter}, holder="A"
+        )
+        task = c.start()
+        await asyncio.get_running_loop().run_in_executor(None, in_batch.wait, 5)
+        stopping = asyncio.ensure_future(c.stop())
+        await asyncio.sleep(0.05)
+        release.set()
+        await stopping
+        await task
+        return c
+
+    c = run(main())
+    assert reports[0].stopped and reports[0].promoted == 300
+    with Store.open(store_file) as s:
+        statuses = [s.get(i).status.value for i in ids]
+        assert statuses == ["live"] * 300 + ["pending"] * 700  # nothing half-written
+        # the lease was released: another holder gets it at once
+        assert s.acquire_lease("walker:filter", "B", 1000, at=T0)
+    assert c.state["filter"].runs == 1
+
+
+def test_lost_lease_stops_a_long_run(store_file) -> None:
+    with Store.open(store_file) as s:
+        for i in range(300):
+            add_pending(s, f"{BIG}{i}", source=f"grep://{i}")
+    clock = {"t": T0}
+    cfg = make_config(walkers={"filterIntervalMs": 1000})
+
+    def stealing_filter(store, config, *, now_ms, keep_going):
+        def kg() -> bool:
+            clock["t"] += 2500  # the batch took longer than the lease's TTL ...
+            with Store.open(store_file) as other:  # ... and another server took it over
+                assert other.acquire_lease("walker:filter", "thief", 2000, at=clock["t"])
+            return keep_going()
+
+        return filter_pending(store, config, now_ms=now_ms, keep_going=kg, batch_size=100)
+
+    async def main():
+        c = Coordinator(
+            store_file,
+            cfg,
+            now_ms=lambda: clock["t"],
+            walkers=("filter",),
+            functions={"filter": stealing_filter},
+        )
+        await c.run_walker_now("filter")
+        await c.stop()
+        return c
+
+    c = run(main())
+    assert c.state["filter"].last_summary.endswith("stopped early")
+    assert c.state["filter"].last_summary.startswith("100 promoted")
+
+
+def test_unknown_walker_rejected(store_file) -> None:
+    with pytest.raises(ValueError, match="unknown walker"):
+        Coordinator(store_file, make_config(), walkers=("dedupe",))
+
+
+def test_real_sleep_is_cut_short_by_stop(store_file) -> None:
+    """With the default clock and sleep, stop() returns at once even mid-interval."""
+    cfg = make_config(walkers={"stalenessIntervalMs": 60_000})
+
+    async def main():
+        c = Coordinator(store_file, cfg, walkers=("staleness",), first_delay_ms={"staleness": 0})
+        task = c.start()
+        await asyncio.sleep(0.2)
+        loop = asyncio.get_running_loop()
+        t = loop.time()
+        await c.stop()
+        await task
+        return c, loop.time() - t
+
+    c, took = run(main())
+    assert c.state["staleness"].runs == 1
+    assert took < 1.0
