@@ -109,3 +109,27 @@ def test_all_stdlib_top_level_modules_tile(check_tiling):
             check_tiling(cf, data)
             count += 1
     assert count > 100
+
+
+@pytest.mark.parametrize("language", supported_languages())
+def test_pathological_lines_are_fast(language):
+    """Long runs of spaces, brackets or digits must not trigger regex backtracking."""
+    import time
+
+    ws = " " * 20000
+    data = (
+        f'#{ws}x\n{ws}pass\n{"(" * 5000}\n"{ws}":{ws}1\n[{ws}a{ws}]\nk{ws}x\n# a{ws}b\n'
+        f"{'1' * 20000}\n{ws}end{ws}\n"
+    ).encode()
+    t = time.process_time()
+    cf = chunk_bytes(data, language=language, max_chunk_tokens=100)
+    assert time.process_time() - t < 2.0
+    assert "".join(c.text for c in cf.chunks) == data.decode()
+
+
+def test_deeply_nested_definitions_do_not_crash(check_tiling):
+    data = (
+        "".join(" " * i + f"def f{i}():\n" for i in range(1500)).encode() + b" " * 1500 + b"pass\n"
+    )
+    cf = chunk_bytes(data, path="deep.py")
+    check_tiling(cf, data)

@@ -24,15 +24,13 @@ from typing import Any
 from ._text import Lines, emit_split, finalize
 from ._types import Chunk, Symbol
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _LIST_OR_QUOTE = re.compile(r"^ {0,3}([-*+>]|\d+[.)])(\s|$)")
-_YAML_KEY = re.compile(
-    r"""^(?!#|-(\s|$)|---|\.\.\.|%)("(?:[^"\\]|\\.)*"|'[^']*'|[^\s:#'"][^#]*?)\s*:(\s|$)"""
-)
-_TOML_TABLE = re.compile(r"^\s*\[\[?\s*([^\]\[]+?)\s*\]\]?\s*(#.*)?$")
-_TOML_KEY = re.compile(r"""^([A-Za-z0-9_\-."' ]+?)\s*=""")
+_TOML_TABLE = re.compile(r"\s*\[\[?([^\[\]]*)\]\]?")
+_TOML_KEY = re.compile(r"""[A-Za-z0-9_\-."' ]+""")
+# Every regex here is linear: no two adjacent unbounded repeats over overlapping classes.
 
 # (def_row, lead_row, end_row, name, kind, parent)
 _Item = tuple[int, int, int, str, str, "str | None"]
@@ -90,9 +88,13 @@ def _markdown(lines: Lines) -> list[_Item]:
             continue
         if fence is not None:
             continue
-        m = _ATX.match(line.rstrip("\r\n"))
+        m = _ATX.match(line)
         if m:
-            heads.append((r, len(m.group(1)), (m.group(2) or "").strip()))
+            text = line[m.end() :].strip()
+            closing = text.rstrip("#")
+            if closing != text and (not closing or closing[-1] in " \t"):
+                text = closing.strip()
+            heads.append((r, len(m.group(1)), text))
             continue
         if r > 0 and _SETEXT.match(line) and not lines.is_blank(r - 1):
             prev = rows[r - 1]
@@ -193,13 +195,25 @@ def _json(lines: Lines) -> list[_Item]:
 
 
 def _yaml_key(line: str) -> str | None:
-    m = _YAML_KEY.match(line)
-    if not m:
+    if not line or line[0] in " \t\r\n#%-[{&*!|>?@`" or line.startswith("..."):
         return None
-    key = m.group(2).strip()
-    if len(key) >= 2 and key[0] == key[-1] and key[0] in "\"'":
-        key = key[1:-1]
-    return key
+    if line[0] in "\"'":
+        end = line.find(line[0], 1)
+        while end > 0 and line[0] == '"' and line[end - 1] == "\\":
+            end = line.find('"', end + 1)
+        if end < 0:
+            return None
+        rest = line[end + 1 :].lstrip(" \t")
+        if not rest.startswith(":") or rest[1:2] not in ("", " ", "\t", "\r", "\n"):
+            return None
+        return line[1:end]
+    pos = line.find(":")
+    while pos >= 0:
+        if line[pos + 1 : pos + 2] in ("", " ", "\t", "\r", "\n"):
+            key = line[:pos].strip()
+            return key if key and "#" not in key else None
+        pos = line.find(":", pos + 1)
+    return None
 
 
 def _toml_scanner():  # type: ignore[no-untyped-def]
@@ -213,13 +227,13 @@ def _toml_scanner():  # type: ignore[no-untyped-def]
             return None
         found = None
         m = _TOML_TABLE.match(line)
-        if m:
+        if m and line[m.end() :].strip()[:1] in ("", "#") and m.group(1).strip():
             state["table"] = True
             found = m.group(1).strip()
-        elif not state["table"] and line[:1] not in (" ", "\t", "#"):
-            m = _TOML_KEY.match(line)
-            if m:
-                found = m.group(1).strip()
+        elif not state["table"] and line[:1] not in (" ", "\t", "#", "["):
+            eq = line.find("=")
+            if eq > 0 and _TOML_KEY.fullmatch(line[:eq].rstrip(" \t")):
+                found = line[:eq].strip()
         for q in ('"""', "'''"):
             if line.count(q) % 2 == 1:
                 state["multi"] = q

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-import re
+from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
 from typing import Any
@@ -12,7 +12,7 @@ from ._types import BinaryContentError, Chunk
 
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 8192
-_FILLER = re.compile(r"^[\s{}()\[\];,]*(end)?[\s{}()\[\];,]*$")
+_FILLER_CHARS = " \t\r\n\f\v{}()[];,"
 
 
 def default_count_tokens(text: str) -> int:
@@ -130,11 +130,8 @@ def split_range(
             else:
                 hi = mid - 1
         limit = lo  # start..limit-1 fits (at least one row)
-        cut = None
-        for r in reversed(preferred):
-            if r <= limit and r > start:
-                cut = r
-                break
+        i = bisect_right(preferred, limit) - 1
+        cut = preferred[i] if i >= 0 and preferred[i] > start else None
         if cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
             blank_cut = None
             for r in range(limit, start, -1):
@@ -150,6 +147,11 @@ def split_range(
     return pieces
 
 
+def is_filler(line: str) -> bool:
+    """Blank, or only closing/opening brackets, ``;``, ``,`` and at most an ``end``."""
+    return line.strip(_FILLER_CHARS) in ("", "end")
+
+
 def finalize(lines: Lines, items: list[list[Any]], chunking: str) -> list[Chunk]:
     """Turn ``[start_row, end_row, symbol, kind, is_gap]`` items (in order, tiling the
     file) into chunks.
@@ -162,7 +164,7 @@ def finalize(lines: Lines, items: list[list[Any]], chunking: str) -> list[Chunk]
     pending: int | None = None
     for item in items:
         a, b, _sym, _kind, gap = item
-        if gap and all(_FILLER.match(lines.lines[r]) for r in range(a, b + 1)):
+        if gap and all(is_filler(lines.lines[r]) for r in range(a, b + 1)):
             if merged:
                 merged[-1][1] = b
             elif pending is None:
