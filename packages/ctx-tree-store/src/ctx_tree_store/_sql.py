@@ -95,8 +95,10 @@ LEASE_HOLDER = "SELECT holder, expires_at FROM leases WHERE name = ?"
 LEASE_RELEASE = "DELETE FROM leases WHERE name = ? AND holder = ?"
 
 PENDING = f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'pending' ORDER BY id LIMIT ?"
+# ``+status``: look the hash up in idx_nodes_hash; without it the planner walks every live
+# row through idx_nodes_status_updated (14 ms per call at 40k live nodes).
 LIVE_DUPLICATE = (
-    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? AND status = 'live' "
+    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? AND +status = 'live' "
     "AND id != ? LIMIT 1"
 )
 LIVE_FILE_ROOTS = (
