@@ -60,7 +60,13 @@ NODE_SIZES = "SELECT id, length(content), updated_at, status FROM nodes WHERE id
 # computed for every match before the sort), then fetch the top rows with their snippets.
 SEARCH_RANK = (
     "SELECT fts.rowid, -bm25(fts, 1.0, {terms_weight}) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
-    "WHERE fts MATCH ? {where} AND fts.rowid >= ? ORDER BY bm25(fts, 1.0, {terms_weight}) LIMIT ?"
+    "WHERE fts MATCH ? {where} AND fts.rowid >= ?"
+)
+SEARCH_CANDIDATES = "SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ?"
+# When every word is very common: the newest matches, no BM25 (its IDF pass walks whole doclists).
+SEARCH_NEWEST = (
+    "SELECT fts.rowid, 0.0 FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+    "WHERE fts MATCH ? {where} ORDER BY fts.rowid DESC LIMIT ?"
 )
 SEARCH_ROWS = (
     f"SELECT n.rowid, {N_NODE_COLUMNS}, snippet(fts, 0, '', '', '…', 16) "

@@ -31,7 +31,9 @@ MAX_DEPTH = 5
 TERMS_WEIGHT = 2.0
 #: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
 #: with this many matches or more is dropped from the OR step when a rarer word remains.
-SEARCH_CAP = 2000
+SEARCH_CAP = 1000
+#: Words matching this many nodes or more select search candidates but do not rank them.
+RANK_MAX_DOCS = 50_000
 
 
 class StoreError(Exception):
@@ -161,6 +163,7 @@ class Store:
         self.path = path
         self._lock = threading.RLock()
         self._depth = 0
+        self._unrankable_words: set[str] = set()
 
     # -- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -535,49 +538,94 @@ class Store:
         to 1..200. Filters as spec §5; by default live and pending nodes (pruned nodes are not
         in the index at all).
 
-        Strategy (bounded work on large stores):
+        Strategy (bounded work on large stores). Each query word is probed by walking its
+        doclist newest-first: *flooding* when it matches :data:`SEARCH_CAP` nodes or more,
+        *unrankable* when it matches :data:`RANK_MAX_DOCS` or more (a yes is remembered).
 
         1. With two or more words, every word must match first (AND; an identifier matches
            whole or as all its parts, see ``terms.match_all_query``).
-        2. When that finds fewer than ``limit`` nodes, the rest come from an OR of the words.
-           Words matching :data:`SEARCH_CAP` or more nodes are left out of the OR when at least
-           one rarer word remains: such words add little to BM25 (low IDF) and would flood the
-           candidates. AND hits come first, then OR hits, each group by BM25.
-        3. Each FTS query ranks at most the :data:`SEARCH_CAP` newest matching nodes (after
-           filters): when there are more, BM25 orders only those (a recency window). Below
-           the cap the ranking is exact BM25 over all matches.
+        2. When that finds fewer than ``limit`` nodes, the rest come from an OR of the words
+           (the ranking words below). AND hits come first, then OR hits.
+        3. Ranking: BM25 (``terms`` column x2) over the non-flooding words; when every word
+           floods, over the words that are not unrankable. FTS5's BM25 counts every node
+           holding each ranked word (its IDF), which for a word in most of a million nodes
+           costs more than the rest of the search; so frequent words select candidates (in
+           the AND step) but do not rank them (their IDF is low anyway). When every word is
+           unrankable, hits are the newest matches and ``score`` is 0.0.
+        4. Each step ranks at most the :data:`SEARCH_CAP` newest matches (after filters) of
+           its expression and of the ranking words: a recency window.
 
-        Snippets are computed only for the returned hits.
+        Below the cap this is exact BM25 over all matches. Snippets are computed only for the
+        returned hits.
         """
         limit = max(1, min(int(limit), 200))
         words = query_words(query)
         if not words:
             return []
         where, args = self._filter_sql(filters, "n")
+        flooding = {w for w in words if self._word_at_least(w, SEARCH_CAP)}
+        rare = [w for w in words if w not in flooding]
+        rank_words = rare or [w for w in words if not self._unrankable(w)]
+        rank_expr = " OR ".join(_quote(w) for w in rank_words) if rank_words else None
         hits: list[SearchHit] = []
         all_expr = match_all_query(query)
         if all_expr is not None:
-            hits = self._search(all_expr, where, args, limit)
+            hits = self._search(all_expr, rank_expr, where, args, limit)
         if len(hits) < limit:
-            rare = [w for w in words if not self._word_at_least(w, SEARCH_CAP)]
-            any_expr = " OR ".join(_quote(w) for w in (rare or words))
+            any_expr = rank_expr or " OR ".join(_quote(w) for w in words)
             seen = {h.node.id for h in hits}
-            more = self._search(any_expr, where, args, limit + len(hits))
+            more = self._search(any_expr, rank_expr, where, args, limit + len(hits))
             hits.extend([h for h in more if h.node.id not in seen][: limit - len(hits)])
         return hits
 
     def _word_at_least(self, word: str, count: int) -> bool:
         return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))
 
-    def _search(self, expr: str, where: str, args: list[Any], limit: int) -> list[SearchHit]:
+    def _unrankable(self, word: str) -> bool:
+        """Whether ``word`` matches :data:`RANK_MAX_DOCS` nodes or more. A yes is remembered
+        (counts only shrink by pruning); a no is cheap to re-check."""
+        if word in self._unrankable_words:
+            return True
+        if self._word_at_least(word, RANK_MAX_DOCS):
+            if len(self._unrankable_words) >= 10_000:
+                self._unrankable_words.clear()
+            self._unrankable_words.add(word)
+            return True
+        return False
+
+    def _search(
+        self, expr: str, rank_expr: str | None, where: str, args: list[Any], limit: int
+    ) -> list[SearchHit]:
+        """Hits for the FTS expression ``expr``, ranked by BM25 of ``rank_expr`` (or newest
+        first when None), among the :data:`SEARCH_CAP` newest matches after filters."""
         with self._lock:
-            floor = self.con.execute(
-                _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
-            ).fetchall()
-            ranked = self.con.execute(
-                _sql.SEARCH_RANK.format(where=where, terms_weight=TERMS_WEIGHT),
-                [expr, *args, floor[0][0] if floor else -(2**63), limit],
-            ).fetchall()
+            if rank_expr is None:
+                ranked = self.con.execute(
+                    _sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit]
+                ).fetchall()
+            else:
+                floor = self.con.execute(
+                    _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
+                ).fetchall()
+                low = floor[0][0] if floor else -(2**63)
+                if expr != rank_expr:
+                    # The window also holds at most SEARCH_CAP matches of rank_expr: BM25 runs
+                    # on each of them.
+                    floor = self.con.execute(
+                        _sql.SEARCH_FLOOR.format(where=where), [rank_expr, *args, SEARCH_CAP - 1]
+                    ).fetchall()
+                    low = max(low, floor[0][0]) if floor else low
+                # Rank the window's matches of rank_expr, keep those matching expr. (A
+                # "rowid IN (subquery)" constraint would make FTS5 re-run BM25's IDF pass per id.)
+                scored = self.con.execute(
+                    _sql.SEARCH_RANK.format(where=where, terms_weight=TERMS_WEIGHT),
+                    [rank_expr, *args, low],
+                ).fetchall()
+                if expr != rank_expr:
+                    keep = {r[0] for r in self.con.execute(_sql.SEARCH_CANDIDATES, (expr, low))}
+                    scored = [r for r in scored if r[0] in keep]
+                scored.sort(key=lambda r: -r[1])
+                ranked = scored[:limit]
             if not ranked:
                 return []
             marks = ",".join("?" * len(ranked))
