@@ -14,7 +14,7 @@ from __future__ import annotations
 from ctx_tree_schema import Config
 from ctx_tree_store import Store
 
-from ._common import KeepGoing, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, polite, walker_interval_ms, wall_ms
 from ._coordinator import (
     FIRST_DELAY_MS,
     LEASE_PREFIX,
@@ -50,7 +50,10 @@ def run_once(
     else:
         raise ValueError(f"unknown walker {which!r}; one of: {', '.join(WALKER_NAMES)}, all")
     at = wall_ms() if now_ms is None else int(now_ms)
-    return {name: WALKERS[name](store, config, now_ms=at).summary() for name in names}
+    return {
+        name: WALKERS[name](store, config, now_ms=at, keep_going=polite()).summary()
+        for name in names
+    }
 
 
 __all__ = [
@@ -67,6 +70,7 @@ __all__ = [
     "StalenessReport",
     "SummarizerProvider",
     "WalkerState",
+    "Yielder",
     "check_root",
     "classify",
     "default_holder",
@@ -74,6 +78,7 @@ __all__ = [
     "is_progress_line",
     "mark_stale",
     "noise_reason",
+    "polite",
     "prune",
     "run_once",
     "source_path",

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from ctx_tree_schema import Config
 from ctx_tree_store import Store
 
-from ._common import KeepGoing, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, walker_interval_ms, wall_ms
 from ._filter import filter_pending
 from ._pruner import prune
 from ._staleness import mark_stale
@@ -104,10 +104,12 @@ class Coordinator:
         open_store: Callable[[str], Store] = Store.open,
         functions: dict[str, WalkerFn] | None = None,
         first_delay_ms: dict[str, int] | None = None,
+        yield_ratio: float = 1.0,
     ) -> None:
         self.store_file = str(Path(store_file)) if str(store_file) != ":memory:" else ":memory:"
         self.config = config
         self.holder = holder or default_holder()
+        self.yield_ratio = yield_ratio
         self._now = now_ms
         self._sleep = sleep or asyncio.sleep
         self._open_store = open_store
@@ -238,8 +240,10 @@ class Coordinator:
         if not store.acquire_lease(lease, self.holder, ttl, at=now):
             return None
         renewed = [now]
+        pause = Yielder(self.yield_ratio)
 
         def keep_going() -> bool:
+            pause()
             if self.stopping:
                 return False
             t = self._now()
