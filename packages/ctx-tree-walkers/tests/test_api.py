@@ -1,0 +1,83 @@
+"""Provider protocols, the CLI's walk report, and the start-up sweep of leftovers."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+
+from conftest import T0, Timeline, add_pending, make_config, status_of
+from ctx_tree_schema import Node
+from ctx_tree_store import Store
+from ctx_tree_walkers import Coordinator, EmbeddingProvider, SummarizerProvider
+
+BIG = "src/app.py:10:    handle_request(session, payload)  # the real match\n" * 2
+
+
+class FakeEmbedder:
+    model = "fake-embed"
+    dimensions = 3
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[float(len(t)), 0.0, 1.0] for t in texts]
+
+
+class FakeSummarizer:
+    model = "fake-sum"
+
+    def summarize(self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500) -> str:
+        return f"{len(nodes)} nodes under {root.id}"
+
+
+def test_provider_protocols_are_structural() -> None:
+    assert isinstance(FakeEmbedder(), EmbeddingProvider)
+    assert isinstance(FakeSummarizer(), SummarizerProvider)
+    assert not isinstance(FakeSummarizer(), EmbeddingProvider)
+    vectors = FakeEmbedder().embed(["ab", "abc"])
+    assert [len(v) for v in vectors] == [FakeEmbedder.dimensions] * 2
+
+
+def test_leftover_pending_nodes_are_swept_at_start(store_file: Path) -> None:
+    """Pending nodes left by a crashed server are triaged by the first tick, before any
+    interval has passed."""
+    with Store.open(store_file) as s:
+        keep = add_pending(s, BIG, source="grep://left")
+        tiny = add_pending(s, "x", source="grep://tiny")
+
+    async def main() -> Coordinator:
+        tl = Timeline()
+        c = Coordinator(
+            store_file, make_config(), now_ms=tl.now, sleep=tl.sleep, walkers=("filter",)
+        )
+        task = c.start()
+        await tl.settle(1)
+        await c.stop()
+        await task
+        return c
+
+    c = asyncio.run(main())
+    assert c.state["filter"].run_times_ms == [T0]
+    assert c.state["filter"].last_summary.startswith("1 promoted, 1 dropped (1 too small")
+    with Store.open(store_file) as s:
+        assert status_of(s, keep) == "live" and s.get(tiny) is None
+
+
+def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.maintenance import walk
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        add_pending(app.store, BIG, source="grep://1")
+        add_pending(app.store, "", source="grep://2", tool="ctx_tree_grep")
+        out = walk(app)
+        lines = out.splitlines()
+        assert lines[0] == "filter:    1 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)"
+        assert lines[1] == "staleness: checked 0 file roots: none changed"
+        assert lines[2].startswith("pruner:    0 pruned (0 stale, 0 superseded), 0 deleted")
+        assert lines[3].startswith("(") and str(app.store_file) in lines[3]
+        assert walk(app, "filter").splitlines()[0] == "filter: nothing pending"
+    finally:
+        app.close()
