@@ -7,13 +7,13 @@ import asyncio
 import os
 from pathlib import Path
 
-from conftest import T0, Timeline
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.read import read
 from ctx_tree_schema import Filters, NodeStatus
 from ctx_tree_store import Store
 from ctx_tree_walkers import Coordinator
+from walkers_testlib import T0, Timeline
 
 HOUR = 3_600_000
 SOURCE = '''"""Payments."""

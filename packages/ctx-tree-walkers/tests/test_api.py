@@ -6,10 +6,10 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from conftest import T0, Timeline, add_pending, make_config, status_of
 from ctx_tree_schema import Node
 from ctx_tree_store import Store
 from ctx_tree_walkers import Coordinator, EmbeddingProvider, SummarizerProvider
+from walkers_testlib import T0, Timeline, add_pending, make_config, status_of
 
 BIG = "src/app.py:10:    handle_request(session, payload)  # the real match\n" * 2
 

@@ -7,9 +7,9 @@ import logging
 import threading
 
 import pytest
-from conftest import T0, Timeline, add_pending, make_config
 from ctx_tree_store import Store
 from ctx_tree_walkers import Coordinator, FilterReport, filter_pending
+from walkers_testlib import T0, Timeline, add_pending, make_config
 
 BIG = "a real answer with enough bytes to be kept by the filter walker\n" * 2
 

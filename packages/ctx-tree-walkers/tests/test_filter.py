@@ -1,10 +1,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import T0, add_pending, make_config, status_of
 from ctx_tree_schema import NodeKind, NodeStatus
 from ctx_tree_store import NewNode
 from ctx_tree_walkers import filter_pending, is_progress_line, noise_reason
+from walkers_testlib import T0, add_pending, make_config, status_of
 
 BIG = "def handler(request):\n    return respond(request.body)\n" * 3
 

@@ -5,10 +5,10 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import T0, make_config, status_of
 from ctx_tree_schema import EdgeKind, Filters, NodeKind, NodeStatus
 from ctx_tree_store import NewNode, Store
 from ctx_tree_walkers import check_root, mark_stale, prune, run_once
+from walkers_testlib import T0, make_config, status_of
 
 HOUR = 3_600_000
 DAY = 24 * HOUR
