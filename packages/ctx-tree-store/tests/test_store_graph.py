@@ -96,12 +96,12 @@ def test_neighbors_rejects_unknown_start_and_direction(store: Store, tree):
 
 
 def test_store_graph_protocol(store: Store, tree):
-    graph = StoreGraph(store, count_tokens=lambda text: len(text))
+    graph = StoreGraph(store, tokens_for_chars=lambda chars: chars)
     adjacency = graph.neighbors([tree["c1"], tree["root"]])
     assert set(adjacency[tree["c1"]]) == {tree["root"], tree["note"]}
     assert set(adjacency[tree["root"]]) == {tree["s"], tree["c1"], tree["c2"]}
     info = graph.info([tree["note"], "missing"])
     assert list(info) == [tree["note"]]
     assert info[tree["note"]].tokens == 4 and info[tree["note"]].status == "live"
-    assert graph.contents[tree["note"]] == "note"
+    assert graph.newlines[tree["note"]] == 0
     assert set(graph.fts_rank("note", [tree["note"], tree["c1"]])) == {tree["note"]}

@@ -19,7 +19,7 @@ from ._compose import (
 )
 from ._graph import DictGraph, GraphSource, NodeInfo
 from ._manifest import render_manifest
-from ._tokens import estimate_tokens, fit_lines
+from ._tokens import estimate_tokens, fit_lines, tokens_for_chars
 
 __version__ = "0.1.0"
 
@@ -40,4 +40,5 @@ __all__ = [
     "estimate_tokens",
     "fit_lines",
     "render_manifest",
+    "tokens_for_chars",
 ]

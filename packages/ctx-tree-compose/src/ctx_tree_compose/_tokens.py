@@ -22,6 +22,15 @@ def estimate_tokens(text: str) -> int:
     return -(-len(text) // CHARS_PER_TOKEN)
 
 
+def tokens_for_chars(chars: int) -> int:
+    """The :func:`estimate_tokens` figure for a text of ``chars`` characters, without the text
+    (for callers that know sizes, e.g. ``length(content)`` from SQL). Raises ``ValueError``
+    for a negative count."""
+    if chars < 0:
+        raise ValueError(f"chars must be >= 0, got {chars}")
+    return -(-chars // CHARS_PER_TOKEN)
+
+
 def fit_lines(text: str, budget_tokens: int) -> tuple[str, bool]:
     """Cut ``text`` to at most ``budget_tokens`` (as estimated by :func:`estimate_tokens`).
 

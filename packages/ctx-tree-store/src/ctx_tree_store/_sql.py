@@ -53,7 +53,10 @@ SESSION_ID_BY_URI = "SELECT id FROM nodes WHERE source_uri = ? AND kind = 'sessi
 EDGES_OUT = "SELECT dst_id, kind FROM edges WHERE src_id = ?"
 EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
 
-NODE_CONTENTS = "SELECT id, content, updated_at, status FROM nodes WHERE id IN ({marks})"
+NODE_STATS = (
+    "SELECT id, length(content), length(content) - length(replace(content, char(10), '')), "
+    "updated_at, status FROM nodes WHERE id IN ({marks})"
+)
 NODE_SIZES = "SELECT id, length(content), updated_at, status FROM nodes WHERE id IN ({marks})"
 
 # Search, in two steps: rank (rowid and BM25 only, so snippet() and the row's columns are not
@@ -79,10 +82,9 @@ SEARCH_FLOOR = (
 )
 # Whether a single word has at least cap matches (a walk of its doclist, no scoring).
 WORD_AT_LEAST = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
-FTS_SCORES = (
-    "SELECT n.id, -bm25(fts) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
-    "WHERE fts MATCH ? AND n.id IN ({marks})"
-)
+NODE_ROWIDS = "SELECT id, rowid FROM nodes WHERE id IN ({marks})"
+FTS_SCORE_ROWID = "SELECT -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid = ?"
+FTS_SCORES_ALL = "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ?"
 RECENT = f"SELECT {NODE_COLUMNS} FROM nodes WHERE 1=1 {{where}} ORDER BY created_at DESC, id DESC LIMIT ?"
 
 COUNTS = "SELECT kind, status, count(*), sum(length(content)) FROM nodes GROUP BY kind, status"

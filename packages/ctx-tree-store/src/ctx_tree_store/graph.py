@@ -27,28 +27,29 @@ class GraphNode:
 class StoreGraph:
     """Adapts a :class:`Store` to compose's ``GraphSource``.
 
-    ``count_tokens`` is the caller's estimator applied to each node's content (ctx-tree passes
-    ``ctx_tree_compose.estimate_tokens``); contents fetched for sizing are kept for rendering.
+    ``tokens_for_chars`` turns a content length (characters) into tokens with the caller's
+    estimator (ctx-tree passes ``ctx_tree_compose.tokens_for_chars``); contents are never
+    fetched for sizing. ``newlines[id]`` keeps each sized node's line count for renderers.
     """
 
-    def __init__(self, store: Store, count_tokens: Callable[[str], int]) -> None:
+    def __init__(self, store: Store, tokens_for_chars: Callable[[int], int]) -> None:
         self.store = store
-        self.count_tokens = count_tokens
-        self.contents: dict[str, str] = {}
+        self.tokens_for_chars = tokens_for_chars
+        self.newlines: dict[str, int] = {}
 
     def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
-        adjacency = self.store.adjacent_many(node_ids)
-        return {nid: [other for other, _via in found] for nid, found in adjacency.items()}
+        adjacent = self.store.adjacent_many(node_ids)
+        return {nid: [other for other, _via in adjacent.get(nid, ())] for nid in node_ids}
 
     def info(self, node_ids: Sequence[str]) -> dict[str, GraphNode]:
         out: dict[str, GraphNode] = {}
         ids = list(node_ids)
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
-            sql = _sql.NODE_CONTENTS.format(marks=",".join("?" * len(batch)))
-            for nid, content, updated, status in self.store._query(sql, batch):
-                self.contents[nid] = content
-                out[nid] = GraphNode(nid, self.count_tokens(content), updated, status)
+            sql = _sql.NODE_STATS.format(marks=",".join("?" * len(batch)))
+            for nid, chars, lines, updated, status in self.store._query(sql, batch):
+                self.newlines[nid] = lines
+                out[nid] = GraphNode(nid, self.tokens_for_chars(chars), updated, status)
         return out
 
     def fts_rank(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:

@@ -28,6 +28,8 @@ from .terms import _quote, index_terms, match_all_query, match_query, query_word
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
 MAX_DEPTH = 5
+FTS_PROBE_MAX = 64  # fts_scores: per-rowid lookups up to this many ids
+FTS_SCAN_CAP = 50_000  # fts_scores: matches read at most in one pass
 TERMS_WEIGHT = 2.0
 #: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
 #: with this many matches or more is dropped from the OR step when a rarer word remains.
@@ -642,16 +644,39 @@ class Store:
         ]
 
     def fts_scores(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
-        """BM25 scores (higher is better) of the given nodes for ``query``; non-matching ids absent."""
+        """BM25 scores (higher is better) of the given nodes for ``query``; non-matching ids absent.
+
+        Up to :data:`FTS_PROBE_MAX` ids are scored one rowid lookup each (~0.25 ms); more are
+        scored in one pass over the query's matches, read in rowid order and stopped after
+        :data:`FTS_SCAN_CAP` matches (on huge stores a candidate past the cap scores 0).
+        """
         expr = match_query(query)
         if expr is None or not node_ids:
             return {}
-        out: dict[str, float] = {}
-        ids = list(node_ids)
+        rowids: dict[int, str] = {}
+        ids = list(dict.fromkeys(node_ids))
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
-            sql = _sql.FTS_SCORES.format(marks=",".join("?" * len(batch)))
-            out.update({nid: float(s) for nid, s in self._query(sql, [expr, *batch])})
+            sql = _sql.NODE_ROWIDS.format(marks=",".join("?" * len(batch)))
+            rowids.update((r, nid) for nid, r in self._query(sql, batch))
+        out: dict[str, float] = {}
+        with self._lock:
+            if len(rowids) <= FTS_PROBE_MAX:
+                for rowid, nid in rowids.items():
+                    score = self.con.execute(_sql.FTS_SCORE_ROWID, (expr, rowid)).get
+                    if score is not None:
+                        out[nid] = float(score)
+                return out
+            for seen, (rowid, score) in enumerate(
+                self.con.execute(_sql.FTS_SCORES_ALL, (expr,)), 1
+            ):
+                nid = rowids.get(rowid)
+                if nid is not None:
+                    out[nid] = float(score)
+                    if len(out) == len(rowids):
+                        break
+                if seen >= FTS_SCAN_CAP:
+                    break
         return out
 
     def sizes(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int, str]]:

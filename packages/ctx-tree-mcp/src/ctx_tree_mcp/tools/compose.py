@@ -22,6 +22,10 @@ DESCRIPTION = (
     "query) into budget_tokens, with a manifest of what was included, truncated and dropped."
 )
 _STATUSES = ("live", "pending")
+#: Candidates considered at most (the manifest says "candidates capped" past it): a 4,000-token
+#: budget packs tens of nodes, and every candidate costs a lookup (bench/compose.py).
+MAX_CANDIDATES = 600
+HEADER_TOKENS = 40  # bound on a node's "## <where> <kind> node_id=<id>" header
 _STALE = ("live", "pending", "stale", "superseded")
 
 
@@ -49,7 +53,7 @@ def compose(
 ) -> str:
     """Handle ``ctx_tree_compose``. Raises ``ToolInputError`` for no or unknown seeds, a depth
     outside 0..5, bad weights or budget."""
-    from ctx_tree_compose import UnknownSeedError, Weights, render_manifest
+    from ctx_tree_compose import UnknownSeedError, Weights, render_manifest, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
     from ctx_tree_store import StoreGraph
 
@@ -75,18 +79,15 @@ def compose(
             w = Weights(**{k: float(v) for k, v in weights.items()})
         except (TypeError, ValueError) as exc:
             raise ToolInputError("weights", str(exc)) from None
-    graph = StoreGraph(app.store, estimate_tokens)
+    graph = StoreGraph(app.store, tokens_for_chars)
     nodes: dict[str, Any] = {}
 
     def overhead(node_id: str) -> int:
-        node = nodes.get(node_id) or app.store.get(node_id)
-        nodes[node_id] = node
-        return (
-            estimate_tokens(_header(node))
-            + (estimate_tokens(_body(node, node.content)) - estimate_tokens(node.content))
-            if node
-            else 0
-        )
+        # Upper bound of what rendering adds to a node's content, from the content alone (no
+        # metadata decode for the ~2,000 candidates): a header line, and for file chunks a
+        # "<line>\t" prefix of up to 6 characters per line. Exact text is built only for
+        # the nodes packed.
+        return HEADER_TOKENS + tokens_for_chars((graph.newlines.get(node_id, 0) + 1) * 6)
 
     try:
         plan = plan_compose(
@@ -98,6 +99,7 @@ def compose(
             weights=w,
             include_statuses=_STALE if include_stale else _STATUSES,
             overhead_tokens=overhead,
+            max_candidates=MAX_CANDIDATES,
         )
     except UnknownSeedError as exc:
         raise ToolInputError(
@@ -105,12 +107,14 @@ def compose(
         ) from None
     except ValueError as exc:
         raise ToolInputError("weights", str(exc)) from None
+    chosen = [i.id for i in plan.included] + ([plan.truncated.id] if plan.truncated else [])
+    nodes.update(app.store.get_many(chosen))
     parts: list[str] = []
     for inc in plan.included:
-        node = nodes.get(inc.id) or app.store.require(inc.id)
+        node = nodes[inc.id]
         parts.append(_header(node) + _body(node, node.content))
     if plan.truncated:
-        node = nodes.get(plan.truncated.id) or app.store.require(plan.truncated.id)
+        node = nodes[plan.truncated.id]
         head = _header(node)
         body, _ = fit_lines(
             _body(node, node.content), max(0, plan.truncated.kept_tokens - estimate_tokens(head))
