@@ -23,7 +23,11 @@ INIT = {
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
-    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}},
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "bench", "version": "0"},
+    },
 }
 
 
@@ -31,7 +35,14 @@ def spawn_to_initialize(cwd: str) -> float:
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "CTX_TREE_HOME": home}
         t0 = time.perf_counter()
-        proc = subprocess.Popen([SERVER], cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [SERVER],
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
         proc.stdin.write((json.dumps(INIT) + "\n").encode())
         proc.stdin.flush()
         line = proc.stdout.readline()
@@ -56,11 +67,19 @@ def main() -> None:
     spawn_to_initialize(cwd)  # warm-up (page cache, .pyc)
     ours = [spawn_to_initialize(cwd) for _ in range(args.runs)]
     bare = [command([sys.executable, "-c", "pass"]) for _ in range(args.runs)]
-    mcp_import = [command([sys.executable, "-c", "import mcp.server.mcpserver"]) for _ in range(args.runs)]
-    print(f"ctx-tree-mcp spawn→initialize: median {statistics.median(ours) * 1000:.0f} ms  (runs: {', '.join(f'{x * 1000:.0f}' for x in ours)})")
+    mcp_import = [
+        command([sys.executable, "-c", "import mcp.server.mcpserver"]) for _ in range(args.runs)
+    ]
+    print(
+        f"ctx-tree-mcp spawn→initialize: median {statistics.median(ours) * 1000:.0f} ms  (runs: {', '.join(f'{x * 1000:.0f}' for x in ours)})"
+    )
     print(f"baseline python -c pass:       median {statistics.median(bare) * 1000:.0f} ms")
-    print(f"baseline import mcp.server.mcpserver: median {statistics.median(mcp_import) * 1000:.0f} ms")
-    print(f"ratio ctx-tree / bare mcp import: {statistics.median(ours) / statistics.median(mcp_import):.2f}")
+    print(
+        f"baseline import mcp.server.mcpserver: median {statistics.median(mcp_import) * 1000:.0f} ms"
+    )
+    print(
+        f"ratio ctx-tree / bare mcp import: {statistics.median(ours) / statistics.median(mcp_import):.2f}"
+    )
 
 
 if __name__ == "__main__":

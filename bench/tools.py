@@ -52,18 +52,37 @@ async def main(runs: int, tree: Path) -> None:
                 r = await client.call_tool("ctx_tree_read", args)
                 times.append(time.perf_counter() - t0)
             text = r.content[0].text
-            native = estimate_tokens("".join(f"{n:6d}\t{ln}\n" for n, ln in enumerate((tree / "argparse.py").read_text().splitlines()[:2000], 1)))
-            print(f"cached ctx_tree_read(symbol) round trip: p50 {ms(statistics.median(times))}, p95 {ms(pct(times, 0.95))} over {runs} calls")
-            print(f"  tokens: {estimate_tokens(text)} returned vs {native} for a native whole-file Read ({estimate_tokens(text) * 100 / native:.1f}%)")
+            native = estimate_tokens(
+                "".join(
+                    f"{n:6d}\t{ln}\n"
+                    for n, ln in enumerate(
+                        (tree / "argparse.py").read_text().splitlines()[:2000], 1
+                    )
+                )
+            )
+            print(
+                f"cached ctx_tree_read(symbol) round trip: p50 {ms(statistics.median(times))}, p95 {ms(pct(times, 0.95))} over {runs} calls"
+            )
+            print(
+                f"  tokens: {estimate_tokens(text)} returned vs {native} for a native whole-file Read ({estimate_tokens(text) * 100 / native:.1f}%)"
+            )
 
             for pattern in PATTERNS:
                 ours, theirs = [], []
                 for _ in range(max(3, runs // 10)):
                     t0 = time.perf_counter()
-                    g = await client.call_tool("ctx_tree_grep", {"pattern": pattern, "budget_tokens": 2000})
+                    g = await client.call_tool(
+                        "ctx_tree_grep", {"pattern": pattern, "budget_tokens": 2000}
+                    )
                     ours.append(time.perf_counter() - t0)
                     t0 = time.perf_counter()
-                    out = subprocess.run([rg, "-n", "--no-heading", "--", pattern], cwd=tree, capture_output=True, text=True, check=False)
+                    out = subprocess.run(
+                        [rg, "-n", "--no-heading", "--", pattern],
+                        cwd=tree,
+                        capture_output=True,
+                        text=True,
+                        check=False,
+                    )
                     theirs.append(time.perf_counter() - t0)
                 ratio = statistics.median(ours) / statistics.median(theirs)
                 print(
@@ -75,6 +94,8 @@ async def main(runs: int, tree: Path) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
-    parser.add_argument("--tree", type=Path, default=Path(os.__file__).parent, help="default: the CPython stdlib")
+    parser.add_argument(
+        "--tree", type=Path, default=Path(os.__file__).parent, help="default: the CPython stdlib"
+    )
     ns = parser.parse_args()
     asyncio.run(main(ns.runs, ns.tree))

@@ -6,7 +6,7 @@ import asyncio
 import threading
 
 import pytest
-from conftest import SERVER, server_env, text_of
+from e2e_support import SERVER, server_env, text_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from conftest import run_client, text_of
+from e2e_support import run_client, text_of
 
 ID = re.compile(r"node_id=([0-9A-Z]{26})")
 

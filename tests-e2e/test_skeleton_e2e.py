@@ -8,7 +8,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import run_client, store_rows, text_of
+from e2e_support import run_client, store_rows, text_of
 
 MODES = ["legacy", "auto"]
 EXPECTED_TOOLS = {

@@ -24,7 +24,3 @@ def app(root: Path, tmp_path: Path):
     a = App(root, home=tmp_path / "home")
     yield a
     a.close()
-
-
-def tokens(text: str) -> int:
-    return -(-len(text) // 4)

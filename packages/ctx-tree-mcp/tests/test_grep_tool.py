@@ -6,7 +6,7 @@ import asyncio
 import re
 
 import pytest
-from conftest import tokens
+from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
 from ctx_tree_mcp.tools.grep import grep
