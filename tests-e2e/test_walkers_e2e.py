@@ -92,13 +92,11 @@ def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
             _, created_at, updated_at = row
             assert updated_at > created_at  # promoted after capture, by the filter walker
             assert updated_at - created_at < 1000
-            # An identical grep is an exact duplicate of a live node: the filter drops it.
+            # An identical grep is the same capture: answered with the live node's id, no new row.
             again = text_of(await client.call_tool("ctx_tree_grep", {"pattern": "handle_request"}))
-            dup_id = NODE_ID.search(again).group(1)
-            deadline = time.monotonic() + 2
-            while query(home, "SELECT 1 FROM nodes WHERE id = ?", (dup_id,)):
-                assert time.monotonic() < deadline, "duplicate grep node was not dropped"
-                await asyncio.sleep(0.02)
+            assert NODE_ID.search(again).group(1) == node_id
+            assert query(home, "SELECT count(*) FROM nodes WHERE kind = 'tool_output'") == [(1,)]
+            assert status_row(home, node_id)[0] == "live"
             leases = query(home, "SELECT name FROM leases ORDER BY name")
             assert ("walker:filter",) in leases
 

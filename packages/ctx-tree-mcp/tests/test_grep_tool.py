@@ -66,3 +66,20 @@ def test_context_lines_and_flags(app):
     assert re.search(r"^\d+-", text, re.M)  # context lines rg-style
     fixed = run(app, "(", fixed_strings=True, budget_tokens=200)
     assert "match" in fixed
+
+
+def test_grep_in_a_single_file_names_it(app):
+    text = run(app, r"def raw_decode\b", path="src/decoder.py")
+    assert text.startswith("src/decoder.py:")
+
+
+def test_identical_grep_reuses_the_live_node(app):
+    first = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
+    second = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
+    assert first == second  # still pending: reused
+    from ctx_tree_schema import NodeStatus
+
+    app.store.set_status([first], NodeStatus.LIVE)  # as the filter walker would
+    third = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
+    assert third == first
+    assert sum(c for (k, _s), (c, _b) in app.store.counts().items() if k == "tool_output") == 1

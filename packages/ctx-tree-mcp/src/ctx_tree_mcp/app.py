@@ -104,7 +104,8 @@ class App:
 
         The content is redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
         ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
-        caller already cut it, when it did). ``pending`` leaves it for the filter walker.
+        caller already cut it, when it did). ``pending`` leaves it for the filter walker. When a live node already holds the same
+        content from the same source, its id is returned and nothing is written.
         """
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
@@ -117,6 +118,8 @@ class App:
         truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)
         if truncated:
             content = raw[:max_bytes].decode("utf-8", "ignore")
+        if not node_id and not truncated and (same := self.store.find_live(source_uri, content)):
+            return same  # an identical live capture exists: answer with its id, store nothing new
         node = NewNode(
             kind=kind,
             content=content,

@@ -81,7 +81,15 @@ def build_args(
     deny_globs: tuple[str, ...],
 ) -> list[str]:
     """The ``rg`` argument list (without the executable)."""
-    args = ["--no-heading", "--line-number", "--null", "--color", "never", "--no-messages"]
+    args = [
+        "--no-heading",
+        "--with-filename",
+        "--line-number",
+        "--null",
+        "--color",
+        "never",
+        "--no-messages",
+    ]
     args += ["--max-columns", "400", "--max-columns-preview", "--no-config"]
     if ignore_case:
         args.append("--ignore-case")

@@ -109,6 +109,10 @@ LIVE_DUPLICATE = (
     "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? AND +status = 'live' "
     "AND id != ? LIMIT 1"
 )
+SAME_CAPTURE = (
+    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? "
+    "AND +status IN ('live', 'pending') ORDER BY id LIMIT 1"
+)
 LIVE_FILE_ROOTS = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE kind = 'file_chunk' AND status = 'live' "
     "AND parent_id IS NULL AND id > ? ORDER BY id LIMIT ?"

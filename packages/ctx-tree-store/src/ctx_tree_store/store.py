@@ -781,6 +781,13 @@ class Store:
         rows = self._query(_sql.LIVE_DUPLICATE, (node.content_hash, node.source_uri, node.id))
         return rows[0][0] if rows else None
 
+    def find_live(self, source_uri: str | None, content: str) -> str | None:
+        """Id of the oldest live or pending node holding exactly ``content`` from
+        ``source_uri``, or None (capture-time dedup: the same output is stored once, and the
+        id an answer named is the one the filter walker keeps)."""
+        rows = self._query(_sql.SAME_CAPTURE, (content_hash(content), source_uri))
+        return rows[0][0] if rows else None
+
     def live_file_roots(self, after_id: str = "", limit: int = 200) -> list[Node]:
         """Live file root nodes with id greater than ``after_id`` (for batched re-stat)."""
         return [_row_to_node(r) for r in self._query(_sql.LIVE_FILE_ROOTS, (after_id, limit))]
