@@ -10,6 +10,7 @@ times the compose handler (BFS, scoring with a query, packing, rendering) in pro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
@@ -26,10 +27,8 @@ def build(app, limit_files: int) -> int:
     files = sorted(p for p in STDLIB.rglob("*.py") if "site-packages" not in p.parts)[:limit_files]
     t0 = time.perf_counter()
     for n, path in enumerate(files, 1):
-        try:
+        with contextlib.suppress(ToolInputError):  # binary or undecodable files
             read(app, path.relative_to(STDLIB).as_posix(), budget_tokens=100)
-        except ToolInputError:
-            pass
         if n % 200 == 0:
             print(f"  read {n}/{len(files)} files, {time.perf_counter() - t0:.0f}s", flush=True)
     return len(files)

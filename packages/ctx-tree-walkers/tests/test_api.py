@@ -60,24 +60,3 @@ def test_leftover_pending_nodes_are_swept_at_start(store_file: Path) -> None:
     assert c.state["filter"].last_summary.startswith("1 promoted, 1 dropped (1 too small")
     with Store.open(store_file) as s:
         assert status_of(s, keep) == "live" and s.get(tiny) is None
-
-
-def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
-    from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.maintenance import walk
-
-    root = tmp_path / "proj"
-    root.mkdir()
-    app = App(root=root, home=tmp_path / "home")
-    try:
-        add_pending(app.store, BIG, source="grep://1")
-        add_pending(app.store, "", source="grep://2", tool="ctx_tree_grep")
-        out = walk(app)
-        lines = out.splitlines()
-        assert lines[0] == "filter:    1 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)"
-        assert lines[1] == "staleness: checked 0 file roots: none changed"
-        assert lines[2].startswith("pruner:    0 pruned (0 stale, 0 superseded), 0 deleted")
-        assert lines[3].startswith("(") and str(app.store_file) in lines[3]
-        assert walk(app, "filter").splitlines()[0] == "filter: nothing pending"
-    finally:
-        app.close()

@@ -28,6 +28,7 @@ from ._filter import FilterReport, classify, filter_pending, is_progress_line, n
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
 from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider
+from .testing import ManualClock
 
 __version__ = "0.1.0"
 
@@ -65,6 +66,7 @@ __all__ = [
     "EmbeddingProvider",
     "FilterReport",
     "KeepGoing",
+    "ManualClock",
     "ProviderUnavailable",
     "PrunerReport",
     "StalenessReport",

@@ -13,7 +13,8 @@ from ctx_tree_mcp.tools.read import read
 from ctx_tree_schema import Filters, NodeStatus
 from ctx_tree_store import Store
 from ctx_tree_walkers import Coordinator
-from walkers_testlib import T0, Timeline
+from ctx_tree_walkers.testing import T0
+from ctx_tree_walkers.testing import ManualClock as Timeline
 
 HOUR = 3_600_000
 SOURCE = '''"""Payments."""
