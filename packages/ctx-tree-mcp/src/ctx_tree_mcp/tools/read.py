@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..budget import check_budget, estimate_tokens, fit_lines
@@ -222,29 +223,56 @@ def _by_lines(view: FileView, first: int, last: int | None, budget: int) -> str:
     return _range_answer(view, first, last, budget, "")
 
 
-def _rank_groups(
-    app: App, view: FileView, query: str
-) -> tuple[dict[str, list[Node]], list[tuple[str, float]]]:
-    """The file's chunks grouped by symbol (parts of a split symbol together), ranked by
-    BM25 over the chunks (normalised to the best, 0..1) plus the share of query words found
-    in the symbol's name. Returns (groups, [(key, score)] best first, score > 0 only)."""
+@dataclass
+class _Group:
+    """Contiguous chunks scored together: a symbol (its split parts together), or a whole
+    top-level definition (a class and its methods) made of such sub-groups."""
+
+    chunks: list[Node]
+    score: float = 0.0
+    subs: list[_Group] = field(default_factory=list)
+
+    def render(self) -> str:
+        first = self.chunks[0]
+        s, e = first.metadata["lines"][0], self.chunks[-1].metadata["lines"][1]
+        label = f"## L{s}-{e} {_PART.sub('', first.metadata.get('symbol') or '')}".rstrip()
+        return label + "\n" + number_lines("".join(c.content for c in self.chunks).splitlines(), s)
+
+
+def _rank_groups(app: App, view: FileView, query: str) -> list[_Group]:
+    """Top-level groups of the file's chunks, best first, score > 0 only.
+
+    A chunk scores BM25 over the file's chunks (normalised to the best, 0..1) plus the share
+    of query words in its symbol name. Chunks of one symbol (split parts) form a sub-group;
+    contiguous sub-groups under one top-level name (``Class``, ``Class.method`` …) form a
+    group; a group scores its best sub-group.
+    """
     from ctx_tree_store import query_words, split_identifier
 
     chunks = [c for c in view.chunks if c.content.strip()]
     fts = app.store.fts_scores(query, [c.id for c in chunks])
     top = max(fts.values(), default=0.0) or 1.0
     wordset = set(query_words(query))
-    groups: dict[str, list[Node]] = {}
-    scores: dict[str, float] = {}
+    groups: list[_Group] = []
+    last_top = last_sub = None
     for c in chunks:
         sym = c.metadata.get("symbol")
-        key = _PART.sub("", sym) if sym else c.id
+        sub_key = _PART.sub("", sym) if sym else c.id
+        top_key = sub_key.split(".")[0] if sym else c.id
         sym_words = {w.lower() for w in split_identifier(sym or "")}
         name_hit = len(wordset & sym_words) / len(wordset) if sym_words and wordset else 0.0
-        groups.setdefault(key, []).append(c)
-        scores[key] = max(scores.get(key, 0.0), fts.get(c.id, 0.0) / top + name_hit)
-    ranked = sorted(((k, v) for k, v in scores.items() if v > 0), key=lambda kv: -kv[1])
-    return groups, ranked
+        score = fts.get(c.id, 0.0) / top + name_hit
+        if top_key != last_top:
+            groups.append(_Group([]))
+        group = groups[-1]
+        if top_key != last_top or sub_key != last_sub:
+            group.subs.append(_Group([]))
+        group.chunks.append(c)
+        group.subs[-1].chunks.append(c)
+        group.subs[-1].score = max(group.subs[-1].score, score)
+        group.score = max(group.score, score)
+        last_top, last_sub = top_key, sub_key
+    return sorted((g for g in groups if g.score > 0), key=lambda g: -g.score)
 
 
 def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
@@ -252,38 +280,47 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
 
     if not query_words(query):
         raise ToolInputError("query", "has no words to match; give a few words or identifiers")
-    groups, ranked = _rank_groups(app, view, query)
+    ranked = _rank_groups(app, view, query)
     if not ranked:
         return _outline(view, budget, note=f"no chunk matched {query!r}; outline instead")
-    best = ranked[0][1]
-    relevant = [k for k, score in ranked if score >= RELEVANCE_FLOOR * best]
+    floor = RELEVANCE_FLOOR * ranked[0].score
+    relevant = [g for g in ranked if g.score >= floor]
 
     def body(room: int) -> tuple[str, list[Node]]:
         parts: list[str] = []
         included: list[Node] = []
-        for key in relevant:
-            group = groups[key]
-            s, e = group[0].metadata["lines"][0], group[-1].metadata["lines"][1]
-            label = f"## L{s}-{e} {group[0].metadata.get('symbol') or ''}".rstrip()
-            block = label + "\n" + number_lines("".join(c.content for c in group).splitlines(), s)
+
+        def add(group: _Group) -> bool:
+            nonlocal room
+            block = group.render()
             cost = estimate_tokens(block)
-            if cost <= room:
-                parts.append(block)
-                included.extend(group)
-                room -= cost
-            elif not parts and room > 50:  # best match larger than the budget: its head
-                parts.append(fit_lines(block, room)[0])
-                included.extend(group)
-                room = 0
+            if cost > room:
+                return False
+            parts.append(block)
+            included.extend(group.chunks)
+            room -= cost
+            return True
+
+        for group in relevant:
             if room < 30:
                 break
+            if add(group):  # the whole definition fits: keep it together
+                continue
+            for sub in sorted(group.subs, key=lambda g: -g.score):
+                if sub.score >= floor and room >= 30:
+                    add(sub)
+            if not parts and room > 50:  # best match larger than the budget: its head
+                best = max(group.subs, key=lambda g: g.score)
+                parts.append(fit_lines(best.render(), room)[0])
+                included.extend(best.chunks)
+                room = 0
         return "".join(parts), included
 
     def manifest(included: list[Node]) -> Manifest:
         m = Manifest(_head(view))
         m.add(
             "query",
-            f"{query!r}: {len(ranked)} matching chunks, {len(relevant)} relevant, best first",
+            f"{query!r}: {len(ranked)} matching definitions, {len(relevant)} relevant, best first",
         )
         m.add("included", _included(included, 8))
         m.add("omitted", _omitted(view, included))
