@@ -76,22 +76,26 @@ class PathPolicy:
         return GitIgnoreSpec.from_lines(self.deny_patterns)
 
     def is_denied(self, relative: str) -> bool:
-        """True when ``relative`` (POSIX, relative to root) matches the denylist.
-
-        ``.env*`` in spec §4 is meant for any directory level, so each path component's basename
-        is also checked against the anchored-looking patterns.
-        """
+        """True when ``relative`` (POSIX, relative to root) matches the denylist, or lies inside
+        a directory that does (e.g. anything under ``.ssh/``). Gitignore semantics: ``.env*``
+        matches at any depth. Directory verdicts are cached (a grep checks thousands of paths
+        under few directories)."""
         rel = relative.strip("/")
         if not rel or rel == ".":
             return False
-        if self._spec.match_file(rel):
-            return True
-        # Denylist patterns such as ".env*" match at any depth in gitignore semantics already;
-        # also refuse anything *inside* a denied directory (e.g. ".ssh/" given as a file prefix).
-        parts = rel.split("/")
-        return any(
-            self._spec.match_file("/".join(parts[: i + 1]) + "/") for i in range(len(parts) - 1)
-        )
+        directory, _, _name = rel.rpartition("/")
+        return (bool(directory) and self._denied_dir(directory)) or self._spec.match_file(rel)
+
+    def _denied_dir(self, directory: str) -> bool:
+        cache = self._dir_cache
+        if directory not in cache:
+            parent = directory.rpartition("/")[0]
+            cache[directory] = (bool(parent) and self._denied_dir(parent)) or self._spec.match_file(directory + "/")
+        return cache[directory]
+
+    @cached_property
+    def _dir_cache(self) -> dict[str, bool]:
+        return {}
 
     def resolve(self, path: str, argument: str = "path") -> ResolvedPath:
         """Resolve a tool's path argument (relative to root, or absolute inside it).
