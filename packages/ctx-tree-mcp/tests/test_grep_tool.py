@@ -83,3 +83,56 @@ def test_identical_grep_reuses_the_live_node(app):
     third = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
     assert third == first
     assert sum(c for (k, _s), (c, _b) in app.store.counts().items() if k == "tool_output") == 1
+
+
+def _big_tree(root, lines=60_000):
+    (root / "big.txt").write_text(
+        "".join(f"needle line {n} with some padding text here\n" for n in range(lines))
+    )
+
+
+def test_capped_grep_returns_and_says_so(root, tmp_path):
+    """rg killed at grep.maxMatches with unread output must not hang (asyncio waits for pipes)."""
+    from ctx_tree_mcp.app import App
+
+    _big_tree(root)
+    home = tmp_path / "capped"
+    home.mkdir()
+    (home / "config.json").write_text('{"grep": {"maxMatches": 50}}')
+    app = App(root, home=home)
+    try:
+        for _ in range(5):
+            text = asyncio.run(asyncio.wait_for(grep(app, "needle", budget_tokens=300), 20))
+            assert "stopped at 50 matches (grep.maxMatches)" in text
+    finally:
+        app.close()
+
+
+def _rg_children() -> list[str]:
+    import os
+    from pathlib import Path
+
+    me = str(os.getpid())
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().split()
+        except OSError:
+            continue
+        if fields[3] == me and fields[1] == "(rg)":
+            found.append(fields[0])
+    return found
+
+
+def test_cancelled_grep_kills_ripgrep(app, root):
+    _big_tree(root, 400_000)
+
+    async def main():
+        task = asyncio.create_task(grep(app, r"(needle|line)\s+\d+\s+with", budget_tokens=300))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return _rg_children()
+
+    assert asyncio.run(asyncio.wait_for(main(), 30)) == []

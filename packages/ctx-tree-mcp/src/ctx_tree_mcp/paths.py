@@ -90,7 +90,9 @@ class PathPolicy:
         cache = self._dir_cache
         if directory not in cache:
             parent = directory.rpartition("/")[0]
-            cache[directory] = (bool(parent) and self._denied_dir(parent)) or self._spec.match_file(directory + "/")
+            cache[directory] = (bool(parent) and self._denied_dir(parent)) or self._spec.match_file(
+                directory + "/"
+            )
         return cache[directory]
 
     @cached_property

@@ -130,6 +130,19 @@ def _parse_block(block: bytes, result: GrepResult, keep_bytes: int) -> None:
             result.kept_all = False
 
 
+async def _drain(proc: asyncio.subprocess.Process) -> None:
+    """Read stdout to EOF. asyncio's ``wait()`` returns only once every pipe is closed, and a
+    pipe we stopped reading stays paused (full buffer) forever, so a killed rg must be drained."""
+    if proc.stdout is not None:
+        while await proc.stdout.read(1 << 18):
+            pass
+
+
+async def _drain_and_wait(proc: asyncio.subprocess.Process) -> None:
+    await _drain(proc)
+    await proc.wait()
+
+
 async def run_rg(
     args: list[str], cwd: Path, *, timeout_s: float, max_matches: int, keep_bytes: int
 ) -> GrepResult:
@@ -175,12 +188,13 @@ async def run_rg(
             result.timed_out = True
         if result.capped or result.timed_out:
             proc.kill()
+            await _drain(proc)
         stderr = await proc.stderr.read() if proc.stderr else b""
         code = await proc.wait()
     finally:
-        if proc.returncode is None:
+        if proc.returncode is None:  # cancelled: kill rg, and drain so wait() can finish
             proc.kill()
-            await proc.wait()
+            await asyncio.shield(_drain_and_wait(proc))
     if code == 2 and not result.files and not (result.capped or result.timed_out):
         message = stderr.decode("utf-8", "replace").strip()
         if "glob" in message.lower():
