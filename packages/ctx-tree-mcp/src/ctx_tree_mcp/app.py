@@ -46,12 +46,16 @@ class App:
             self.views.popitem(last=False)
         return view
 
+    #: Session id recorded in the session node; None: a fresh ULID per process (the server).
+    #: The CLI passes ``"cli"`` so its calls share one session node per project.
+    session: str | None = None
+
     @cached_property
     def session_key(self) -> str:
-        """This process's session id (a ULID), recorded in the session node's metadata."""
+        """This process's session id (``session`` or a ULID), kept in the session node's metadata."""
         from ctx_tree_store import new_id
 
-        return new_id()
+        return self.session or new_id()
 
     @cached_property
     def config(self) -> Config:

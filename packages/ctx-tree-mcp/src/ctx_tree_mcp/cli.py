@@ -151,7 +151,7 @@ def run(args: argparse.Namespace) -> str:
         from .demo import demo
 
         return demo(args.path, files=args.files, root=args.root, keep=args.keep)
-    app = App(project_root(args.root))
+    app = App(project_root(args.root), session="cli")
     try:
         return _dispatch(app, args)
     finally:

@@ -28,26 +28,25 @@ def walk(app: App, which: str = "all") -> str:
 
 
 def stats(app: App) -> str:
-    """Counts by kind × status, store size on disk, tokens served vs tokens stored."""
+    """Counts by kind × status, store size on disk, and tokens served against what the same
+    calls would have returned natively (the sources read or grepped, as numbered lines)."""
+    from tabulate import tabulate
+
     counts = app.store.counts()
     counters = app.store.counters()
-    kinds = sorted({k for k, _ in counts})
     statuses = ["pending", "live", "stale", "superseded", "pruned"]
-    width = max([len(k) for k in kinds] + [10])
-    lines = [f"store: {app.store_file} ({app.store.size_bytes() / 1e6:.1f} MB on disk)", ""]
-    lines.append("kind".ljust(width) + "".join(s.rjust(11) for s in statuses))
-    for k in kinds:
-        lines.append(
-            k.ljust(width) + "".join(str(counts.get((k, s), (0, 0))[0]).rjust(11) for s in statuses)
-        )
+    rows = [
+        [k, *(counts.get((k, s), (0, 0))[0] for s in statuses)]
+        for k in sorted({k for k, _ in counts})
+    ]
     stored_chars = sum(b for (_k, s), (_c, b) in counts.items() if s != "pruned")
     served = counters.get("tokens_served", 0)
     source = counters.get("tokens_source", 0)
-    lines.append("")
-    lines.append(f"tokens stored (chars/4): {stored_chars // 4:,}")
-    lines.append(
-        f"tokens served: {served:,} of {source:,} in the sources read or grepped"
-        + (f" ({served * 100 // source}%)" if source else "")
+    share = f" ({served * 100 // source}% of it)" if source else ""
+    return (
+        f"store: {app.store_file} ({app.store.size_bytes() / 1e6:.1f} MB on disk)\n\n"
+        + tabulate(rows, headers=["kind", *statuses])
+        + f"\n\ntokens stored (chars/4): {stored_chars // 4:,}\n"
+        f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
+        f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps\n"
     )
-    lines.append(f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps")
-    return "\n".join(lines) + "\n"
