@@ -27,7 +27,9 @@ async def tools_list_tokens() -> int:
 
     with tempfile.TemporaryDirectory() as home:
         env = {"CTX_TREE_HOME": home, "PATH": os.environ.get("PATH", ""), "HOME": home}
-        async with Client(StdioServerParameters(command=SERVER, cwd=home, env=env), mode="legacy") as c:
+        async with Client(
+            StdioServerParameters(command=SERVER, cwd=home, env=env), mode="legacy"
+        ) as c:
             tools = (await c.list_tools()).tools
     text = json.dumps([t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools])
     return -(-len(text) // 4)
@@ -35,7 +37,9 @@ async def tools_list_tokens() -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--details", type=Path, default=Path("bench/results/eval-public.details.jsonl"))
+    parser.add_argument(
+        "--details", type=Path, default=Path("bench/results/eval-public.details.jsonl")
+    )
     args = parser.parse_args()
     rows = [json.loads(line) for line in args.details.read_text().splitlines() if line.strip()]
     surface = asyncio.run(tools_list_tokens())
@@ -46,11 +50,15 @@ def main() -> None:
     sessions = len({r["corpus"] for r in rows})
     gross = sum(saved.values())
     cost = surface * sessions
-    print(f"tools/list: {surface} tokens, charged once per session x {sessions} sessions = {cost:,.0f}")
+    print(
+        f"tools/list: {surface} tokens, charged once per session x {sessions} sessions = {cost:,.0f}"
+    )
     for scen, value in sorted(saved.items()):
         print(f"saved by {scen}: {value:,.0f} tokens")
-    print(f"gross saved {gross:,.0f}; net after the tool surface {gross - cost:,.0f} tokens "
-          f"({(gross - cost) / sessions:,.0f} per session)")
+    print(
+        f"gross saved {gross:,.0f}; net after the tool surface {gross - cost:,.0f} tokens "
+        f"({(gross - cost) / sessions:,.0f} per session)"
+    )
 
 
 if __name__ == "__main__":
