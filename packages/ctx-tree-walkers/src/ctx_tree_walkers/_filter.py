@@ -153,7 +153,8 @@ def filter_pending(
                 if reason is None and node.source_uri and store.live_duplicate(node):
                     reason = "duplicate"
                 if reason is None:
-                    store.set_status([node.id], NodeStatus.LIVE, at=now_ms)
+                    # A tick's clock reading may predate a node captured during the tick.
+                    store.set_status([node.id], NodeStatus.LIVE, at=max(now_ms, current.created_at))
                     report.promoted += 1
                     continue
                 drop.append(node.id)
