@@ -46,3 +46,14 @@ def store_rows(home: Path) -> int:
         total += con.execute("SELECT count(*) FROM nodes").get
         con.close()
     return total
+
+
+def list_tool_schemas(tmp: Path) -> dict[str, dict[str, Any]]:
+    """``{tool name: input schema}`` from the real server's ``tools/list`` (official client)."""
+
+    async def body(client: Any) -> dict[str, dict[str, Any]]:
+        return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    home = tmp / "home"
+    home.mkdir(exist_ok=True)
+    return run_client(tmp, home, "legacy", body)

@@ -4,38 +4,19 @@ section's argument table lists exactly the schema's arguments with their type an
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
+from e2e_support import list_tool_schemas
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "tools.md"
 
 
-def list_tools(tmp: Path) -> dict[str, dict[str, Any]]:
-    """``{tool name: input schema}`` from the real server over stdio (official MCP client)."""
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(
-        command=str(Path(sys.executable).parent / "ctx-tree-mcp"),
-        cwd=str(tmp),
-        env={"CTX_TREE_HOME": str(tmp / "home"), "PATH": os.environ["PATH"], "HOME": str(tmp)},
-    )
-
-    async def go() -> dict[str, dict[str, Any]]:
-        async with Client(params, mode="legacy") as client:
-            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
-
-    return anyio.run(go)
-
-
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    return list_tools(tmp_path_factory.mktemp("docs"))
+    return list_tool_schemas(tmp_path_factory.mktemp("docs"))
 
 
 def sections() -> dict[str, str]:

@@ -8,14 +8,12 @@ copies only ``plugin/`` on a marketplace install) and the repository's copy are 
 
 from __future__ import annotations
 
-import os
 import re
-import sys
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
+from e2e_support import list_tool_schemas
 
 ROOT = Path(__file__).resolve().parent.parent
 CANONICAL = ROOT / "plugin" / "skills" / "using-ctx-tree" / "SKILL.md"
@@ -23,26 +21,9 @@ COPY = ROOT / "skills" / "using-ctx-tree" / "SKILL.md"
 CALL = re.compile(r"\b(ctx_tree_\w+)\(")
 
 
-def list_tools(tmp: Path) -> dict[str, dict[str, Any]]:
-    """``{tool name: input schema}`` from the real server's ``tools/list``."""
-    from mcp import Client, StdioServerParameters
-
-    params = StdioServerParameters(
-        command=str(Path(sys.executable).parent / "ctx-tree-mcp"),
-        cwd=str(tmp),
-        env={"CTX_TREE_HOME": str(tmp / "home"), "PATH": os.environ["PATH"], "HOME": str(tmp)},
-    )
-
-    async def go() -> dict[str, dict[str, Any]]:
-        async with Client(params, mode="legacy") as client:
-            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
-
-    return anyio.run(go)
-
-
 @pytest.fixture(scope="module")
 def tools(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    return list_tools(tmp_path_factory.mktemp("skill"))
+    return list_tool_schemas(tmp_path_factory.mktemp("skill"))
 
 
 def _calls(text: str) -> list[tuple[str, set[str]]]:
