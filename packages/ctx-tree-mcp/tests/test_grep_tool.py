@@ -136,3 +136,27 @@ def test_cancelled_grep_kills_ripgrep(app, root):
         return _rg_children()
 
     assert asyncio.run(asyncio.wait_for(main(), 30)) == []
+
+
+def test_paging_a_grep_repeats_no_line_and_loses_none(app):
+    """Following the manifest's next calls yields every stored line exactly once."""
+    text = run(app, "self", budget_tokens=300)
+    node_id = re.search(r"node ([0-9A-Z]{26})", text).group(1)
+    full = app.store.get(node_id).content
+    body = text.split("-- ctx-tree")[0]
+    # lines shown in the first answer, rebuilt in the stored "path:line:text" shape
+    shown, current = [], None
+    for line in body.splitlines():
+        if re.match(r"^\d+[:-]", line):
+            shown.append(f"{current}:{line}")
+        else:
+            current = line
+    offset = int(re.search(r"offset=(\d+)", text).group(1))
+    assert full[:offset].splitlines() == shown
+    pages = []
+    while offset is not None:
+        page = get(app, node_id, offset=offset, budget_tokens=2000)
+        pages.append(page.split("-- ctx-tree")[0])
+        m = re.search(r"offset=(\d+)\)", page.split("-- ctx-tree")[1])
+        offset = int(m.group(1)) if m else None
+    assert "".join(pages) == full[len("\n".join(shown)) + 1 :]

@@ -64,12 +64,17 @@ def test_global_only(dirs):
     assert load_config(home, root).get("capture", "filterMinSize") == 50
 
 
+def test_empty_file_configures_nothing(dirs):
+    home, root = dirs
+    write(root / ".ctx-tree" / "config.json", "  \n")
+    assert load_config(home, root).get("capture", "maxBytes") == 100000
+
+
 @pytest.mark.parametrize(
     ("text", "expect"),
     [
         ("{", "invalid JSON at line 1"),
         ('{"capture": {"maxBytes": 1,}}', "invalid JSON at line 1"),
-        ("", "invalid JSON"),
         ("[1, 2]", "expected a JSON object at the top level"),
     ],
 )

@@ -91,6 +91,12 @@ class App:
                 self._session_node = self.store.ensure_session(self.session_key, str(self.root))
             return self._session_node
 
+    def hidden(self, node: Any) -> bool:
+        """True when ``node`` comes from a file that is now on the denylist (e.g. a path added
+        to ``.ctx-tree/path.deny`` after it was read): such nodes are never shown."""
+        rel = node.metadata.get("relpath") if node is not None else None
+        return bool(rel) and self.policy.is_denied(rel)
+
     def capture(
         self,
         kind: NodeKind,
@@ -106,7 +112,7 @@ class App:
     ) -> str:
         """Store a captured output under the session (or ``parent_id``); returns its node id.
 
-        The content is redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
+        The content, ``terms`` and every string in ``metadata`` are redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
         ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
         caller already cut it, when it did). ``pending`` leaves it for the filter walker. When a live node already holds the same
         content from the same source, its id is returned and nothing is written.
@@ -114,9 +120,11 @@ class App:
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
 
-        from .redact import redact_text
+        from .redact import redact_text, redact_value
 
         content = redact_text(content)
+        terms = redact_text(terms)
+        metadata = redact_value(metadata)  # note titles, grep patterns: searchable, so redacted
         raw = content.encode("utf-8", "surrogatepass")
         max_bytes = self.config.get("capture", "maxBytes")
         truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)

@@ -21,6 +21,7 @@ from typing import Any
 
 from . import __version__
 from .app import App, project_root
+from .errors import ToolInputError
 
 
 def _versions() -> str:
@@ -151,7 +152,12 @@ def run(args: argparse.Namespace) -> str:
         from .demo import demo
 
         return demo(args.path, files=args.files, root=args.root, keep=args.keep)
-    app = App(project_root(args.root), session="cli")
+    root = project_root(args.root)
+    if not root.is_dir():
+        raise ToolInputError(
+            "--root", f"{root} is not a directory; give the project's root directory"
+        )
+    app = App(root, session="cli")
     try:
         return _dispatch(app, args)
     finally:

@@ -141,7 +141,8 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
     summary = (
         f"\n{len(rows)} calls on {tree} in {elapsed:.2f}s: ctx-tree returned {returned_total:,} tokens "
         f"where native Read/rg would have returned {native_total:,} "
-        f"({returned_total * 100 / max(native_total, 1):.1f}%); the full outputs are in the store for recall.\n"
+        f"({returned_total * 100 / max(native_total, 1):.1f}%); the full outputs went to "
+        f"{'the store' if keep else 'a temporary store (--keep uses the real one)'} for recall.\n"
     )
     return table + "\n" + summary
 

@@ -5,7 +5,9 @@ keys, GitHub tokens, JWTs (bare or after ``Bearer``), ``OPENAI_API_KEY=`` and
 ``ANTHROPIC_API_KEY=`` assignments, provider keys with a known prefix (``sk-``, ``sk-ant-``), and
 generic 32+ character hex/base64 values that follow a secret-like name (``secret``, ``token``,
 ``password``, ``api_key``, ``private_key``, ``access_key``, ``credential``) and ``=`` or ``:``.
-Ordinary hex in code (git SHAs, lockfile hashes) has no secret-like name before it and is kept.
+PEM private key blocks, passwords in URLs (``scheme://user:password@host``), Slack tokens,
+Google API keys and Stripe keys are replaced too. Ordinary hex in code (git SHAs, lockfile
+hashes) has no secret-like name before it and is kept.
 Regex-based, so a novel format may pass (spec §10 risk); fixtures guard the known ones.
 """
 
@@ -41,6 +43,18 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
     ("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), 0),
     ("bearer_token", re.compile(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1),
     ("api_key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0),
+    (
+        "private_key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.S,
+        ),
+        0,
+    ),
+    ("url_password", re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:([^\s@/]{3,})@"), 1),
+    ("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
+    ("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0),
+    ("stripe_key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"), 0),
     (
         "secret",
         re.compile(
@@ -78,3 +92,14 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
 def redact_text(text: str) -> str:
     """:func:`redact` without the counts."""
     return redact(text)[0]
+
+
+def redact_value(value: object) -> object:
+    """Redact every string inside a JSON-like value (metadata), keys kept."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: redact_value(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v) for v in value]
+    return value

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from . import __version__
 from .app import App, project_root
+from .redact import redact_text
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -55,6 +56,32 @@ def _tool_error(name: str, exc: BaseException):
     )
 
 
+def check_text_arguments(tool: str, arguments: dict[str, Any]) -> None:
+    """Refuse strings that cannot be encoded as UTF-8 (lone surrogates such as ``\\ud800``):
+    the answer echoing them could not be written to the transport. Raises the SDK's
+    ``ToolError`` naming the argument."""
+    from mcp.server.mcpserver.exceptions import ToolError
+
+    def bad(value: Any) -> bool:
+        if isinstance(value, str):
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                return True
+            return False
+        if isinstance(value, dict):
+            return any(bad(k) or bad(v) for k, v in value.items())
+        if isinstance(value, list | tuple):
+            return any(bad(v) for v in value)
+        return False
+
+    for key, value in arguments.items():
+        if bad(value):
+            raise ToolError(
+                f"{key}: contains a lone UTF-16 surrogate (invalid text); send valid UTF-8"
+            )
+
+
 def build_server(app: App) -> MCPServer:
     """An ``MCPServer`` with every ctx-tree tool registered over ``app``."""
     from mcp.server.mcpserver import MCPServer
@@ -73,11 +100,12 @@ def build_server(app: App) -> MCPServer:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     async def run(name: str, handler: Any, **kwargs: Any) -> str:
+        check_text_arguments(name, kwargs)
         # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
         # costs about a millisecond of the round trip. Walkers use their own thread and
         # connection, so nothing here waits on them.
         try:
-            return handler(app, **kwargs)
+            return redact_text(handler(app, **kwargs))
         except Exception as exc:
             raise _tool_error(name, exc) from None
 
@@ -120,16 +148,19 @@ def build_server(app: App) -> MCPServer:
         context_lines: int = 0,
         budget_tokens: Budget = 2000,
     ) -> str:
+        check_text_arguments("ctx_tree_grep", {"pattern": pattern, "path": path, "glob": glob})
         try:
-            return await t_grep.grep(
-                app,
-                pattern=pattern,
-                path=path,
-                glob=glob,
-                ignore_case=ignore_case,
-                fixed_strings=fixed_strings,
-                context_lines=context_lines,
-                budget_tokens=budget_tokens,
+            return redact_text(
+                await t_grep.grep(
+                    app,
+                    pattern=pattern,
+                    path=path,
+                    glob=glob,
+                    ignore_case=ignore_case,
+                    fixed_strings=fixed_strings,
+                    context_lines=context_lines,
+                    budget_tokens=budget_tokens,
+                )
             )
         except Exception as exc:
             raise _tool_error("ctx_tree_grep", exc) from None

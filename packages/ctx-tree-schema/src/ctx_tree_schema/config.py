@@ -124,6 +124,8 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path}: not UTF-8 text; expected a JSON object") from None
+    if not text.strip():
+        return {}  # an empty file configures nothing
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

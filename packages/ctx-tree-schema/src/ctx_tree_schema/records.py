@@ -74,9 +74,9 @@ def _enum_tuple(key: str, value: Any, enum: type[StrEnum]) -> tuple[Any, ...] | 
 def _epoch(key: str, value: Any) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63:
         raise ValueError(
-            f"filters.{key}: expected epoch milliseconds (an integer >= 0), got {value!r}"
+            f"filters.{key}: expected epoch milliseconds (an integer from 0 to 2**63-1), got {value!r}"
         )
     return value
 

@@ -109,11 +109,14 @@ def compose(
         raise ToolInputError("weights", str(exc)) from None
     chosen = [i.id for i in plan.included] + ([plan.truncated.id] if plan.truncated else [])
     nodes.update(app.store.get_many(chosen))
+    withheld = [nid for nid in chosen if app.hidden(nodes.get(nid))]
     parts: list[str] = []
     for inc in plan.included:
+        if inc.id in withheld:
+            continue
         node = nodes[inc.id]
         parts.append(_header(node) + _body(node, node.content))
-    if plan.truncated:
+    if plan.truncated and plan.truncated.id not in withheld:
         node = nodes[plan.truncated.id]
         head = _header(node)
         body, _ = fit_lines(
@@ -121,6 +124,8 @@ def compose(
         )
         parts.append(head + body + "[…truncated]\n")
     manifest = Manifest(f"compose from {len(seed_ids)} seed(s), depth {depth}")
+    if withheld:
+        manifest.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
     manifest.lines.extend(
         line for line in render_manifest(plan, max_dropped=12).splitlines() if line.strip()
     )

@@ -36,6 +36,10 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
             "node_id",
             f"no node {node_id!r} in this project's store; use ctx_tree_search to find one",
         )
+    if app.hidden(node):
+        raise ToolInputError(
+            "node_id", f"node {node.id} comes from a file on the denylist; it is not shown"
+        )
     content = node.content
     if offset > len(content):
         raise ToolInputError("offset", f"{offset} is past the end ({len(content)} characters)")

@@ -26,6 +26,10 @@ def _node(app: App, node_id: str):
         raise ToolInputError(
             "node_id", f"no node {node_id!r}; use ctx_tree_search or ctx_tree_recent to find one"
         )
+    if app.hidden(node):
+        raise ToolInputError(
+            "node_id", f"node {node.id} comes from a file on the denylist; it is not shown"
+        )
     return node
 
 
@@ -56,7 +60,9 @@ def neighbors(
             ) from None
     start = _node(app, node_id)
     found = app.store.neighbors(start.id, depth=depth, edge_kinds=kinds, limit=limit + 1)
-    rows = [line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit]]
+    rows = [
+        line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit] if not app.hidden(n.node)
+    ]
     more = f"raise limit (now {limit})" if len(found) > limit else ""
     return render_listing(f"neighbors of {start.id} (depth {depth})", rows, more)
 
@@ -67,9 +73,8 @@ def path_to_root(app: App, node_id: str) -> str:
 
     start = _node(app, node_id)
     chain = app.store.path_to_root(start.id)
-    return render_listing(
-        f"path to root from {start.id}: {len(chain)} nodes", [line(n) for n in chain], ""
-    )
+    rows = [line(n) for n in chain if not app.hidden(n)]
+    return render_listing(f"path to root from {start.id}: {len(chain)} nodes", rows, "")
 
 
 def recent(app: App, since: int | None = None, kind: str | None = None, limit: int = 20) -> str:
@@ -80,8 +85,10 @@ def recent(app: App, since: int | None = None, kind: str | None = None, limit: i
     from ..describe import line
 
     limit = check_int(limit, "limit", 1, 200)
-    if since is not None and (isinstance(since, bool) or not isinstance(since, int) or since < 0):
-        raise ToolInputError("since", "expected epoch milliseconds (an integer >= 0)")
+    if since is not None and (
+        isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**63
+    ):
+        raise ToolInputError("since", "expected epoch milliseconds (an integer from 0 to 2**63-1)")
     if kind is not None:
         try:
             NodeKind(kind)
@@ -91,6 +98,6 @@ def recent(app: App, since: int | None = None, kind: str | None = None, limit: i
             ) from None
     filters = Filters(since=since, kind=(NodeKind(kind),) if kind else None)
     nodes = app.store.recent(limit=limit, filters=filters)
-    rows = [line(n, f" created_at={n.created_at}") for n in nodes]
+    rows = [line(n, f" created_at={n.created_at}") for n in nodes if not app.hidden(n)]
     more = f"raise limit (now {limit}) or pass since=" if len(nodes) == limit else ""
     return render_listing(f"recent: {len(nodes)} nodes", rows, more)

@@ -60,7 +60,13 @@ async def grep(
     target = app.policy.resolve(path or ".")
     if not target.absolute.exists():
         raise ToolInputError("path", f"{path!r} does not exist under the project root")
-    deny = app.policy.deny_patterns
+    if not (target.absolute.is_dir() or target.absolute.is_file()):
+        raise ToolInputError(
+            "path", f"{path!r} is not a regular file or directory (FIFO, device or socket)"
+        )
+    from ..paths import DENYLIST
+
+    deny = DENYLIST  # .ctx-tree/path.deny lines are enforced by the post-filter below
     args = build_args(
         pattern,
         target.relative,
@@ -164,6 +170,7 @@ def _render(
     shown: list[str] = []
     shown_matches = 0
     partial: str | None = None
+    partial_chars = 0  # stored characters of the partly shown file's lines already shown
     for p in stored:
         block_lines = lines[p]
         if total_m == 1 and len(block_lines) == 1:
@@ -175,7 +182,7 @@ def _render(
             blocks.append(block)
             room -= cost
             shown.append(p)
-            shown_matches += result.counts[p]
+            shown_matches += sum(_is_match(text) for text in block_lines)
             continue
         # Partial file: as many lines as fit, then stop listing matches.
         kept = [p]
@@ -191,6 +198,7 @@ def _render(
             blocks.append("\n".join(kept) + "\n")
             room -= used
             partial = p
+            partial_chars = sum(len(f"{p}:{text}\n") for text in kept[1:])
         break
     seen = set(shown) | ({partial} if partial else set())
     rest = [p for p in order if p not in seen]
@@ -206,14 +214,20 @@ def _render(
         more = len(rest) - len(names)
         manifest.add("other files", ", ".join(names) + (f" (+{more} more)" if more else ""))
     if shown_matches < total_m or partial or rest:
-        offset = sum(len(per_file[p]) for p in shown)
+        offset = sum(len(per_file[p]) for p in shown) + partial_chars
         manifest.add(
             "shown", f"{shown_matches} of {total_m} matches in {len(seen)} of {total_f} files"
         )
-        manifest.add(
-            "next",
-            call("ctx_tree_get", node_id=node_id, offset=offset) + " or narrow with path=/glob=",
-        )
+        if offset < sum(len(t) for t in per_file.values()):
+            manifest.add(
+                "next",
+                call("ctx_tree_get", node_id=node_id, offset=offset)
+                + " or narrow with path=/glob=",
+            )
+        else:
+            manifest.add(
+                "next", "the rest was not stored (over capture.maxBytes): narrow with path=/glob="
+            )
     return finish("".join(blocks), manifest, budget, full_tokens, "full output")
 
 

@@ -207,17 +207,30 @@ def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
         hint = f"nearest: {', '.join(close)}" if close else f"{len(names)} symbols in the file"
         raise ToolInputError(
             "symbol",
-            f"{symbol!r} not found in {view.relative} ({hint}); call ctx_tree_read(path) for the outline",
+            f"{symbol!r} not found in {view.relative} ({hint}); call ctx_tree_read(path) for the outline"
+            + _truncation_hint(view),
         )
     label = f"## {entry.name} ({entry.kind}) L{entry.start}-{entry.end}"
     return _range_answer(view, entry.start, entry.end, budget, label)
+
+
+def _truncation_hint(view: FileView) -> str:
+    """For a file stored truncated: where the stored part ends and how to get the rest."""
+    if not view.root.truncated:
+        return ""
+    kept = view.root.metadata.get("truncated_at_bytes", 0)
+    return (
+        f"; the file ({view.root.original_bytes:,} bytes) is stored only up to line {view.total_lines}"
+        f" ({kept:,} bytes, capture.maxBytes): raise capture.maxBytes in .ctx-tree/config.json for the rest"
+    )
 
 
 def _by_lines(view: FileView, first: int, last: int | None, budget: int) -> str:
     total = view.total_lines
     if first > max(total, 1):
         raise ToolInputError(
-            "start_line", f"{first} is past the end of {view.relative} ({total} lines)"
+            "start_line",
+            f"{first} is past the end of {view.relative} ({total} lines){_truncation_hint(view)}",
         )
     last = min(last or total, total)
     return _range_answer(view, first, last, budget, "")

@@ -45,7 +45,9 @@ def search(
         parsed = Filters.from_mapping(filters)
     except ValueError as exc:
         raise ToolInputError("filters", str(exc)) from None
-    hits = app.store.search(query, limit=limit, filters=parsed)
+    hits = [
+        h for h in app.store.search(query, limit=limit, filters=parsed) if not app.hidden(h.node)
+    ]
     rows = []
     for hit in hits:
         snippet = " ".join(hit.snippet.split())[:160]
