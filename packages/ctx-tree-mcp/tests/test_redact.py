@@ -79,3 +79,21 @@ def test_each_secret_kind_is_redacted(text, tag, secret):
 def test_ordinary_values_are_kept(text):
     out, counts = redact(text)
     assert out == text and counts == {}
+
+
+@pytest.mark.parametrize(
+    ("text", "tag"),
+    [
+        (
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----",
+            "private_key",
+        ),
+        ("DATABASE_URL=postgres://admin:hunter2hunter2@db.example.com/app", "url_password"),
+        ("slack: xoxb-1234567890-abcdefghijkl", "slack_token"),
+        ("maps key AIzaSyA1234567890abcdefghijklmnopqrstuv", "google_api_key"),
+        ("stripe sk_live_abcdefghijklmnop1234", "stripe_key"),
+    ],
+)
+def test_more_standard_formats_are_redacted(text, tag):
+    out, counts = redact(text)
+    assert counts.get(tag) == 1 and f"[REDACTED:{tag}]" in out
