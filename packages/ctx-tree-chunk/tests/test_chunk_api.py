@@ -172,10 +172,10 @@ def test_import_is_cheap_and_lazy():
 def test_every_tree_sitter_language_ships_a_query():
     from importlib import resources
 
-    from ctx_tree_chunk._languages import TREE_SITTER_LANGUAGES
+    from ctx_tree_chunk._languages import TREE_SITTER_LANGUAGES, query_file
 
     queries = resources.files("ctx_tree_chunk").joinpath("queries")
     for lang in TREE_SITTER_LANGUAGES:
-        assert queries.joinpath(f"{lang}.scm").is_file(), lang
+        assert queries.joinpath(query_file(lang)).is_file(), lang
         cf = chunk_bytes(b"x\n", language=lang)
         assert cf.chunks[0].chunking == "tree-sitter"

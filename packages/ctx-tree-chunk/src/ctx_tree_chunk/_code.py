@@ -56,7 +56,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
-from ._languages import TREE_SITTER_LANGUAGES
+from ._languages import TREE_SITTER_LANGUAGES, query_file
 from ._text import Lines, emit_split, finalize
 from ._types import Chunk, Symbol
 
@@ -80,7 +80,9 @@ def _language(language: str) -> tuple[Language, Query, tuple[_PatternInfo, ...]]
     from tree_sitter_language_pack import get_language
 
     lang = get_language(TREE_SITTER_LANGUAGES[language])  # type: ignore[arg-type]
-    source = resources.files(__package__).joinpath("queries", f"{language}.scm").read_text("utf-8")
+    source = (
+        resources.files(__package__).joinpath("queries", query_file(language)).read_text("utf-8")
+    )
     query = Query(lang, source)
     raw = source.encode("utf-8")
     infos = []

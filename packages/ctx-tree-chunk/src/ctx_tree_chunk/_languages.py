@@ -6,7 +6,7 @@ import os
 import re
 
 # Languages parsed with tree-sitter: name -> grammar name in tree-sitter-language-pack.
-# Each needs a definitions query in ``queries/<name>.scm``.  Adding a language means
+# Each needs a definitions query in ``queries/<name>.scm`` (or an entry in QUERY_OF).  Adding a language means
 # adding an entry here and a query file; the chunker itself is language-agnostic.
 TREE_SITTER_LANGUAGES: dict[str, str] = {
     "python": "python",
@@ -25,6 +25,15 @@ TREE_SITTER_LANGUAGES: dict[str, str] = {
     "swift": "swift",
     "bash": "bash",
 }
+
+# Languages whose definitions query is another language's file (same node types).
+QUERY_OF: dict[str, str] = {"tsx": "typescript"}
+
+
+def query_file(language: str) -> str:
+    """File name under ``queries/`` holding ``language``'s definitions query."""
+    return f"{QUERY_OF.get(language, language)}.scm"
+
 
 # Languages chunked by structure without a grammar (see ``_structure.py``).
 STRUCTURE_LANGUAGES: tuple[str, ...] = ("markdown", "json", "yaml", "toml")
