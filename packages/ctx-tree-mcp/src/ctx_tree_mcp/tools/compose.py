@@ -115,6 +115,8 @@ def compose(
         if inc.id in withheld:
             continue
         node = nodes[inc.id]
+        if node.kind.value == "session" and not node.content:
+            continue  # an empty spine root: its id is in the manifest, a header would be noise
         parts.append(_header(node) + _body(node, node.content))
     if plan.truncated and plan.truncated.id not in withheld:
         node = nodes[plan.truncated.id]
