@@ -134,7 +134,7 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
         if isinstance(native, int):
             native_total += native
             returned_total += returned
-        table_rows.append([action[:48], str(target)[:48], native, returned, kept])
+        table_rows.append([action[:48], _tail(str(target), 44), native, returned, kept])
     table = tabulate(
         table_rows, headers=["action", "target", "native tokens", "ctx-tree tokens", "kept"]
     )
@@ -145,6 +145,11 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
         f"{'the store' if keep else 'a temporary store (--keep uses the real one)'} for recall.\n"
     )
     return table + "\n" + summary
+
+
+def _tail(text: str, width: int) -> str:
+    """``text`` cut to its last ``width`` characters, marked with a leading ellipsis."""
+    return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
 def _outline(app, src: Path) -> list[tuple]:
