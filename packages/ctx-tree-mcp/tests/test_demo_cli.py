@@ -1,0 +1,31 @@
+"""``ctx-tree demo`` on a real tree: a table of native vs returned tokens and a summary."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from ctx_tree_mcp.cli import main
+
+
+def test_demo_reports_savings_on_real_sources(root, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "untouched"))
+    main(["demo", str(root), "--files", "2"])
+    out = capsys.readouterr().out
+    assert "read symbol=" in out and "read query=" in out and "grep " in out
+    m = re.search(
+        r"ctx-tree returned ([\d,]+) tokens where native Read/rg would have returned ([\d,]+)", out
+    )
+    assert m
+    returned, native = (int(g.replace(",", "")) for g in m.groups())
+    assert 0 < returned < native
+    assert not (tmp_path / "untouched").exists()  # the demo used a temporary store
+
+
+def test_cli_argument_errors_exit_2_and_name_the_argument(root, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.chdir(root)
+    with pytest.raises(SystemExit) as exc:
+        main(["read", ".env"])
+    assert exc.value.code == 2
+    assert "path:" in capsys.readouterr().err
