@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
@@ -58,36 +57,13 @@ def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-_B32 = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
-_PAIRS = tuple(x + y for x in _B32 for y in _B32)  # 10 bits → 2 Crockford digits
-_ulid_lock = threading.Lock()
-_ulid_last = [-1, 0, ""]  # last timestamp (ms), last 80-bit random part, encoded timestamp
-
-
-def _b32(value: int, pairs: int) -> str:
-    return "".join(_PAIRS[(value >> shift) & 1023] for shift in range(10 * pairs - 10, -1, -10))
-
-
 def new_id() -> str:
-    """A fresh ULID string (26 Crockford base-32 chars, time-sortable).
+    """A fresh ULID string (26 Crockford base-32 chars, time-sortable), from python-ulid,
+    whose default generator is strictly monotonic within the process, so ``sorted(ids)`` is
+    creation order; across processes its 80 random bits keep ids unique."""
+    from ulid import ULID
 
-    Monotonic within the process: ids made in the same millisecond (or after the clock went
-    back) increment the previous random part, so ``sorted(ids)`` is creation order; across
-    processes the 80 random bits keep ids unique.
-    """
-    ms = time.time_ns() // 1_000_000
-    with _ulid_lock:
-        last_ms, last_rand, prefix = _ulid_last
-        if ms <= last_ms:
-            ms, rand = last_ms, last_rand + 1
-            if rand >> 80:  # 2**80 ids in one millisecond: borrow the next one
-                ms, rand, prefix = ms + 1, int.from_bytes(os.urandom(10), "big") >> 1, ""
-        else:
-            rand, prefix = int.from_bytes(os.urandom(10), "big") >> 1, ""  # room to increment
-        if not prefix:
-            prefix = _b32(ms & 0xFFFF_FFFF_FFFF, 5)
-        _ulid_last[:] = [ms, rand, prefix]
-    return prefix + _b32(rand, 8)
+    return str(ULID())
 
 
 def content_hash(content: str) -> str:
