@@ -159,3 +159,20 @@ def test_secrets_in_files_are_redacted_before_insert_and_in_answers(app, root):
     assert key not in text and "[REDACTED:aws_access_key]" in text
     dump = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get
     assert key not in dump
+
+
+def test_usage_counters_reach_the_store_in_batches_and_at_close(root, tmp_path):
+    from ctx_tree_mcp.app import COUNTER_FLUSH_CALLS, App
+    from ctx_tree_store import Store
+
+    app = App(root, home=tmp_path / "counters")
+    read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    assert app.store.counters().get("reads", 0) == 0  # kept in memory: no write per call
+    for _ in range(COUNTER_FLUSH_CALLS - 1):
+        read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    assert app.store.counters()["reads"] == COUNTER_FLUSH_CALLS
+    read(app, "src/decoder.py", symbol="JSONDecoder.decode")
+    path = app.store_file
+    app.close()
+    with Store.open(path) as store:
+        assert store.counters()["reads"] == COUNTER_FLUSH_CALLS + 1

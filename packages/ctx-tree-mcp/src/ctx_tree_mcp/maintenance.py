@@ -32,6 +32,7 @@ def stats(app: App) -> str:
     calls would have returned natively (the sources read or grepped, as numbered lines)."""
     from tabulate import tabulate
 
+    app.flush_counters()
     counts = app.store.counts()
     counters = app.store.counters()
     statuses = ["pending", "live", "stale", "superseded", "pruned"]

@@ -137,5 +137,5 @@ def compose(
         + (plan.truncated.total_tokens if plan.truncated else 0)
     )
     text = finish("".join(parts), manifest, budget, total, "candidates")
-    app.store.bump(tokens_served=estimate_tokens(text))
+    app.count(tokens_served=estimate_tokens(text))
     return text

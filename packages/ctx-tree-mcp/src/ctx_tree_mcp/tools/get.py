@@ -68,5 +68,5 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
         estimate_tokens(content),
         "node",
     )
-    app.store.bump(tokens_served=estimate_tokens(text))
+    app.count(tokens_served=estimate_tokens(text))
     return text

@@ -127,7 +127,7 @@ async def grep(
         original_bytes=None if result.kept_all else result.output_bytes,
     )
     text = _render(app, result, order, stored, lines, per_file, node_id, budget)
-    app.store.bump(
+    app.count(
         tokens_served=estimate_tokens(text), tokens_source=(result.output_bytes + 3) // 4, greps=1
     )
     return text
