@@ -67,12 +67,46 @@ _RULES: tuple[tuple[str, re.Pattern[str], int], ...] = (
 )
 
 
+#: Lower-case literals one of which every match of a rule contains: a rule's regex runs only
+#: when the text holds one of them (substring tests are ~100x cheaper than the regexes, and
+#: most text holds no secret).
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "openai_api_key": ("openai_api_key",),
+    "anthropic_api_key": ("anthropic_api_key",),
+    "aws_access_key": ("akia", "asia", "abia", "acca"),
+    "aws_secret_key": ("secret",),
+    "github_token": ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+    "jwt": ("eyj",),
+    "bearer_token": ("bearer",),
+    "api_key": ("sk-",),
+    "private_key": ("-----begin",),
+    "url_password": ("://",),
+    "slack_token": ("xox",),
+    "google_api_key": ("aiza",),
+    "stripe_key": ("_live_", "_test_"),
+    "secret": (
+        "secret",
+        "token",
+        "passw",
+        "api_key",
+        "api-key",
+        "apikey",
+        "private",
+        "access",
+        "credential",
+    ),
+}
+
+
 def redact(text: str) -> tuple[str, dict[str, int]]:
     """Return ``text`` with secrets replaced and ``{tag: count}`` of what was replaced."""
     counts: dict[str, int] = {}
     if not text:
         return text, counts
+    lowered = text.lower()
     for tag, pattern, group in _RULES:
+        if not any(t in lowered for t in _TRIGGERS[tag]):
+            continue
 
         def _sub(m: re.Match[str], tag: str = tag, group: int = group) -> str:
             if "[REDACTED:" in m.group(0):
