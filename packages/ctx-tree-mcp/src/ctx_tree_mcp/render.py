@@ -26,10 +26,6 @@ def call(tool: str, **args: object) -> str:
     return f"{tool}({', '.join(parts)})"
 
 
-def short_id(node_id: str) -> str:
-    return node_id
-
-
 @dataclass
 class Manifest:
     """Lines of the manifest; ``render()`` joins them under a ``-- ctx-tree`` header."""
@@ -46,6 +42,7 @@ class Manifest:
 
 
 def tokens_line(returned: int, whole: int, what: str) -> str:
+    """``"<returned> returned of <whole> in <what> (<pct>%)"``, both in estimated tokens."""
     pct = f" ({returned * 100 // whole}%)" if whole else ""
     return f"{returned:,} returned of {whole:,} in {what}{pct}"
 
@@ -53,19 +50,20 @@ def tokens_line(returned: int, whole: int, what: str) -> str:
 def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str) -> str:
     """Body + manifest with the ``tokens`` line, guaranteed within ``budget`` tokens.
 
-    The body is expected to have been fitted already; if the total still exceeds the budget
+    ``budget`` and ``tokens_of_source`` are estimated tokens (:func:`estimate_tokens`). The
+    body is expected to have been fitted already; if the total still exceeds the budget
     (manifest larger than reserved) the body is cut at a line boundary and says so.
     """
     from .budget import fit_lines
 
+    rendered = manifest.render()
+
     def assemble(b: str) -> str:
-        m = Manifest(manifest.head, list(manifest.lines))
-        m.add("tokens", tokens_line(estimate_tokens(b) + 0, tokens_of_source, what))
-        text = b + m.render()
-        # the tokens line reports the whole answer's size
-        m2 = Manifest(manifest.head, list(manifest.lines))
-        m2.add("tokens", tokens_line(estimate_tokens(text), tokens_of_source, what))
-        return b + m2.render()
+        # The tokens line reports the whole answer, itself included: its own length is
+        # estimated from a draft with the same figures' widths.
+        draft = tokens_line(estimate_tokens(b + rendered), tokens_of_source, what)
+        size = estimate_tokens(b + rendered + f"tokens: {draft}\n")
+        return b + rendered + f"tokens: {tokens_line(size, tokens_of_source, what)}\n"
 
     text = assemble(body)
     if estimate_tokens(text) <= budget:
