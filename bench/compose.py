@@ -1,4 +1,4 @@
-"""Compose over a real store (issue 6): depth-2 ``ctx_tree_compose`` from random chunk seeds.
+"""Compose over a real store: depth-2 ``ctx_tree_compose`` from random chunk seeds.
 
 Builds (once, cached under --home) a store by reading every Python file of the CPython
 standard library through the ``ctx_tree_read`` handler, so the nodes are real chunks, then

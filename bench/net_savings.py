@@ -1,4 +1,4 @@
-"""Net token savings on the public evaluation, after paying for the tool surface (issue 9).
+"""Net token savings on the public evaluation, after paying for the tool surface.
 
 Reads the driver's per-call rows (``bench/results/eval-public.details.jsonl``), sums what
 native Read/Grep would have returned minus what ctx-tree returned for the read and grep

@@ -1,4 +1,4 @@
-"""Tool round trips through the official MCP client over stdio (issue 5).
+"""Tool round trips through the official MCP client over stdio.
 
 1. cached ``ctx_tree_read(symbol=…)``: p50/p95 of N calls after a first (parsing) read;
 2. ``ctx_tree_grep`` over the CPython standard library vs plain ``rg -n`` of the same

@@ -1,4 +1,4 @@
-"""Tool round-trip latency with the walkers busy vs idle (issue 7).
+"""Tool round-trip latency with the walkers busy vs idle.
 
     uv run python bench/walkers.py [--calls 200] [--pending 50000] [--roots 20000]
 

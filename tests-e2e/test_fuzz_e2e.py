@@ -1,4 +1,4 @@
-"""No input crashes the server (issue 5): thousands of random tool calls over stdio, then a valid read."""
+"""No input crashes the server: thousands of random tool calls over stdio, then a valid read."""
 
 from __future__ import annotations
 

@@ -287,7 +287,7 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
     assert "calc.py" in text and "ctx-tree" in text  # the manifest came back too
     final = next(e for e in events if e.get("type") == "result")
     assert final.get("subtype") == "success" and run.returncode == 0
-    # the model saw the slice; the store sits at the default ~/.ctx-tree (spec §2)
+    # the model saw the slice; the store sits at the default ~/.ctx-tree (docs/configuration.md)
     assert any(
         "plugin-e2e-marker" in json.dumps(r["body"].get("messages")) for r in handler.requests
     )

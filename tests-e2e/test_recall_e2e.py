@@ -1,4 +1,4 @@
-"""Recall over stdio: search filters and modes, compose, neighbors, path_to_root, recent, note, get (issue 6)."""
+"""Recall over stdio: search filters and modes, compose, neighbors, path_to_root, recent, note, get."""
 
 from __future__ import annotations
 

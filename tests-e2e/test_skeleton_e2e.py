@@ -1,4 +1,4 @@
-"""The walking skeleton over real stdio: list, read, grep, search, refusals (issue 2)."""
+"""The walking skeleton over real stdio: list, read, grep, search, refusals."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""compose(): BFS, scoring, status filter and greedy packing (spec §4)."""
+"""compose(): BFS, scoring, status filter and greedy packing (docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""ctx_tree_grep contract: grouping, budget, storage, denylist, errors (issue 5)."""
+"""ctx_tree_grep contract: grouping, budget, storage, denylist, errors."""
 
 from __future__ import annotations
 

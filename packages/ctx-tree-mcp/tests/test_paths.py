@@ -1,4 +1,4 @@
-"""Path policy (spec §4): denylist, root escapes, symlinks and special files are refused."""
+"""Path policy (docs/security.md): denylist, root escapes, symlinks and special files are refused."""
 
 from __future__ import annotations
 

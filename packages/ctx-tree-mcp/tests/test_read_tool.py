@@ -1,4 +1,4 @@
-"""ctx_tree_read contract: modes, budgets, manifest, cache, truncation, errors (issue 5)."""
+"""ctx_tree_read contract: modes, budgets, manifest, cache, truncation, errors."""
 
 from __future__ import annotations
 

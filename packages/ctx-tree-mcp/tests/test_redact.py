@@ -1,4 +1,4 @@
-"""Redaction (spec §7): one fixture per kind; ordinary hex is kept."""
+"""Redaction (docs/security.md): one fixture per kind; ordinary hex is kept."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Spec §11: "Three v1 walkers run on schedule; pending → live → stale → pruned transitions
+"""docs/walkers.md: "Three v1 walkers run on schedule; pending → live → stale → pruned transitions
 observable in DB" — through the real tool handlers and a coordinator on a fake clock."""
 
 from __future__ import annotations

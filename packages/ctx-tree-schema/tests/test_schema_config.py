@@ -1,4 +1,4 @@
-"""Configuration (spec §2): defaults < $CTX_TREE_HOME/config.json < <root>/.ctx-tree/config.json."""
+"""Configuration (docs/configuration.md): defaults < $CTX_TREE_HOME/config.json < <root>/.ctx-tree/config.json."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Files on disk (spec §7 hardening) and where the store lives (spec §2)."""
+"""Files on disk (docs/security.md hardening) and where the store lives (docs/configuration.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Status machine of spec §3 through the store: legal moves, typed errors, atomicity."""
+"""Status machine of docs/data-model.md through the store: legal moves, typed errors, atomicity."""
 
 from __future__ import annotations
 

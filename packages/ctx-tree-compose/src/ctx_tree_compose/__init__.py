@@ -1,5 +1,5 @@
 """Budgeted context packing: THE token estimator, budget helpers, and the compose
-algorithm (spec §4) over a small :class:`GraphSource` protocol.
+algorithm (docs/tools.md) over a small :class:`GraphSource` protocol.
 
 Depends on nothing but the standard library, so other projects can reuse it without the
 ctx-tree store. Everything public is listed in ``__all__``; other modules are private.

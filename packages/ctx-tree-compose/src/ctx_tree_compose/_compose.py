@@ -1,4 +1,4 @@
-"""The compose algorithm of spec §4: BFS from seeds, score, pack greedily into a budget."""
+"""The compose algorithm of docs/tools.md: BFS from seeds, score, pack greedily into a budget."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from dataclasses import dataclass, fields
 
 from ._graph import GraphSource, NodeInfo
 
-#: Deepest BFS compose accepts (spec §5: graph walks cap depth at 5).
+#: Deepest BFS compose accepts (docs/tools.md: graph walks cap depth at 5).
 MAX_DEPTH = 5
 #: The first node that does not fit whole is cut to the remaining budget only when at
 #: least this many tokens remain; a shorter slice is rarely worth its header.
@@ -18,7 +18,7 @@ MIN_TRUNCATE_TOKENS = 16
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """Relevance weights: ``dist·1/(1+d) + recency·decay + query·q`` (spec §4 defaults).
+    """Relevance weights: ``dist·1/(1+d) + recency·decay + query·q`` (docs/tools.md defaults).
 
     ``query`` only counts when compose is given a query; without one its share is simply
     absent — the other weights are NOT renormalised, so scores then top out at
@@ -142,7 +142,7 @@ def compose(
     overhead_tokens: Callable[[str], int] | None = None,
     max_candidates: int = 2000,
 ) -> ComposePlan:
-    """Choose which nodes around ``seed_ids`` fit in ``budget_tokens`` (spec §4).
+    """Choose which nodes around ``seed_ids`` fit in ``budget_tokens`` (docs/tools.md).
 
     1. BFS from the seeds (distance 0) over ``source.neighbors`` up to ``depth`` hops.
        Nodes one hop past the cap are reported as dropped ``"depth"`` (not expanded).

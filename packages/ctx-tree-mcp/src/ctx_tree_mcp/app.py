@@ -65,7 +65,7 @@ class App:
 
     @cached_property
     def config(self) -> Config:
-        """Merged configuration (spec §2). Raises ``ConfigError`` for a malformed file."""
+        """Merged configuration (docs/configuration.md). Raises ``ConfigError`` for a malformed file."""
         from ctx_tree_schema import load_config
         from ctx_tree_store import ctx_tree_home
 

@@ -1,4 +1,4 @@
-"""File reads through the store (data model seed, "Cache behavior").
+"""File reads through the store (docs/data-model.md, "Cache behavior").
 
 A file is stored as a root ``file_chunk`` node (``is_file_root``; content = the outline) and its
 chunk nodes, which tile the file. An unchanged file (same mtime, size and sha256 of its bytes) is

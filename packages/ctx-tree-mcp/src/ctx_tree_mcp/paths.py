@@ -1,7 +1,7 @@
-"""Path policy (spec §4): resolve a tool's ``path`` inside the project root, or refuse it.
+"""Path policy (docs/security.md): resolve a tool's ``path`` inside the project root, or refuse it.
 
 Refused, before any file is opened and before any store write: paths that resolve outside the
-root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the spec §4
+root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the docs/security.md
 denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec) — checked on
 both the path as given and the symlink-resolved path — and, for reads, anything that is not a
 regular file (directories, FIFOs, devices, sockets).
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from .errors import ToolInputError
 
-#: Spec §4 denylist, verbatim.
+#: docs/security.md denylist, verbatim.
 DENYLIST: tuple[str, ...] = (
     ".env*",
     ".envrc",
@@ -56,7 +56,7 @@ class PathPolicy:
 
     @cached_property
     def deny_patterns(self) -> tuple[str, ...]:
-        """Spec §4 patterns plus the lines of ``<root>/.ctx-tree/path.deny`` (extends, never replaces)."""
+        """docs/security.md patterns plus the lines of ``<root>/.ctx-tree/path.deny`` (extends, never replaces)."""
         extra: list[str] = []
         deny_file = self.root / ".ctx-tree" / "path.deny"
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -119,7 +119,8 @@ class PathPolicy:
         lexical_rel = lexical.relative_to(self.root).as_posix()
         if self.is_denied(lexical_rel):
             raise ToolInputError(
-                argument, f"{path!r} matches the secret-file denylist (spec §4); it is never read"
+                argument,
+                f"{path!r} matches the secret-file denylist (docs/security.md); it is never read",
             )
         try:
             real = lexical.resolve(strict=False)
@@ -132,7 +133,8 @@ class PathPolicy:
         rel = real.relative_to(self.root).as_posix() if real != self.root else "."
         if self.is_denied(rel):
             raise ToolInputError(
-                argument, f"{path!r} points at a denylisted secret file (spec §4); it is never read"
+                argument,
+                f"{path!r} points at a denylisted secret file (docs/security.md); it is never read",
             )
         return ResolvedPath(real, rel)
 

@@ -1,4 +1,4 @@
-"""Secret redaction (spec §7), applied before every insert and to every answer.
+"""Secret redaction (docs/security.md), applied before every insert and to every answer.
 
 Each match is replaced in place by ``[REDACTED:<tag>]``. Covered: AWS access key ids and secret
 keys, GitHub tokens, JWTs (bare or after ``Bearer``), ``OPENAI_API_KEY=`` and
@@ -8,7 +8,7 @@ generic 32+ character hex/base64 values that follow a secret-like name (``secret
 PEM private key blocks, passwords in URLs (``scheme://user:password@host``), Slack tokens,
 Google API keys and Stripe keys are replaced too. Ordinary hex in code (git SHAs, lockfile
 hashes) has no secret-like name before it and is kept.
-Regex-based, so a novel format may pass (spec §10 risk); fixtures guard the known ones.
+Regex-based, so a novel format may pass (docs/security.md risk); fixtures guard the known ones.
 """
 
 from __future__ import annotations

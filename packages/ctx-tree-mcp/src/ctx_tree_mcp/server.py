@@ -263,7 +263,7 @@ def build_server(app: App) -> MCPServer:
 def compact_schema(schema: Any) -> Any:
     """The input schema without pydantic's generated ``title`` keys, ``default: null``, and with ``X | None``
     written as the plain type (``anyOf [X, null]`` → ``X``): the tool surface is context the
-    agent pays for on every turn (issue 5: all of ``tools/list`` ≤ 1,500 tokens)."""
+    agent pays for on every turn (all of ``tools/list`` ≤ 1,500 tokens)."""
     if isinstance(schema, dict):
         out = {}
         for key, value in schema.items():

@@ -1,4 +1,4 @@
-"""Configuration (spec §2): built-in defaults < ``$CTX_TREE_HOME/config.json`` < ``<root>/.ctx-tree/config.json``.
+"""Configuration (docs/configuration.md): built-in defaults < ``$CTX_TREE_HOME/config.json`` < ``<root>/.ctx-tree/config.json``.
 
 Files are shallow-merged by top-level key: a top-level key in a later file replaces the earlier
 value wholesale; sub-keys it leaves out fall back to the built-in default (not to the global file).
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: Built-in defaults, key for key as spec §2 (plus ``grep``, ours: ripgrep limits).
+#: Built-in defaults, key for key as docs/configuration.md (plus ``grep``, ours: ripgrep limits).
 DEFAULTS: dict[str, Any] = {
     "embeddingModel": "nomic-embed-text",
     "summarizerModel": "claude-haiku-4-5",
@@ -135,7 +135,7 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
 
 
 def load_config(home: Path, project_root: Path | None) -> Config:
-    """Load and merge ``home/config.json`` and ``project_root/.ctx-tree/config.json`` (spec §2)."""
+    """Load and merge ``home/config.json`` and ``project_root/.ctx-tree/config.json`` (docs/configuration.md)."""
     layers = []
     for path in (
         home / "config.json",

@@ -1,9 +1,9 @@
-"""The store's DDL as an ordered list of forward migrations (data model seed).
+"""The store's DDL as an ordered list of forward migrations (docs/data-model.md).
 
 Each migration is applied once, in order, inside one transaction, and the database's
 ``PRAGMA user_version`` records the last one applied. Never edit a released migration: add one.
 
-Migration 1 is the data model seed verbatim (tables, indexes, FTS5 over ``content``).
+Migration 1 is docs/data-model.md verbatim (tables, indexes, FTS5 over ``content``).
 Migration 2 adds ctx-tree's own search column (``terms``: symbol, path and identifier words
 split from camelCase/snake_case), re-creates the FTS5 table over a view of non-pruned nodes so
 pruned rows leave the index and ``integrity-check`` holds, and adds the walker lease table and
@@ -117,7 +117,7 @@ CREATE TABLE counters (
 
 #: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
 MIGRATIONS: tuple[Migration, ...] = (
-    Migration(1, "data model seed: nodes, edges, fts", _V1),
+    Migration(1, "docs/data-model.md: nodes, edges, fts", _V1),
     Migration(2, "search terms column, fts over non-pruned nodes, leases, counters", _V2),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

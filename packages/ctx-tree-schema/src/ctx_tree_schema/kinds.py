@@ -1,4 +1,4 @@
-"""Node kinds, node statuses and edge kinds (spec §3, data model seed)."""
+"""Node kinds, node statuses and edge kinds (docs/data-model.md)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from enum import StrEnum
 
 
 class NodeKind(StrEnum):
-    """What a node holds. The spine parent of each kind is given in the data model seed."""
+    """What a node holds. The spine parent of each kind is given in docs/data-model.md."""
 
     SESSION = "session"
     FILE_CHUNK = "file_chunk"
@@ -21,7 +21,7 @@ class NodeKind(StrEnum):
 
 
 class NodeStatus(StrEnum):
-    """Lifecycle of a node (spec §3 status state machine)."""
+    """Lifecycle of a node (docs/data-model.md status state machine)."""
 
     PENDING = "pending"
     LIVE = "live"
@@ -31,7 +31,7 @@ class NodeStatus(StrEnum):
 
 
 class EdgeKind(StrEnum):
-    """Lateral relationships kept in the ``edges`` table (data model seed)."""
+    """Lateral relationships kept in the ``edges`` table (docs/data-model.md)."""
 
     DERIVED_FROM = "derived_from"
     REFERENCES = "references"
@@ -40,7 +40,7 @@ class EdgeKind(StrEnum):
     FOLLOWS = "follows"
 
 
-#: Legal status transitions (spec §3): pending → live → stale → superseded → pruned,
+#: Legal status transitions (docs/data-model.md): pending → live → stale → superseded → pruned,
 #: with ``drop`` (row deletion) from pending handled by the store (``Store.drop``), plus what
 #: the tools and walkers need: live → superseded (a newer read replaced it directly),
 #: live/stale → pruned (the pruner), and stale → live (a re-read found the file unchanged).
@@ -55,5 +55,5 @@ TRANSITIONS: dict[NodeStatus, frozenset[NodeStatus]] = {
 
 
 def can_transition(old: NodeStatus | str, new: NodeStatus | str) -> bool:
-    """Return True when ``old → new`` is a legal status change (spec §3)."""
+    """Return True when ``old → new`` is a legal status change (docs/data-model.md)."""
     return NodeStatus(new) in TRANSITIONS[NodeStatus(old)]

@@ -1,4 +1,4 @@
-"""Typed shapes of ``nodes.metadata`` per node kind (data model seed, "Node kind reference").
+"""Typed shapes of ``nodes.metadata`` per node kind (docs/data-model.md, "Node kind reference").
 
 These are :class:`typing.TypedDict` s: documentation and static checking only. The store keeps
 ``metadata`` as a free JSON object and does not validate it at run time, so callers may add keys

@@ -11,11 +11,11 @@ from .kinds import EdgeKind, NodeKind, NodeStatus
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """One row of the ``nodes`` table (data model seed).
+    """One row of the ``nodes`` table (docs/data-model.md).
 
     Times (``mtime``, ``created_at``, ``updated_at``) are epoch milliseconds; ``original_bytes``
     is the UTF-8 byte size of the content before truncation at ``capture.maxBytes``.
-    ``metadata`` is the decoded JSON blob (per-kind keys in the data model seed).
+    ``metadata`` is the decoded JSON blob (per-kind keys in docs/data-model.md).
     """
 
     id: str
@@ -89,7 +89,7 @@ def _text(key: str, value: Any) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Filters:
-    """Search and listing filters (spec §5). Every field is optional; times are epoch ms inclusive
+    """Search and listing filters (docs/tools.md). Every field is optional; times are epoch ms inclusive
     and apply to ``created_at``.
 
     ``status`` defaults (when None) to live and pending nodes at the store level. ``session_id``
@@ -119,7 +119,7 @@ class Filters:
 
     @classmethod
     def from_mapping(cls, data: dict[str, Any] | None) -> Filters:
-        """Build filters from a JSON-like mapping (spec §5 shape; ``None`` means no filter).
+        """Build filters from a JSON-like mapping (docs/tools.md shape; ``None`` means no filter).
 
         Raises ``ValueError`` naming the key and what was expected for an unknown key,
         a wrong type, an unknown status or kind, or ``since > until``.

@@ -1,4 +1,4 @@
-"""ctx-tree's SQLite store: nodes, edges, FTS5 BM25 search, spine and edge walks (spec §2–§5).
+"""ctx-tree's SQLite store: nodes, edges, FTS5 BM25 search, spine and edge walks.
 
 Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``.
 """

@@ -1,4 +1,4 @@
-"""Where a project's store lives (spec §2): ``$CTX_TREE_HOME/<project-hash>/store.db``."""
+"""Where a project's store lives (docs/configuration.md): ``$CTX_TREE_HOME/<project-hash>/store.db``."""
 
 from __future__ import annotations
 
@@ -26,11 +26,11 @@ def _git(args: list[str], cwd: Path) -> str | None:
 
 
 def project_hash(workspace: Path) -> str:
-    """16 hex chars identifying the project (spec §2).
+    """16 hex chars identifying the project (docs/configuration.md).
 
     ``sha256(git_root + ":" + first_commit_sha)[:16]`` when ``workspace`` is inside a git
     repository with at least one commit; otherwise ``sha256(absolute_workspace_path)[:16]``.
-    Without a ``git`` executable the fallback applies (spec §6 soft dependency).
+    Without a ``git`` executable the fallback applies (docs/walkers.md soft dependency).
     """
     workspace = Path(workspace).resolve()
     root = _git(["rev-parse", "--show-toplevel"], workspace)

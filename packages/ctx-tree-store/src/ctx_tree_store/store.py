@@ -49,7 +49,7 @@ class NodeNotFound(StoreError, KeyError):
 
 
 class IllegalTransition(StoreError, ValueError):
-    """A status change the spec §3 state machine does not allow; nothing was changed."""
+    """A status change the docs/data-model.md state machine does not allow; nothing was changed."""
 
 
 def now_ms() -> int:
@@ -250,7 +250,7 @@ class Store:
         """Move nodes to ``status`` in one transaction; returns how many changed.
 
         A node already in ``status`` is left alone. Raises :class:`NodeNotFound` for an unknown id
-        and :class:`IllegalTransition` for a change spec §3 forbids; then nothing changes.
+        and :class:`IllegalTransition` for a change docs/data-model.md forbids; then nothing changes.
         """
         status = NodeStatus(status)
         ts = at if at is not None else now_ms()
@@ -264,7 +264,7 @@ class Store:
                     continue
                 if not can_transition(old, status):
                     raise IllegalTransition(
-                        f"node {node_id}: {old} → {status} is not allowed (spec §3)"
+                        f"node {node_id}: {old} → {status} is not allowed (docs/data-model.md)"
                     )
                 con.execute(_sql.SET_STATUS, (status.value, ts, node_id))
                 changed += 1
@@ -272,10 +272,10 @@ class Store:
 
     def supersede(self, new_id_: str, old_ids: str | Iterable[str]) -> None:
         """Write ``new --supersedes--> old`` and mark ``old`` superseded, for one old id or
-        several, in one transaction (data model seed).
+        several, in one transaction (docs/data-model.md).
 
         Raises :class:`NodeNotFound` for an unknown id, :class:`IllegalTransition` when an old
-        node cannot become superseded (spec §3) or is the new node itself; nothing changes then.
+        node cannot become superseded (docs/data-model.md) or is the new node itself; nothing changes then.
         """
         old_ids = [old_ids] if isinstance(old_ids, str) else list(old_ids)
         with self.transaction():
@@ -513,7 +513,7 @@ class Store:
 
         Any string is accepted: only its words are used, each as a quoted FTS5 string, so no
         FTS5 syntax error can occur; a query with no word returns ``[]``. ``limit`` is clamped
-        to 1..200. Filters as spec §5; by default live and pending nodes (pruned nodes are not
+        to 1..200. Filters as docs/tools.md; by default live and pending nodes (pruned nodes are not
         in the index at all).
 
         Strategy (bounded work on large stores). Each query word is probed by walking its

@@ -1,10 +1,10 @@
-"""ctx-tree's background walkers (spec §6): filter, staleness marker and pruner.
+"""ctx-tree's background walkers (docs/walkers.md): filter, staleness marker and pruner.
 
 * :class:`Coordinator` runs them on their intervals inside a server's asyncio loop, with the
   database work in a worker thread on its own connection and a cross-process lease per walker.
 * :func:`run_once` runs them once, synchronously (``ctx-tree walk``).
 * :class:`EmbeddingProvider` / :class:`SummarizerProvider` are the typed provider interfaces of
-  spec §11 (no implementation in v1).
+  docs/walkers.md (no implementation in v1).
 
 See ``docs/walkers.md``. Everything public is in ``__all__``.
 """

@@ -1,6 +1,6 @@
-"""The filter walker (spec §6): triage ``pending`` nodes into ``live`` or dropped.
+"""The filter walker (docs/walkers.md): triage ``pending`` nodes into ``live`` or dropped.
 
-A pending node is **dropped** (its row deleted, spec §3 ``drop``) when
+A pending node is **dropped** (its row deleted, docs/data-model.md ``drop``) when
 
 1. it is *too small*: fewer than ``capture.filterMinSize`` UTF-8 bytes of content (an empty
    grep answer is dropped too: the caller already got the whole answer in the tool result);

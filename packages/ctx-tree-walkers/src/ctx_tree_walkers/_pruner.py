@@ -1,4 +1,4 @@
-"""The pruner (spec §6): age stale and superseded nodes out, then delete old pruned rows.
+"""The pruner (docs/walkers.md): age stale and superseded nodes out, then delete old pruned rows.
 
 Per run, with ``now`` the run's time:
 

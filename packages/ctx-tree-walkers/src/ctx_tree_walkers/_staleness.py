@@ -1,4 +1,4 @@
-"""The staleness marker (spec §6): re-stat the source of every live file root.
+"""The staleness marker (docs/walkers.md): re-stat the source of every live file root.
 
 A live ``file_chunk`` root (``metadata.is_file_root``, ``parent_id`` NULL) records its source
 path (``metadata.path``, absolute), size (``metadata.size``) and mtime (the ``mtime`` column,

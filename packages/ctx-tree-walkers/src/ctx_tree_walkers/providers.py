@@ -1,11 +1,11 @@
-"""Provider interfaces of spec §11 (v1 ships the types, no implementation).
+"""Provider interfaces of docs/walkers.md (v1 ships the types, no implementation).
 
 The v1.1 walkers (``embedding_indexer``, ``summarizer``) will call these. They run in the
 walker coordinator's worker thread, so the methods are plain synchronous calls that may block
 on the network; they must be safe to call from a thread that is not the event loop's.
 
 A provider that is unavailable (Ollama not running, no ``ANTHROPIC_API_KEY``) raises
-:class:`ProviderUnavailable`; its walker then no-ops until the next tick (spec §6 "soft
+:class:`ProviderUnavailable`; its walker then no-ops until the next tick (docs/walkers.md "soft
 dependencies"), it never stops the server.
 """
 
@@ -23,7 +23,7 @@ class ProviderUnavailable(RuntimeError):
 
 @runtime_checkable
 class EmbeddingProvider(Protocol):
-    """Turns texts into fixed-size vectors (for ``nodes_vec``, spec §2 / §6 ``embedding_indexer``).
+    """Turns texts into fixed-size vectors (for ``nodes_vec``, docs/configuration.md / §6 ``embedding_indexer``).
 
     ``model`` is stored per row (``nodes_vec.embedding_model``) so vectors of different models
     are never compared; ``dimensions`` is the length of every vector :meth:`embed` returns.
@@ -50,7 +50,7 @@ class EmbeddingProvider(Protocol):
 
 @runtime_checkable
 class SummarizerProvider(Protocol):
-    """Writes a summary of a subtree (spec §6 ``summarizer``: a ``summary`` node hung under the
+    """Writes a summary of a subtree (docs/walkers.md ``summarizer``: a ``summary`` node hung under the
     subtree root, with a ``summarizes`` edge to each node covered)."""
 
     @property

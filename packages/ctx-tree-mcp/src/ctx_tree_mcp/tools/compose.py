@@ -1,4 +1,4 @@
-"""``ctx_tree_compose``: recall the context around seed nodes within a token budget (spec §4).
+"""``ctx_tree_compose``: recall the context around seed nodes within a token budget (docs/tools.md).
 
 BFS from the seeds over the spine and edges (depth ≤ 5), score each candidate
 ``w_dist/(1+dist) + w_recency·decay + w_query·fts`` (ctx-tree-compose documents the decay

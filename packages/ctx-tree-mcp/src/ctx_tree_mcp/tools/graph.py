@@ -1,4 +1,4 @@
-"""``ctx_tree_neighbors``, ``ctx_tree_path_to_root`` and ``ctx_tree_recent`` (spec §5)."""
+"""``ctx_tree_neighbors``, ``ctx_tree_path_to_root`` and ``ctx_tree_recent`` (docs/tools.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``ctx_tree_read``: a file's slice by symbol, line range or query, or its outline (issue 5).
+"""``ctx_tree_read``: a file's slice by symbol, line range or query, or its outline.
 
 Every answer holds real content checked against the file on disk (mtime, size and sha256):
 a cache hit only skips parsing; it is never an "unchanged" stub.

@@ -1,4 +1,4 @@
-"""``ctx_tree_search``: keyword search (FTS5, BM25) over everything stored (spec §5)."""
+"""``ctx_tree_search``: keyword search (FTS5, BM25) over everything stored (docs/tools.md)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ DESCRIPTION = (
     "Keyword search (BM25) over stored reads, greps and notes. Hits give path:lines, symbol and "
     "node_id (read with ctx_tree_get). filters: status, kind, since, until (epoch ms), parent_id, session_id."
 )
-#: spec §5: only keyword search exists in v1; the other modes are refused with this text.
+#: docs/tools.md: only keyword search exists in v1; the other modes are refused with this text.
 MODE_ERROR = "mode {mode!r} is not available: v1 has keyword search only (semantic and hybrid search are planned); use mode='keyword'"
 
 
@@ -29,7 +29,7 @@ def search(
     """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, best first, one per line:
     ``path:start-end symbol kind node_id=<id> score=<bm25> | snippet``.
 
-    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword`` (spec §5),
+    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword`` (docs/tools.md),
     a bad limit or malformed filters.
     """
     from ctx_tree_schema import Filters
