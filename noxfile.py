@@ -101,6 +101,14 @@ def lint(session: nox.Session) -> None:
     session.run(str(bindir / "ruff"), "format", "--check", ".", env=env, external=True)
 
 
+@nox.session
+def typecheck(session: nox.Session) -> None:
+    """mypy over the six packages' sources (settings in pyproject.toml ``[tool.mypy]``)."""
+    env = _sync(session, "lint", "--all-packages")
+    srcs = [str(p) for p in sorted((ROOT / "packages").glob("*/src"))]
+    session.run(_python("lint"), "-m", "mypy", *srcs, env=env, external=True)
+
+
 # --- build -----------------------------------------------------------------------------------
 
 #: What importing each wheel alone must give, and which console scripts it must install.
