@@ -21,8 +21,18 @@ __all__ = [
     "ChunkError",
     "ChunkedFile",
     "Symbol",
+    "__version__",
     "chunk_bytes",
     "chunk_file",
     "detect_language",
     "supported_languages",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-chunk")

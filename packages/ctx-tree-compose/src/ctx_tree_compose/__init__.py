@@ -9,6 +9,7 @@ from ._compose import (
     MAX_DEPTH,
     MIN_TRUNCATE_TOKENS,
     Candidate,
+    ComposeError,
     ComposePlan,
     Dropped,
     Included,
@@ -21,12 +22,11 @@ from ._graph import DictGraph, GraphSource, NodeInfo
 from ._manifest import render_manifest
 from ._tokens import estimate_tokens, fit_lines, tokens_for_chars
 
-__version__ = "0.1.0"
-
 __all__ = [
     "MAX_DEPTH",
     "MIN_TRUNCATE_TOKENS",
     "Candidate",
+    "ComposeError",
     "ComposePlan",
     "DictGraph",
     "Dropped",
@@ -36,9 +36,19 @@ __all__ = [
     "Truncated",
     "UnknownSeedError",
     "Weights",
+    "__version__",
     "compose",
     "estimate_tokens",
     "fit_lines",
     "render_manifest",
     "tokens_for_chars",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-compose")

@@ -117,7 +117,11 @@ class ComposePlan:
     capped: bool = False
 
 
-class UnknownSeedError(KeyError):
+class ComposeError(Exception):
+    """Base class of every error ``ctx_tree_compose`` raises."""
+
+
+class UnknownSeedError(ComposeError, KeyError):
     """Seed ids the graph source does not know. ``ids`` lists them in the order given."""
 
     def __init__(self, ids: Sequence[str]) -> None:

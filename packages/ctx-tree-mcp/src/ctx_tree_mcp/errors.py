@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 
-class ToolInputError(ValueError):
+class CtxTreeError(Exception):
+    """Base class of every error ``ctx_tree_mcp`` raises."""
+
+
+class ToolInputError(CtxTreeError, ValueError):
     """Bad tool input. ``str(err)`` names the argument and says what to do instead.
 
     Raised before any file read or store write, so nothing is lost.

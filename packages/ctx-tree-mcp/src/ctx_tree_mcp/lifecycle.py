@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     from .app import App
 
-log = logging.getLogger("ctx_tree_mcp")
+log = logging.getLogger(__name__)
 
 
 class WalkerService:

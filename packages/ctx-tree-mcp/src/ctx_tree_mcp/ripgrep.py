@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import ToolInputError
+from .errors import CtxTreeError, ToolInputError
 
 
-class RipgrepMissing(RuntimeError):
+class RipgrepMissing(CtxTreeError, RuntimeError):
     """No ``rg`` executable was found; install the ``ripgrep`` PyPI package."""
 
 

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.tools import Tool
 
-log = logging.getLogger("ctx_tree_mcp")
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "ctx-tree stores full Read/Grep output and returns budgeted slices. Prefer ctx_tree_read / "

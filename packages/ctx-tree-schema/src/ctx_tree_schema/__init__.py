@@ -3,6 +3,7 @@
 Everything public is listed in ``__all__``; other modules are private.
 """
 
+from ._errors import SchemaError
 from .config import DEFAULTS, Config, ConfigError, ConfigWarning, load_config, merge_config
 from .ddl import MIGRATIONS, SCHEMA_VERSION, Migration
 from .kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
@@ -18,8 +19,6 @@ from .metadata import (
     WebChunkMeta,
 )
 from .records import Edge, Filters, Node
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULTS",
@@ -42,10 +41,21 @@ __all__ = [
     "NodeStatus",
     "NoteMeta",
     "PromptMeta",
+    "SchemaError",
     "SessionMeta",
     "SummaryMeta",
     "WebChunkMeta",
+    "__version__",
     "can_transition",
     "load_config",
     "merge_config",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-schema")

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ._errors import SchemaError
+
 #: Built-in defaults, key for key as docs/configuration.md (plus ``grep``, ours: ripgrep limits).
 DEFAULTS: dict[str, Any] = {
     "embeddingModel": "nomic-embed-text",
@@ -38,7 +40,7 @@ DEFAULTS: dict[str, Any] = {
 }
 
 
-class ConfigError(ValueError):
+class ConfigError(SchemaError, ValueError):
     """A config file is malformed or holds a wrong type. The message is one line naming file and key."""
 
 

@@ -3,25 +3,20 @@
 Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``.
 """
 
-from ._db import SchemaVersionError
+from ._errors import IllegalTransition, NodeNotFound, SchemaVersionError, StoreError
 from .graph import GraphNode, StoreGraph
 from .location import ctx_tree_home, project_hash, store_path
 from .store import (
     DEFAULT_STATUSES,
-    IllegalTransition,
     Neighbor,
     NewNode,
-    NodeNotFound,
     SearchHit,
     Store,
-    StoreError,
     content_hash,
     new_id,
     now_ms,
 )
 from .terms import index_terms, match_all_query, match_query, query_words, split_identifier
-
-__version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_STATUSES",
@@ -35,6 +30,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoreGraph",
+    "__version__",
     "content_hash",
     "ctx_tree_home",
     "index_terms",
@@ -47,3 +43,12 @@ __all__ = [
     "split_identifier",
     "store_path",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-store")

@@ -9,24 +9,10 @@ from pathlib import Path
 import apsw
 from ctx_tree_schema import MIGRATIONS, SCHEMA_VERSION
 
+from ._errors import SchemaVersionError
+
 #: How long a write waits for another process's write transaction before ``BusyError``.
 BUSY_TIMEOUT_MS = 30_000
-
-
-class SchemaVersionError(RuntimeError):
-    """The store was written by a newer ctx-tree than this one (its ``user_version`` is higher).
-
-    ``found`` is the file's schema version, ``supported`` this code's
-    (:data:`ctx_tree_schema.SCHEMA_VERSION`).
-    """
-
-    def __init__(self, where: str, found: int, supported: int) -> None:
-        super().__init__(
-            f"{where}: store schema version {found} is newer than this ctx-tree supports "
-            f"({supported}); upgrade ctx-tree or point CTX_TREE_HOME elsewhere"
-        )
-        self.found = found
-        self.supported = supported
 
 
 def _make_private_dir(directory: Path) -> None:

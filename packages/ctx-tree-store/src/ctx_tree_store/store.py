@@ -22,6 +22,7 @@ from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_t
 
 from . import _sql
 from ._db import connect
+from ._errors import IllegalTransition, NodeNotFound
 from .terms import _quote, index_terms, match_all_query, match_query, query_words
 
 #: Statuses a search or listing returns when the caller gives none.
@@ -35,21 +36,6 @@ TERMS_WEIGHT = 2.0
 SEARCH_CAP = 1000
 #: Words matching this many nodes or more select search candidates but do not rank them.
 RANK_MAX_DOCS = 50_000
-
-
-class StoreError(Exception):
-    """Base class of the store's errors."""
-
-
-class NodeNotFound(StoreError, KeyError):
-    """A node id that is not in the store. ``args[0]`` is the id."""
-
-    def __str__(self) -> str:
-        return f"no node with id {self.args[0]!r}"
-
-
-class IllegalTransition(StoreError, ValueError):
-    """A status change the docs/data-model.md state machine does not allow; nothing was changed."""
 
 
 def now_ms() -> int:

@@ -27,10 +27,8 @@ from ._coordinator import (
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
-from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider
+from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, WalkerError
 from .testing import ManualClock
-
-__version__ = "0.1.0"
 
 
 def run_once(
@@ -71,8 +69,10 @@ __all__ = [
     "PrunerReport",
     "StalenessReport",
     "SummarizerProvider",
+    "WalkerError",
     "WalkerState",
     "Yielder",
+    "__version__",
     "check_root",
     "classify",
     "default_holder",
@@ -87,3 +87,12 @@ __all__ = [
     "walker_interval_ms",
     "wall_ms",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-walkers")

@@ -41,7 +41,7 @@ from ._filter import filter_pending
 from ._pruner import prune
 from ._staleness import mark_stale
 
-log = logging.getLogger("ctx_tree_walkers")
+log = logging.getLogger(__name__)
 
 WALKER_NAMES: tuple[str, ...] = ("filter", "staleness", "pruner")
 #: First run after start-up: the filter sweeps leftovers at once (pending nodes of a crashed

@@ -17,7 +17,11 @@ from typing import Protocol, runtime_checkable
 from ctx_tree_schema import Node
 
 
-class ProviderUnavailable(RuntimeError):
+class WalkerError(Exception):
+    """Base class of every error ``ctx_tree_walkers`` raises."""
+
+
+class ProviderUnavailable(WalkerError, RuntimeError):
     """The provider cannot serve now (service down, key missing); the walker retries later."""
 
 
