@@ -1,10 +1,11 @@
 """File reads through the store (docs/data-model.md, "Cache behavior").
 
 A file is stored as a root ``file_chunk`` node (``is_file_root``; content = the outline) and its
-chunk nodes, which tile the file. An unchanged file (same mtime, size and sha256 of its bytes) is
-served from the store without parsing. A changed file gets new nodes; the old root and chunks
-go stale then superseded, with ``supersedes`` edges newer → older, all in one transaction.
-A file that disappeared has its nodes marked stale.
+chunk nodes, which tile the file. An unchanged file (same size and sha256 of its bytes) is
+served from the store without parsing. Otherwise the file is chunked and handed to
+``Store.capture_file``, which owns the status machine: in one transaction it keeps an identical
+live or stale version (another process may have stored it a moment ago) or inserts the new one,
+and supersedes every older version. A file that disappeared has its nodes marked stale.
 """
 
 from __future__ import annotations
@@ -97,23 +98,21 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
     old = store.latest_by_source(uri)
     if (
         old is not None
+        and old.status.value == "live"
         and old.metadata.get("file_sha256") == digest
         and old.metadata.get("size") == len(data)
     ):
         hit = app.views.get(old.id)
-        if hit is not None and old.status.value == "live":
+        if hit is not None:
             app.views.move_to_end(old.id)
             return hit
-        chunks = tuple(c for c in store.children(old.id) if c.status.value in ("live", "stale"))
-        if old.status.value == "stale":
-            from ctx_tree_schema import NodeStatus
-
-            store.set_status([old.id, *(c.id for c in chunks)], NodeStatus.LIVE)
-            old = store.require(old.id)
+        chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
         return app.remember(
             FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
         )
-    return _store_new(app, resolved, data, digest, mtime_ms, uri, old)
+    # New, changed or stale: chunk it and let the store decide, under its write lock, whether
+    # this version is already stored (another process may have just stored it).
+    return _store_new(app, resolved, data, digest, mtime_ms, uri)
 
 
 def _outline(meta: dict[str, Any]) -> tuple[OutlineEntry, ...]:
@@ -127,10 +126,9 @@ def _store_new(
     digest: str,
     mtime_ms: int,
     uri: str,
-    old: Node | None,
 ) -> FileView:
     from ctx_tree_chunk import ChunkError, chunk_bytes
-    from ctx_tree_schema import EdgeKind, NodeKind, NodeStatus
+    from ctx_tree_schema import NodeKind
     from ctx_tree_store import NewNode, new_id
 
     from .redact import redact_text
@@ -202,36 +200,14 @@ def _store_new(
                 terms=f"{chunk.symbol or ''} {resolved.relative}",
             )
         )
-    store = app.store
-    with store.transaction():
-        ids = store.insert(nodes)
-        if old is not None:
-            old_ids = [
-                old.id,
-                *(
-                    c.id
-                    for c in store.children(old.id)
-                    if c.status.value in ("live", "stale", "pending")
-                ),
-            ]
-            for node_id in old_ids:
-                if store.get(node_id).status.value != "stale":
-                    store.set_status([node_id], NodeStatus.STALE)
-            store.set_status(old_ids, NodeStatus.SUPERSEDED)
-            store.add_edges([(root_id, old.id, EdgeKind.SUPERSEDES)])
-        store.add_edges([(app.session_id(), root_id, EdgeKind.REFERENCES)])
-    root = store.require(root_id)
-    chunks = tuple(store.get(i) for i in ids[1:])
-    view = FileView(root, chunks, tuple(outline), resolved.relative, cached=False)
+    session = app.session_id()  # committed on its own, before the capture's transaction
+    tree = app.store.capture_file(nodes[0], nodes[1:], referenced_by=session)
+    outline_entries = tuple(outline) if tree.created else _outline(tree.root.metadata)
+    view = FileView(tree.root, tree.chunks, outline_entries, resolved.relative, cached=False)
     app.remember(replace(view, cached=True))
-    return view
+    return view if tree.created else replace(view, cached=True)
 
 
 def mark_gone(app: App, resolved: ResolvedPath) -> None:
     """The file is gone: mark its stored root and chunks stale (no error if none stored)."""
-    from ctx_tree_schema import NodeStatus
-
-    old = app.store.latest_by_source(file_uri(resolved.absolute))
-    if old is not None and old.status.value == "live":
-        ids = [old.id, *(c.id for c in app.store.children(old.id) if c.status.value == "live")]
-        app.store.set_status(ids, NodeStatus.STALE)
+    app.store.stale_file(file_uri(resolved.absolute))

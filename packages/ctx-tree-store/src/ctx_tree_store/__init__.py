@@ -8,6 +8,7 @@ from .graph import GraphNode, StoreGraph
 from .location import ctx_tree_home, project_hash, store_path
 from .store import (
     DEFAULT_STATUSES,
+    FileTree,
     Neighbor,
     NewNode,
     SearchHit,
@@ -20,6 +21,7 @@ from .terms import index_terms, match_all_query, match_query, query_words, split
 
 __all__ = [
     "DEFAULT_STATUSES",
+    "FileTree",
     "GraphNode",
     "IllegalTransition",
     "Neighbor",

@@ -41,6 +41,22 @@ LATEST_BY_SOURCE = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND status IN ('live','stale','pending') "
     "ORDER BY id DESC LIMIT 1"
 )
+# File trees (Store.capture_file). A file root has no spine parent; its chunks are its children.
+# Each UPDATE encodes legal moves of the status machine (ctx_tree_schema.TRANSITIONS):
+# live/stale -> superseded, stale -> live, live -> stale.
+FILE_ROOTS_BY_SOURCE = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND parent_id IS NULL "
+    "AND kind = 'file_chunk' AND status IN ('live','stale') ORDER BY id DESC"
+)
+SUPERSEDE_TREE = (
+    "UPDATE nodes SET status = 'superseded', updated_at = ? "
+    "WHERE (id = ? OR parent_id = ?) AND status IN ('live','stale')"
+)
+REVIVE_TREE = "UPDATE nodes SET status = 'live', updated_at = ? WHERE (id = ? OR parent_id = ?) AND status = 'stale'"
+STALE_TREE = "UPDATE nodes SET status = 'stale', updated_at = ? WHERE (id = ? OR parent_id = ?) AND status = 'live'"
+LIVE_CHILDREN = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? AND status = 'live' ORDER BY id"
+)
 SESSION_BY_URI = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
 )

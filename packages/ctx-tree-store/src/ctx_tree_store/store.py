@@ -92,6 +92,18 @@ class SearchHit:
 
 
 @dataclass(frozen=True, slots=True)
+class FileTree:
+    """A stored file version (:meth:`Store.capture_file`): its root, its live chunks in line
+    order, whether this call inserted it (False: an identical version was already live), and
+    the roots of the older versions it superseded."""
+
+    root: Node
+    chunks: tuple[Node, ...]
+    created: bool
+    superseded: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class Neighbor:
     """A node reached by :meth:`Store.neighbors` at ``depth`` hops via ``via``
     (``parent``, ``child`` or ``<edge kind>:out`` / ``<edge kind>:in``)."""
@@ -271,6 +283,73 @@ class Store:
                 raise IllegalTransition(f"node {new_id_} cannot supersede itself")
             self.set_status(old_ids, NodeStatus.SUPERSEDED)
             self.add_edges((new_id_, old, EdgeKind.SUPERSEDES) for old in old_ids)
+
+    def capture_file(
+        self,
+        root: NewNode,
+        chunks: Sequence[NewNode],
+        *,
+        referenced_by: str | None = None,
+    ) -> FileTree:
+        """Store one version of a file as a tree, in one transaction: the file status machine.
+
+        ``root`` is the file root (``source_uri`` the file's URI, no ``parent_id``, an ``id``
+        set, ``metadata["file_sha256"]`` and ``metadata["size"]`` naming the version);
+        ``chunks`` have ``parent_id = root.id``. Under the write lock:
+
+        * when the newest live or stale root for ``root.source_uri`` is the same version, it is
+          kept (made live again, with its chunks, if stale) and nothing is inserted;
+        * otherwise ``root`` and ``chunks`` are inserted live;
+        * every other live or stale root for that URI, and its chunks, become ``superseded``,
+          with a ``supersedes`` edge from the kept root to each old root;
+        * ``referenced_by`` (a session node id) gets a ``references`` edge to the kept root.
+
+        So any number of processes capturing the same file at once leave exactly one live tree
+        per file (docs/data-model.md, "Cache behavior"). Raises ``ValueError`` for a root
+        without an id, ``apsw.ConstraintError`` for an unknown ``referenced_by``.
+        """
+        if not root.id or root.parent_id is not None or not root.source_uri:
+            raise ValueError("capture_file: the root needs an id, a source_uri and no parent_id")
+        version = (root.metadata.get("file_sha256"), root.metadata.get("size"))
+        with self.transaction() as con:
+            current = [
+                _row_to_node(r) for r in con.execute(_sql.FILE_ROOTS_BY_SOURCE, (root.source_uri,))
+            ]
+            ts = now_ms()
+            newest = current[0] if current else None
+            if (
+                newest is not None
+                and (
+                    newest.metadata.get("file_sha256"),
+                    newest.metadata.get("size"),
+                )
+                == version
+            ):
+                keep_id, created = newest.id, False
+                con.execute(_sql.REVIVE_TREE, (ts, keep_id, keep_id))
+            else:
+                keep_id, created = self.insert([root, *chunks])[0], True
+            older = tuple(n.id for n in current if n.id != keep_id)
+            for old in older:
+                con.execute(_sql.SUPERSEDE_TREE, (ts, old, old))
+            edges = [(keep_id, old, EdgeKind.SUPERSEDES) for old in older]
+            if referenced_by is not None:
+                edges.append((referenced_by, keep_id, EdgeKind.REFERENCES))
+            self.insert((), edges)
+            kept = _row_to_node(con.execute(_sql.GET_NODE, (keep_id,)).fetchall()[0])
+            live = tuple(_row_to_node(r) for r in con.execute(_sql.LIVE_CHILDREN, (keep_id,)))
+        return FileTree(kept, live, created, older)
+
+    def stale_file(self, source_uri: str) -> int:
+        """Mark every live root for ``source_uri`` and its live chunks ``stale`` (the file is
+        gone), in one transaction; returns how many nodes changed."""
+        with self.transaction() as con:
+            ts = now_ms()
+            changed = 0
+            for row in con.execute(_sql.FILE_ROOTS_BY_SOURCE, (source_uri,)).fetchall():
+                con.execute(_sql.STALE_TREE, (ts, row[0], row[0]))
+                changed += con.changes()
+        return changed
 
     def drop(self, node_ids: Iterable[str]) -> int:
         """Delete ``pending`` nodes (the filter walker's drop). Raises :class:`IllegalTransition`
