@@ -28,4 +28,4 @@ def test_cli_argument_errors_exit_2_and_name_the_argument(root, capsys, monkeypa
     with pytest.raises(SystemExit) as exc:
         main(["read", ".env"])
     assert exc.value.code == 2
-    assert "path:" in capsys.readouterr().err
+    assert "PATH:" in capsys.readouterr().err

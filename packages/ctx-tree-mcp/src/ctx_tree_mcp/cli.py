@@ -1,247 +1,249 @@
-"""``ctx-tree``: the human CLI. Same verbs as the MCP tools, over the same handlers.
+"""``ctx-tree``: the human CLI. One verb per MCP tool, built from the tool registry (every tool
+argument is a flag with its range and default in ``--help``), plus the housekeeping commands
+of ``ctx_tree_mcp.commands``.
 
     ctx-tree read PATH [--symbol S | --lines A:B | --query Q] [--budget N]
     ctx-tree grep PATTERN [PATH] [--glob G] [-i] [-F] [-C N] [--budget N]
     ctx-tree search QUERY [--limit N] [--kind K]
-    ctx-tree get NODE_ID [--offset N]
-    ctx-tree note TEXT [--title T]
-    ctx-tree compose SEED [SEED...] [--query Q] [--depth D] [--budget N]
-    ctx-tree neighbors NODE_ID [--depth D] | path-to-root NODE_ID | recent [--kind K]
-    ctx-tree walk [filter|staleness|pruner|all] | stats | demo [PATH] | serve
+    ctx-tree walk | stats | demo [PATH] | serve        ctx-tree --help for all
 
-Exit status: 0 on success, 2 for bad input (the message names the argument), 1 otherwise.
+``--root`` is accepted before or after the verb. Hints and errors are written in CLI syntax.
+Exit status: 0 on success, 2 for bad input (the message names the flag), 1 otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import sys
-from typing import Any
+import types
+import typing
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .app import App, project_root
 from .errors import ToolInputError
 
+if TYPE_CHECKING:
+    from .tools.spec import ToolSpec
 
-def _versions() -> str:
+PACKAGES = (
+    "ctx-tree-mcp",
+    "ctx-tree-schema",
+    "ctx-tree-store",
+    "ctx-tree-chunk",
+    "ctx-tree-compose",
+    "ctx-tree-walkers",
+)
+ROOT_HELP = "project root (default: $CLAUDE_PROJECT_DIR or the current directory)"
+
+
+def versions() -> str:
+    """One line: ``ctx-tree 0.1.0 (ctx-tree-mcp 0.1.0, ctx-tree-schema 0.1.0, …)``."""
     from importlib.metadata import PackageNotFoundError, version
 
-    names = [
-        "ctx-tree-mcp",
-        "ctx-tree-schema",
-        "ctx-tree-store",
-        "ctx-tree-chunk",
-        "ctx-tree-compose",
-        "ctx-tree-walkers",
-    ]
     parts = []
-    for name in names:
+    for name in PACKAGES:
         try:
             parts.append(f"{name} {version(name)}")
         except PackageNotFoundError:
-            parts.append(f"{name} (not installed)")
-    return "ctx-tree " + __version__ + "\n" + "\n".join("  " + p for p in parts)
+            parts.append(f"{name} not installed")
+    return f"ctx-tree {__version__} ({', '.join(parts)})"
 
 
-def _lines(value: str) -> tuple[int, int | None]:
-    start, _, end = value.partition(":")
-    try:
-        return int(start), int(end) if end else None
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected START:END, e.g. 40:80 (END optional)") from None
+class _Version(argparse.Action):
+    """``--version``: computed only when asked (package metadata lookups cost ~10 ms)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print the versions and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: Any) -> None:
+        print(versions())
+        parser.exit()
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .commands import COMMANDS
+    from .tools.registry import TOOLS
+
     parser = argparse.ArgumentParser(
         prog="ctx-tree",
         description="Local-first context store for coding agents: budgeted reads and greps, stored in full.",
-        epilog="Project root: --root, else $CLAUDE_PROJECT_DIR, else the cwd. Store: $CTX_TREE_HOME (default ~/.ctx-tree).",
+        epilog="Store: $CTX_TREE_HOME (default ~/.ctx-tree). `ctx-tree VERB --help` for a verb's flags.",
     )
-    parser.add_argument("--version", action="version", version=_versions())
-    parser.add_argument(
-        "--root", help="project root (default: $CLAUDE_PROJECT_DIR or the current directory)"
-    )
+    parser.add_argument("--version", action=_Version)
+    parser.add_argument("--root", help=ROOT_HELP)
+    # The same option after the verb; SUPPRESS keeps a value given before the verb.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--root", default=argparse.SUPPRESS, help=ROOT_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-
-    p = sub.add_parser(
-        "read", help="read a file by symbol, line range or query, within a token budget"
-    )
-    p.add_argument("path")
-    group = p.add_mutually_exclusive_group()
-    group.add_argument("--symbol", "-s")
-    group.add_argument("--lines", "-l", type=_lines, metavar="START:END")
-    group.add_argument("--query", "-q")
-    p.add_argument(
-        "--budget", "-b", type=int, default=2000, help="max tokens returned (default 2000)"
-    )
-
-    p = sub.add_parser(
-        "grep", help="ripgrep the project; full output stored, a budgeted slice shown"
-    )
-    p.add_argument("pattern")
-    p.add_argument("path", nargs="?", default=".")
-    p.add_argument("--glob", "-g")
-    p.add_argument("--ignore-case", "-i", action="store_true")
-    p.add_argument("--fixed-strings", "-F", action="store_true")
-    p.add_argument("--context", "-C", type=int, default=0)
-    p.add_argument("--budget", "-b", type=int, default=2000)
-
-    p = sub.add_parser("search", help="keyword search (BM25) over everything stored")
-    p.add_argument("query")
-    p.add_argument("--limit", "-n", type=int, default=10)
-    p.add_argument("--kind", action="append", help="node kind filter (repeatable)")
-
-    p = sub.add_parser("get", help="page through a stored node")
-    p.add_argument("node_id")
-    p.add_argument("--offset", type=int, default=0)
-    p.add_argument("--budget", "-b", type=int, default=2000)
-
-    p = sub.add_parser("note", help="store a note")
-    p.add_argument("content")
-    p.add_argument("--title")
-    p.add_argument("--parent")
-
-    p = sub.add_parser("compose", help="pack the context around seed nodes into a budget")
-    p.add_argument("seeds", nargs="+")
-    p.add_argument("--query", "-q")
-    p.add_argument("--depth", type=int, default=2)
-    p.add_argument("--budget", "-b", type=int, default=4000)
-    p.add_argument("--include-stale", action="store_true")
-
-    p = sub.add_parser("neighbors", help="nodes linked to a node")
-    p.add_argument("node_id")
-    p.add_argument("--depth", type=int, default=1)
-    p.add_argument("--edge-kind", action="append")
-
-    p = sub.add_parser("path-to-root", help="the spine from a node to its root")
-    p.add_argument("node_id")
-
-    p = sub.add_parser("recent", help="newest stored nodes")
-    p.add_argument("--since", type=int, help="epoch ms")
-    p.add_argument("--kind")
-    p.add_argument("--limit", "-n", type=int, default=20)
-
-    p = sub.add_parser("walk", help="run the walkers once (for cron and tests)")
-    p.add_argument(
-        "walker", nargs="?", default="all", choices=["filter", "staleness", "pruner", "all"]
-    )
-
-    sub.add_parser(
-        "stats", help="node counts by kind and status, store size, tokens served vs stored"
-    )
-
-    p = sub.add_parser("demo", help="read, grep and search a real tree and show the tokens saved")
-    p.add_argument(
-        "path", nargs="?", default=".", help="tree to demo on (default: the current directory)"
-    )
-    p.add_argument(
-        "--files", type=int, default=4, help="how many of the largest source files to read"
-    )
-    p.add_argument(
-        "--keep", action="store_true", help="use the real store instead of a temporary one"
-    )
-
-    sub.add_parser("serve", help="run the MCP server on stdio (same as ctx-tree-mcp)")
+    for spec in TOOLS:
+        p = sub.add_parser(
+            spec.verb,
+            help=spec.help or spec.description.split(". ")[0],
+            description=spec.description,
+            parents=[common],
+        )
+        _add_tool_arguments(p, spec)
+        p.set_defaults(_tool=spec.name)
+    for command in COMMANDS:
+        p = sub.add_parser(command.name, help=command.help, parents=[common])
+        if command.arguments:
+            command.arguments(p)
+        p.set_defaults(_command=command)
     return parser
 
 
-def run(args: argparse.Namespace) -> str:
-    """Execute a parsed command (except serve); returns the text to print."""
-    if args.command == "demo":
-        from .demo import demo
+def _plain(annotation: Any) -> tuple[Any, bool]:
+    """(``X``, optional) for ``X | None``; (annotation, False) otherwise."""
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and type(None) in args:
+        rest = [a for a in args if a is not type(None)]
+        return (rest[0] if len(rest) == 1 else annotation), True
+    return annotation, False
 
-        return demo(args.path, files=args.files, root=args.root, keep=args.keep)
-    root = project_root(args.root)
-    if not root.is_dir():
-        raise ToolInputError(
-            "--root", f"{root} is not a directory; give the project's root directory"
-        )
-    app = App(root, session="cli")
+
+def _json_object(text: str) -> dict[str, Any]:
     try:
-        return _dispatch(app, args)
-    finally:
-        app.close()
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError(f"expected a JSON object, got {text!r}")
+    return value
 
 
-def _dispatch(app: App, args: argparse.Namespace) -> str:
-    from .tools import compose, get, graph, grep, note, read, search
+def _help_of(spec: ToolSpec, name: str) -> str:
+    from .tools.spec import describe, range_text
 
-    c = args.command
-    if c == "read":
-        start, end = args.lines if args.lines else (None, None)
-        return read.read(
-            app,
-            args.path,
-            symbol=args.symbol,
-            start_line=start,
-            end_line=end,
-            query=args.query,
-            budget_tokens=args.budget,
-        )
-    if c == "grep":
-        return asyncio.run(
-            grep.grep(
-                app,
-                args.pattern,
-                args.path,
-                glob=args.glob,
-                ignore_case=args.ignore_case,
-                fixed_strings=args.fixed_strings,
-                context_lines=args.context,
-                budget_tokens=args.budget,
+    info = spec.args.model_fields[name]
+    schema = spec.args.model_json_schema()["properties"][name]
+    from .tools.spec import compact_schema
+
+    schema = compact_schema(schema)
+    parts = []
+    span = range_text(schema)
+    if span != "—":
+        parts.append(span)
+    elif schema.get("type") == "object":
+        parts.append("JSON object")
+    if info.is_required():
+        if not spec.cli_of(name).positional:
+            parts.append("required")
+    elif info.default not in (None, False):
+        parts.append(f"default {info.default}")
+    text = spec.cli_of(name).help.replace("`", "") or describe(info)
+    return f"{text} ({'; '.join(parts)})" if parts else text
+
+
+def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
+    for name, info in spec.args.model_fields.items():
+        cli = spec.cli_of(name)
+        typ, _ = _plain(info.annotation)
+        origin = typing.get_origin(typ)
+        help_text = _help_of(spec, name).replace("%", "%%")
+        convert: Any = {int: int, float: float}.get(typ, str)
+        if origin is dict or typ is dict:
+            convert = _json_object
+        if cli.positional:
+            nargs = "+" if origin is list else (None if info.is_required() else "?")
+            p.add_argument(
+                name,
+                metavar=cli.metavar or name.upper(),
+                nargs=nargs,
+                type=convert if origin is not list else str,
+                default=None,
+                help=help_text,
             )
+            continue
+        flags = [f for f in (cli.flag, "--" + name.replace("_", "-"), cli.short) if f]
+        flags = list(dict.fromkeys(flags))
+        if typ is bool:
+            if info.default is True:
+                p.add_argument(
+                    *flags, dest=name, action=argparse.BooleanOptionalAction, help=help_text
+                )
+            else:
+                p.add_argument(*flags, dest=name, action="store_true", default=None, help=help_text)
+        elif origin is list:
+            p.add_argument(*flags, dest=name, action="append", default=None, help=help_text)
+        else:
+            metavar = "N" if typ is int else ("JSON" if convert is _json_object else "TEXT")
+            p.add_argument(
+                *flags, dest=name, type=convert, default=None, metavar=metavar, help=help_text
+            )
+    for i, sugar in enumerate(spec.sugar):
+        flags = [f for f in (sugar.flag, sugar.short) if f]
+        p.add_argument(
+            *flags,
+            dest=f"_sugar_{i}",
+            action="append" if sugar.repeat else "store",
+            default=None,
+            metavar=sugar.metavar or None,
+            help=sugar.help.replace("%", "%%"),
         )
-    if c == "search":
-        filters: dict[str, Any] | None = {"kind": args.kind} if args.kind else None
-        return search.search(app, args.query, limit=args.limit, filters=filters)
-    if c == "get":
-        return get.get(app, args.node_id, offset=args.offset, budget_tokens=args.budget)
-    if c == "note":
-        return note.note(app, args.content, title=args.title, parent_id=args.parent)
-    if c == "compose":
-        return compose.compose(
-            app,
-            args.seeds,
-            query=args.query,
-            budget_tokens=args.budget,
-            depth=args.depth,
-            include_stale=args.include_stale,
-        )
-    if c == "neighbors":
-        return graph.neighbors(app, args.node_id, depth=args.depth, edge_kinds=args.edge_kind)
-    if c == "path-to-root":
-        return graph.path_to_root(app, args.node_id)
-    if c == "recent":
-        return graph.recent(app, since=args.since, kind=args.kind, limit=args.limit)
-    if c == "walk":
-        from .maintenance import walk
 
-        return walk(app, args.walker)
-    if c == "stats":
-        from .maintenance import stats
 
-        return stats(app)
-    raise AssertionError(c)
+def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
+    """The tool arguments given on the command line (unset ones left to the model's defaults)."""
+    values = {
+        name: getattr(args, name)
+        for name in spec.args.model_fields
+        if getattr(args, name, None) is not None
+    }
+    for i, sugar in enumerate(spec.sugar):
+        given = getattr(args, f"_sugar_{i}", None)
+        if given is None:
+            continue
+        for key, value in sugar.parse(given).items():
+            old = values.get(key)
+            values[key] = (
+                {**old, **value} if isinstance(old, dict) and isinstance(value, dict) else value
+            )
+    return values
+
+
+def run(args: argparse.Namespace) -> str | int:
+    """Execute a parsed command; returns the text to print (or an exit status)."""
+    from .surface import cli_surface
+
+    with cli_surface():
+        command = getattr(args, "_command", None)
+        if command is not None:
+            return command.run(args)
+        return _run_tool(args)
+
+
+def _run_tool(args: argparse.Namespace) -> str:
+    import asyncio
+
+    from .commands import open_app
+    from .surface import argument_name
+    from .tools.registry import BY_NAME, run_tool
+
+    spec = BY_NAME[args._tool]
+    values = tool_arguments(spec, args)
+    with open_app(args) as app:
+        try:
+            return asyncio.run(run_tool(app, spec.name, values))
+        except ToolInputError as exc:
+            if exc.argument in spec.args.model_fields:  # a handler's check: name the flag
+                raise ToolInputError(argument_name(spec, exc.argument), exc.message) from None
+            raise
 
 
 def main(argv: list[str] | None = None) -> None:
     """Console script ``ctx-tree``."""
-    args = build_parser().parse_args(argv)
-    if args.command == "serve":
-        from .server import serve
-
-        raise SystemExit(serve(args.root))
     from ctx_tree_schema import ConfigError
 
-    from .errors import ToolInputError
-
+    args = build_parser().parse_args(argv)
     try:
-        text = run(args)
+        result = run(args)
     except ToolInputError as exc:
         print(f"ctx-tree: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except ConfigError as exc:
         print(f"ctx-tree: configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
-    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if isinstance(result, int):
+        raise SystemExit(result)
+    sys.stdout.write(result if result.endswith("\n") else result + "\n")

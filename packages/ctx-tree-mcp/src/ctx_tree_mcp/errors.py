@@ -16,3 +16,4 @@ class ToolInputError(CtxTreeError, ValueError):
     def __init__(self, argument: str, message: str) -> None:
         super().__init__(f"{argument}: {message}")
         self.argument = argument
+        self.message = message

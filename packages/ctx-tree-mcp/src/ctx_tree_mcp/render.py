@@ -7,23 +7,19 @@ whole source, and the exact call that returns more.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from .budget import estimate_tokens
+from .surface import call
+
+__all__ = ["Manifest", "call", "finish", "fitted_answer", "number_lines", "tokens_line"]
 
 
 def number_lines(lines: Iterable[str], first: int) -> str:
     """``"<n>\\t<line>"`` per line from line number ``first`` (1-based), newline-terminated."""
     return "".join(f"{n}\t{line}\n" for n, line in enumerate(lines, first))
-
-
-def call(tool: str, **args: object) -> str:
-    """An exact tool call, e.g. ``ctx_tree_read(path="a.py", start_line=40)``."""
-    parts = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in args.items() if v is not None]
-    return f"{tool}({', '.join(parts)})"
 
 
 @dataclass

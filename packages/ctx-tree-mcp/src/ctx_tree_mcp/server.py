@@ -1,10 +1,11 @@
-"""The MCP adapter: registers the tool handlers with the official SDK's ``MCPServer`` (stdio).
+"""The MCP adapter: the tool registry served by the official SDK's low-level ``Server``.
 
-The one place that knows about the transport. Every tool answers plain text with no output
-schema (Claude Code would otherwise hand the model escaped JSON). A handler's
-``ToolInputError`` becomes an MCP tool error (``isError``) naming the argument; any other
-exception is logged to stderr and answered as an ``isError`` result too — the server never
-crashes on input.
+``tools/list`` is the registry's list (``ctx_tree_mcp.tools.registry``); ``tools/call``
+validates the arguments against the tool's input model and runs its handler. Every tool
+answers plain text with no output schema (Claude Code would otherwise hand the model escaped
+JSON). A bad argument or a handler's ``ToolInputError`` becomes an MCP tool error
+(``isError``) naming the argument; any other exception is logged to stderr and answered as an
+``isError`` result too: the server never crashes on input.
 """
 
 from __future__ import annotations
@@ -12,17 +13,14 @@ from __future__ import annotations
 import logging
 import sys
 import traceback
-from typing import TYPE_CHECKING, Annotated, Any
-
-from pydantic import Field
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .app import App, project_root
 from .redact import redact_text
 
 if TYPE_CHECKING:
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.tools import Tool
+    from mcp.server.lowlevel import Server
 
 log = logging.getLogger(__name__)
 
@@ -31,256 +29,64 @@ INSTRUCTIONS = (
     "ctx_tree_grep over native Read/Grep; follow the manifest (symbol, line range, ctx_tree_get) "
     "for more; recall later with ctx_tree_search, ctx_tree_compose, ctx_tree_recent."
 )
-
-Budget = Annotated[int, Field(description="max tokens returned (chars/4)")]
-NodeId = Annotated[str, Field(description="node id from a manifest or search hit")]
+NAME = "ctx-tree"
 
 
-def _tool_error(name: str, exc: BaseException):
-    from mcp.server.mcpserver.exceptions import ToolError
+def error_text(name: str, exc: BaseException) -> str:
+    """The ``isError`` text for a failed call: the input error as is, else a short internal
+    error (the traceback goes to the log)."""
+    from ctx_tree_schema import ConfigError
 
     from .errors import ToolInputError
 
     if isinstance(exc, ToolInputError):
-        return ToolError(str(exc))
-    try:
-        from ctx_tree_schema import ConfigError
-
-        if isinstance(exc, ConfigError):
-            return ToolError(f"configuration: {exc}")
-    except ImportError:  # pragma: no cover
-        pass
+        return str(exc)
+    if isinstance(exc, ConfigError):
+        return f"configuration: {exc}"
     log.error("tool %s failed:\n%s", name, "".join(traceback.format_exception(exc)))
-    return ToolError(
-        f"internal error ({type(exc).__name__}: {exc}); the call changed nothing; see the server log"
-    )
+    return f"internal error ({type(exc).__name__}: {exc}); the call changed nothing; see the server log"
 
 
-def check_text_arguments(tool: str, arguments: dict[str, Any]) -> None:
-    """Refuse strings that cannot be encoded as UTF-8 (lone surrogates such as ``\\ud800``):
-    the answer echoing them could not be written to the transport. Raises the SDK's
-    ``ToolError`` naming the argument."""
-    from mcp.server.mcpserver.exceptions import ToolError
+async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
+    """Run one tool call: ``(text, is_error)``. Never raises (except cancellation)."""
+    from .tools.registry import run_tool
 
-    def bad(value: Any) -> bool:
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                return True
-            return False
-        if isinstance(value, dict):
-            return any(bad(k) or bad(v) for k, v in value.items())
-        if isinstance(value, list | tuple):
-            return any(bad(v) for v in value)
-        return False
-
-    for key, value in arguments.items():
-        if bad(value):
-            raise ToolError(
-                f"{key}: contains a lone UTF-16 surrogate (invalid text); send valid UTF-8"
-            )
+    # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
+    # costs about a millisecond of the round trip. Walkers use their own thread and
+    # connection, so nothing here waits on them.
+    try:
+        return redact_text(await run_tool(app, name, arguments)), False
+    except Exception as exc:
+        return redact_text(error_text(name, exc)), True
 
 
-def build_server(app: App) -> MCPServer:
-    """An ``MCPServer`` with every ctx-tree tool registered over ``app``."""
-    from mcp.server.mcpserver import MCPServer
-    from mcp.server.mcpserver.tools import Tool
-    from mcp.types import ToolAnnotations
+def build_server(app: App) -> Server:
+    """The SDK's low-level ``Server`` serving every registered tool over ``app``."""
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
 
-    from .tools import compose as t_compose
-    from .tools import get as t_get
-    from .tools import graph as t_graph
-    from .tools import grep as t_grep
-    from .tools import note as t_note
-    from .tools import read as t_read
-    from .tools import search as t_search
-
-    tools: list[Tool] = []
-    read_only = ToolAnnotations(read_only_hint=True, open_world_hint=False)
-
-    async def run(name: str, handler: Any, **kwargs: Any) -> str:
-        check_text_arguments(name, kwargs)
-        # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
-        # costs about a millisecond of the round trip. Walkers use their own thread and
-        # connection, so nothing here waits on them.
-        try:
-            return redact_text(handler(app, **kwargs))
-        except Exception as exc:
-            raise _tool_error(name, exc) from None
-
-    def register(fn: Any, description: str, annotations: ToolAnnotations = read_only) -> None:
-        tool = Tool.from_function(
-            fn,
-            name=fn.__name__,
-            description=description,
-            annotations=annotations,
-            structured_output=False,
-        )
-        tool.parameters = compact_schema(tool.parameters)
-        tools.append(tool)
-
-    async def ctx_tree_read(
-        path: Annotated[str, Field(description="file path, relative to the project root")],
-        symbol: Annotated[str | None, Field(description="e.g. Class.method or a bare name")] = None,
-        start_line: int | None = None,
-        end_line: int | None = None,
-        query: Annotated[str | None, Field(description="words; best-matching chunks first")] = None,
-        budget_tokens: Budget = 2000,
-    ) -> str:
-        return await run(
-            "ctx_tree_read",
-            t_read.read,
-            path=path,
-            symbol=symbol,
-            start_line=start_line,
-            end_line=end_line,
-            query=query,
-            budget_tokens=budget_tokens,
-        )
-
-    async def ctx_tree_grep(
-        pattern: Annotated[str, Field(description="ripgrep regex")],
-        path: Annotated[str, Field(description="file or directory")] = ".",
-        glob: Annotated[str | None, Field(description="e.g. *.py")] = None,
-        ignore_case: bool = False,
-        fixed_strings: bool = False,
-        context_lines: int = 0,
-        budget_tokens: Budget = 2000,
-    ) -> str:
-        check_text_arguments("ctx_tree_grep", {"pattern": pattern, "path": path, "glob": glob})
-        try:
-            return redact_text(
-                await t_grep.grep(
-                    app,
-                    pattern=pattern,
-                    path=path,
-                    glob=glob,
-                    ignore_case=ignore_case,
-                    fixed_strings=fixed_strings,
-                    context_lines=context_lines,
-                    budget_tokens=budget_tokens,
-                )
-            )
-        except Exception as exc:
-            raise _tool_error("ctx_tree_grep", exc) from None
-
-    async def ctx_tree_search(
-        query: str,
-        mode: Annotated[str, Field(description="only 'keyword' in v1")] = "keyword",
-        limit: int = 10,
-        filters: dict[str, Any] | None = None,
-    ) -> str:
-        return await run(
-            "ctx_tree_search", t_search.search, query=query, mode=mode, limit=limit, filters=filters
-        )
-
-    async def ctx_tree_get(node_id: NodeId, offset: int = 0, budget_tokens: Budget = 2000) -> str:
-        return await run(
-            "ctx_tree_get", t_get.get, node_id=node_id, offset=offset, budget_tokens=budget_tokens
-        )
-
-    async def ctx_tree_note(
-        content: str, title: str | None = None, parent_id: str | None = None
-    ) -> str:
-        return await run(
-            "ctx_tree_note", t_note.note, content=content, title=title, parent_id=parent_id
-        )
-
-    async def ctx_tree_compose(
-        seed_ids: list[str],
-        query: str | None = None,
-        budget_tokens: Budget = 4000,
-        depth: Annotated[int, Field(description="BFS hops, 0..5")] = 2,
-        weights: Annotated[
-            dict[str, float] | None, Field(description="dist, recency, query")
-        ] = None,
-        include_stale: bool = False,
-    ) -> str:
-        return await run(
-            "ctx_tree_compose",
-            t_compose.compose,
-            seed_ids=seed_ids,
-            query=query,
-            budget_tokens=budget_tokens,
-            depth=depth,
-            weights=weights,
-            include_stale=include_stale,
-        )
-
-    async def ctx_tree_neighbors(
-        node_id: NodeId,
-        depth: int = 1,
-        edge_kinds: Annotated[
-            list[str] | None,
-            Field(description="supersedes, references, derived_from, summarizes, follows"),
-        ] = None,
-        limit: int = 50,
-    ) -> str:
-        return await run(
-            "ctx_tree_neighbors",
-            t_graph.neighbors,
-            node_id=node_id,
-            depth=depth,
-            edge_kinds=edge_kinds,
-            limit=limit,
-        )
-
-    async def ctx_tree_path_to_root(node_id: NodeId) -> str:
-        return await run("ctx_tree_path_to_root", t_graph.path_to_root, node_id=node_id)
-
-    async def ctx_tree_recent(
-        since: Annotated[int | None, Field(description="epoch ms")] = None,
-        kind: str | None = None,
-        limit: int = 20,
-    ) -> str:
-        return await run("ctx_tree_recent", t_graph.recent, since=since, kind=kind, limit=limit)
-
-    register(ctx_tree_read, t_read.DESCRIPTION)
-    register(ctx_tree_grep, t_grep.DESCRIPTION)
-    register(ctx_tree_search, t_search.DESCRIPTION)
-    register(ctx_tree_get, t_get.DESCRIPTION)
-    register(ctx_tree_compose, t_compose.DESCRIPTION)
-    register(ctx_tree_neighbors, t_graph.NEIGHBORS_DESCRIPTION)
-    register(ctx_tree_path_to_root, t_graph.PATH_DESCRIPTION)
-    register(ctx_tree_recent, t_graph.RECENT_DESCRIPTION)
-    register(
-        ctx_tree_note,
-        t_note.DESCRIPTION,
-        ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False),
-    )
     from .lifecycle import walkers_lifespan
+    from .tools.registry import tools_list
 
-    return MCPServer(
-        "ctx-tree",
+    listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools_list()])
+
+    async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
+        return listed
+
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        text, is_error = await answer(app, params.name, params.arguments)
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], is_error=is_error
+        )
+
+    return Server(
+        NAME,
         version=__version__,
         instructions=INSTRUCTIONS,
-        tools=tools,
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
         lifespan=walkers_lifespan(app),
     )
-
-
-def compact_schema(schema: Any) -> Any:
-    """The input schema without pydantic's generated ``title`` keys, ``default: null``, and with ``X | None``
-    written as the plain type (``anyOf [X, null]`` → ``X``): the tool surface is context the
-    agent pays for on every turn (all of ``tools/list`` ≤ 1,500 tokens)."""
-    if isinstance(schema, dict):
-        out = {}
-        for key, value in schema.items():
-            if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
-                continue
-            out[key] = value if key == "properties" else compact_schema(value)
-        if "properties" in out:
-            out["properties"] = {k: compact_schema(v) for k, v in out["properties"].items()}
-        any_of = out.get("anyOf")
-        if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
-            plain = next(x for x in any_of if x != {"type": "null"})
-            del out["anyOf"]
-            out = {**plain, **out}
-        return out
-    if isinstance(schema, list):
-        return [compact_schema(v) for v in schema]
-    return schema
 
 
 def serve(root: str | None = None) -> int:
@@ -301,10 +107,22 @@ def serve(root: str | None = None) -> int:
         return 2
     server = build_server(app)
     try:
-        server.run()
+        anyio_run_stdio(server)
     finally:
         app.close()
     return 0
+
+
+def anyio_run_stdio(server: Server) -> None:
+    """Serve ``server`` over the process's stdin/stdout until EOF (the SDK's stdio transport)."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
 
 
 def main() -> None:

@@ -8,18 +8,22 @@ a header, then the manifest of included / truncated / dropped nodes.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from ..budget import check_budget, check_int, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..render import Manifest, finish, number_lines
+from ..surface import tool_ref
+from .spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Pack the context around seed_ids (BFS over spine + edges, scored by distance, recency and "
-    "query) into budget_tokens, with a manifest of what was included, truncated and dropped."
+    "Pack the context around seed_ids (BFS over spine + edges, scored by distance, recency, "
+    "query) into budget_tokens; the manifest lists included, truncated and dropped nodes."
 )
 _STATUSES = ("live", "pending")
 #: Candidates considered at most (the manifest says "candidates capped" past it): a 4,000-token
@@ -27,6 +31,19 @@ _STATUSES = ("live", "pending")
 MAX_CANDIDATES = 600
 HEADER_TOKENS = 40  # bound on a node's "## <where> <kind> node_id=<id>" header
 _STALE = ("live", "pending", "stale", "superseded")
+
+
+class Args(Input):
+    seed_ids: Annotated[list[str], Cli("1..50 node ids", positional=True, metavar="SEED")]
+    query: Annotated[str | None, Cli("adds the query term to the score", short="-q")] = None
+    budget_tokens: Budget = 4000
+    depth: Annotated[int, Field(ge=0, le=5, description="BFS hops"), Cli("BFS hops")] = 2
+    weights: Annotated[
+        dict[str, float] | None,
+        Field(description="dist, recency, query"),
+        Cli('JSON, e.g. {"dist": 0.6, "recency": 0.3, "query": 0.1} (the defaults)'),
+    ] = None
+    include_stale: Annotated[bool, Cli("also pack stale and superseded nodes")] = False
 
 
 def _header(node) -> str:
@@ -103,7 +120,7 @@ def compose(
         )
     except UnknownSeedError as exc:
         raise ToolInputError(
-            "seed_ids", f"{exc}; use ids from ctx_tree_search or a manifest"
+            "seed_ids", f"{exc}; use ids from {tool_ref('ctx_tree_search')} or a manifest"
         ) from None
     except ValueError as exc:
         raise ToolInputError("weights", str(exc)) from None
@@ -139,3 +156,13 @@ def compose(
     text = finish("".join(parts), manifest, budget, total, "candidates")
     app.count(tokens_served=estimate_tokens(text))
     return text
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_compose",
+    description=DESCRIPTION,
+    args=Args,
+    handler=compose,
+    example={"seed_ids": ["01JD…A", "01JD…B"], "query": "retry", "budget_tokens": 3000},
+    help="pack the context around seed nodes into a budget",
+)

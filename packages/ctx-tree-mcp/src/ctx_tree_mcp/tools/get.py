@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
 
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..render import Manifest, call, finish
+from ..surface import tool_ref
+from .spec import Budget, Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = "Page through a stored node's full content (node ids come from manifests and search)."
 MANIFEST_RESERVE = 80
+
+
+class Args(Input):
+    node_id: NodeId
+    offset: Annotated[int, Field(ge=0), Cli("character offset into the content")] = 0
+    budget_tokens: Budget = 2000
 
 
 def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> str:
@@ -34,7 +44,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     if node is None:
         raise ToolInputError(
             "node_id",
-            f"no node {node_id!r} in this project's store; use ctx_tree_search to find one",
+            f"no node {node_id!r} in this project's store; use {tool_ref('ctx_tree_search')} to find one",
         )
     if app.hidden(node):
         raise ToolInputError(
@@ -70,3 +80,13 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     )
     app.count(tokens_served=estimate_tokens(text))
     return text
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_get",
+    description=DESCRIPTION,
+    args=Args,
+    handler=get,
+    example={"node_id": "01JD…", "offset": 0, "budget_tokens": 2000},
+    help="page through a stored node",
+)

@@ -2,20 +2,55 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
 
 from ..budget import check_int
 from ..errors import ToolInputError
+from ..surface import tool_ref
 from .listing import render_listing
+from .spec import Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
 
 NEIGHBORS_DESCRIPTION = (
-    "Nodes linked to node_id (spine parent/children and edges) up to depth hops (1..5)."
+    "Nodes linked to node_id (spine parent/children and edges) up to depth hops."
 )
 PATH_DESCRIPTION = "The spine from node_id up to its root (chunk → file, output → session)."
-RECENT_DESCRIPTION = "Most recently stored nodes, newest first; since is epoch ms."
+RECENT_DESCRIPTION = "Most recently stored nodes, newest first."
+
+
+class NeighborsArgs(Input):
+    node_id: NodeId
+    depth: Annotated[int, Field(ge=1, le=5), Cli("hops")] = 1
+    edge_kinds: Annotated[
+        list[str] | None,
+        Field(description="supersedes, references, derived_from, summarizes, follows"),
+        Cli(
+            "only these edges: supersedes, references, derived_from, summarizes, follows "
+            "(repeatable)",
+            flag="--edge-kind",
+        ),
+    ] = None
+    limit: Annotated[int, Field(ge=1, le=500), Cli("nodes listed", short="-n")] = 50
+
+
+class PathArgs(Input):
+    node_id: NodeId
+
+
+class RecentArgs(Input):
+    since: Annotated[
+        int | None,
+        Field(ge=0, description="epoch ms"),
+        Cli("only nodes created at or after this epoch-ms time"),
+    ] = None
+    kind: Annotated[
+        str | None, Cli("one node kind, e.g. file_chunk, tool_output, note (data-model.md)")
+    ] = None
+    limit: Annotated[int, Field(ge=1, le=200), Cli("nodes listed", short="-n")] = 20
 
 
 def _node(app: App, node_id: str):
@@ -24,7 +59,9 @@ def _node(app: App, node_id: str):
     node = app.store.get(node_id.strip())
     if node is None:
         raise ToolInputError(
-            "node_id", f"no node {node_id!r}; use ctx_tree_search or ctx_tree_recent to find one"
+            "node_id",
+            f"no node {node_id!r}; use {tool_ref('ctx_tree_search')} or "
+            f"{tool_ref('ctx_tree_recent')} to find one",
         )
     if app.hidden(node):
         raise ToolInputError(
@@ -101,3 +138,29 @@ def recent(app: App, since: int | None = None, kind: str | None = None, limit: i
     rows = [line(n, f" created_at={n.created_at}") for n in nodes if not app.hidden(n)]
     more = f"raise limit (now {limit}) or pass since=" if len(nodes) == limit else ""
     return render_listing(f"recent: {len(nodes)} nodes", rows, more)
+
+
+NEIGHBORS = ToolSpec(
+    name="ctx_tree_neighbors",
+    description=NEIGHBORS_DESCRIPTION,
+    args=NeighborsArgs,
+    handler=neighbors,
+    example={"node_id": "01JD…", "depth": 1},
+    help="nodes linked to a node",
+)
+PATH_TO_ROOT = ToolSpec(
+    name="ctx_tree_path_to_root",
+    description=PATH_DESCRIPTION,
+    args=PathArgs,
+    handler=path_to_root,
+    example={"node_id": "01JD…"},
+    help="the spine from a node to its root",
+)
+RECENT = ToolSpec(
+    name="ctx_tree_recent",
+    description=RECENT_DESCRIPTION,
+    args=RecentArgs,
+    handler=recent,
+    example={"kind": "file_chunk", "limit": 10},
+    help="newest stored nodes",
+)

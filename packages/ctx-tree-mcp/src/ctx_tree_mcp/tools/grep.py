@@ -10,22 +10,44 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
 
 from ..budget import check_budget, check_int, estimate_tokens
 from ..errors import ToolInputError
 from ..redact import redact_text
 from ..render import Manifest, call, finish
+from ..surface import argument_name
+from .spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
     from ..ripgrep import GrepResult, Line
 
 DESCRIPTION = (
-    "ripgrep regex search (.gitignore respected) within budget_tokens; matches grouped by file, "
-    "most first. Full output is stored; the manifest gives the ctx_tree_get call for the rest."
+    "ripgrep search (.gitignore respected) within budget_tokens; matches grouped by file. "
+    "Full output is stored; the manifest gives the call for the rest."
 )
 MANIFEST_RESERVE = 90
+
+
+class Args(Input):
+    pattern: Annotated[
+        str, Field(description="ripgrep regex"), Cli("ripgrep (Rust) regex", positional=True)
+    ]
+    path: Annotated[str, Cli("file or directory under the root", positional=True)] = "."
+    glob: Annotated[
+        str | None, Field(description="e.g. *.py"), Cli("file glob, e.g. `*.py`", short="-g")
+    ] = None
+    ignore_case: Annotated[bool, Cli("case-insensitive match", short="-i")] = False
+    fixed_strings: Annotated[bool, Cli("`pattern` is a literal, not a regex", short="-F")] = False
+    context_lines: Annotated[
+        int,
+        Field(ge=0, le=10),
+        Cli("lines of context around each match", flag="--context", short="-C"),
+    ] = 0
+    budget_tokens: Budget = 2000
 
 
 def _fmt(line: Line) -> str:
@@ -222,11 +244,11 @@ def _render(
             manifest.add(
                 "next",
                 call("ctx_tree_get", node_id=node_id, offset=offset)
-                + " or narrow with path=/glob=",
+                + f" or narrow with {_narrow()}",
             )
         else:
             manifest.add(
-                "next", "the rest was not stored (over capture.maxBytes): narrow with path=/glob="
+                "next", f"the rest was not stored (over capture.maxBytes): narrow with {_narrow()}"
             )
     return finish("".join(blocks), manifest, budget, full_tokens, "full output")
 
@@ -235,3 +257,19 @@ def _is_match(formatted: str) -> bool:
     """True for a ``<n>:<text>`` match line, False for a ``<n>-<text>`` context line."""
     digits = len(formatted) - len(formatted.lstrip("0123456789"))
     return formatted[digits : digits + 1] == ":"
+
+
+def _narrow() -> str:
+    """``path=/glob=`` over MCP, ``PATH/--glob`` on the CLI."""
+    suffix = "" if argument_name("ctx_tree_grep", "glob").startswith("-") else "="
+    return f"{argument_name('ctx_tree_grep', 'path')}{suffix}/{argument_name('ctx_tree_grep', 'glob')}{suffix}"
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_grep",
+    description=DESCRIPTION,
+    args=Args,
+    handler=grep,
+    example={"pattern": "def run\\b", "glob": "*.py", "budget_tokens": 500},
+    help="ripgrep the project; full output stored, a budgeted slice shown",
+)

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated
 
 from ..errors import ToolInputError
+from .spec import Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = "Save a note (finding, decision) for later recall; returns its node id."
 MAX_NOTE_CHARS = 20_000
+
+
+class Args(Input):
+    content: Annotated[str, Cli("the note", positional=True)]
+    title: Annotated[str | None, Cli("short title, at most 200 characters (searchable)")] = None
+    parent_id: Annotated[
+        str | None, Cli("attach under this node instead of the current session", flag="--parent")
+    ] = None
 
 
 def note(app: App, content: str, title: str | None = None, parent_id: str | None = None) -> str:
@@ -47,3 +56,17 @@ def note(app: App, content: str, title: str | None = None, parent_id: str | None
         node_id=nid,
     )
     return f"note saved: node_id={nid}\n"
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_note",
+    description=DESCRIPTION,
+    args=Args,
+    handler=note,
+    example={
+        "content": "Retry logic lives in App.run; backoff capped at 30 s",
+        "title": "retry",
+    },
+    annotations={"readOnlyHint": False, "destructiveHint": False, "openWorldHint": False},
+    help="store a note",
+)

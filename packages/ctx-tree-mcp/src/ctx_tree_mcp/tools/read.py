@@ -1,4 +1,4 @@
-"""``ctx_tree_read``: a file's slice by symbol, line range or query, or its outline.
+"""``ctx_tree_read``: a file's slice by symbol, line range or query, or its outline (docs/tools.md).
 
 Every answer holds real content checked against the file on disk (mtime, size and sha256):
 a cache hit only skips parsing; it is never an "unchanged" stub.
@@ -10,12 +10,16 @@ import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import Field
 
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
 from ..render import Manifest, call, finish, fitted_answer, number_lines
+from ..surface import tool_ref
+from .spec import Budget, Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
@@ -23,9 +27,49 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Read a file (path relative to the project root) by symbol, line range or query, within "
-    "budget_tokens. With none: outline + first chunks. Full file is stored; the manifest says how to get more."
+    "Read a file by symbol, line range or query within budget_tokens; with none, outline + "
+    "first chunks. The full file is stored; the manifest says how to get more."
 )
+
+
+class Args(Input):
+    path: Annotated[
+        str,
+        Field(description="relative to the project root"),
+        Cli("file, relative to the project root (or absolute inside it)", positional=True),
+    ]
+    symbol: Annotated[
+        str | None,
+        Field(description="e.g. Class.method or a bare name"),
+        Cli("`Class.method` or a bare name; overloads come back together", short="-s"),
+    ] = None
+    start_line: Annotated[int | None, Field(ge=1), Cli("first line (1-based) of a line range")] = (
+        None
+    )
+    end_line: Annotated[int | None, Field(ge=1), Cli("last line of a line range (inclusive)")] = (
+        None
+    )
+    query: Annotated[
+        str | None,
+        Field(description="words; best-matching chunks first"),
+        Cli("words; the best-matching chunks come first", short="-q"),
+    ] = None
+    budget_tokens: Budget = 2000
+
+
+def _parse_lines(text: str) -> dict[str, Any]:
+    start, _, end = text.partition(":")
+    try:
+        return {"start_line": int(start) if start else 1, "end_line": int(end) if end else None}
+    except ValueError:
+        raise ToolInputError("--lines", "expected START:END, e.g. 40:80 (END optional)") from None
+
+
+def _render_lines(values: dict[str, Any]) -> str | None:
+    start, end = values.get("start_line"), values.get("end_line")
+    return f"{start or 1}:{'' if end is None else end}"
+
+
 RELEVANCE_FLOOR = 0.3  # query mode: chunks scoring below this share of the best are left out
 _PART = re.compile(r"#\d+$")
 
@@ -207,7 +251,8 @@ def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
         hint = f"nearest: {', '.join(close)}" if close else f"{len(names)} symbols in the file"
         raise ToolInputError(
             "symbol",
-            f"{symbol!r} not found in {view.relative} ({hint}); call ctx_tree_read(path) for the outline"
+            f"{symbol!r} not found in {view.relative} ({hint}); "
+            f"{call('ctx_tree_read', path=view.relative)} gives the outline"
             + _truncation_hint(view),
         )
     label = f"## {entry.name} ({entry.kind}) L{entry.start}-{entry.end}"
@@ -337,7 +382,11 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
         )
         m.add("included", _included(included, 8))
         m.add("omitted", _omitted(view, included))
-        m.add("more", "ctx_tree_read(path, symbol=…) or ctx_tree_get(node_id) for any chunk")
+        m.add(
+            "more",
+            f"{call('ctx_tree_read', path=view.relative, symbol='…')} or "
+            f"{tool_ref('ctx_tree_get')} with a chunk's node id",
+        )
         return m
 
     return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
@@ -423,3 +472,24 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
         return m
 
     return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_read",
+    description=DESCRIPTION,
+    args=Args,
+    handler=read,
+    example={"path": "src/app.py", "symbol": "App.run", "budget_tokens": 800},
+    help="read a file by symbol, line range or query, within a token budget",
+    sugar=(
+        Sugar(
+            "--lines",
+            ("start_line", "end_line"),
+            "line range START:END (END optional), e.g. 40:80 or 170:",
+            _parse_lines,
+            _render_lines,
+            short="-l",
+            metavar="START:END",
+        ),
+    ),
+)

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import Field
 
 from ..budget import check_int
 from ..errors import ToolInputError
 from .listing import render_listing
+from .spec import Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
@@ -15,8 +18,36 @@ DESCRIPTION = (
     "Keyword search (BM25) over stored reads, greps and notes. Hits give path:lines, symbol and "
     "node_id (read with ctx_tree_get). filters: status, kind, since, until (epoch ms), parent_id, session_id."
 )
-#: docs/tools.md: only keyword search exists in v1; the other modes are refused with this text.
+#: Only keyword search exists in this version; the other modes are refused with this text.
 MODE_ERROR = "mode {mode!r} is not available: v1 has keyword search only (semantic and hybrid search are planned); use mode='keyword'"
+
+
+class Args(Input):
+    query: Annotated[
+        str, Cli("words or identifiers (camelCase and snake_case are split)", positional=True)
+    ]
+    mode: Annotated[Literal["keyword"], Cli("search mode; only keyword in this version")] = (
+        "keyword"
+    )
+    limit: Annotated[int, Field(ge=1, le=100), Cli("hits listed", short="-n")] = 10
+    filters: Annotated[
+        dict[str, Any] | None,
+        Cli(
+            "JSON object: status, kind (lists), since, until (epoch ms, inclusive), parent_id, "
+            "session_id"
+        ),
+    ] = None
+
+
+def _parse_kinds(kinds: list[str]) -> dict[str, Any]:
+    return {"filters": {"kind": list(kinds)}}
+
+
+def _render_kinds(values: dict[str, Any]) -> str | None:
+    filters = values.get("filters")
+    if isinstance(filters, dict) and set(filters) == {"kind"} and len(filters["kind"]) == 1:
+        return str(filters["kind"][0])
+    return None
 
 
 def search(
@@ -29,7 +60,7 @@ def search(
     """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, best first, one per line:
     ``path:start-end symbol kind node_id=<id> score=<bm25> | snippet``.
 
-    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword`` (docs/tools.md),
+    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword``,
     a bad limit or malformed filters.
     """
     from ctx_tree_schema import Filters
@@ -54,3 +85,23 @@ def search(
         rows.append(line(hit.node, f" score={hit.score:.2f} | {snippet}"))
     more = f"raise limit (now {limit}) or add filters" if len(hits) == limit else ""
     return render_listing(f"search {query[:80]!r}: {len(hits)} hits", rows, more)
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_search",
+    description=DESCRIPTION,
+    args=Args,
+    handler=search,
+    example={"query": "token budget manifest", "limit": 5, "filters": {"kind": ["file_chunk"]}},
+    help="keyword search (BM25) over everything stored",
+    sugar=(
+        Sugar(
+            "--kind",
+            ("filters",),
+            "only this node kind (repeatable); sets filters.kind",
+            _parse_kinds,
+            _render_kinds,
+            repeat=True,
+        ),
+    ),
+)

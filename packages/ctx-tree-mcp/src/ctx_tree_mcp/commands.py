@@ -1,0 +1,116 @@
+"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``stats``, ``demo``,
+``serve``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
+
+Add a command: write ``def _name(args) -> str`` (the text to print; raise
+``ToolInputError(flag, message)`` for bad input, which exits 2 with that message) and, if it
+takes arguments, ``def _name_args(parser)`` adding them with ``help=`` text that gives the
+range and default; then append ``Command("name", "one-line help", _name, _name_args)`` to
+:data:`COMMANDS`. ``open_app(args)`` gives the project's :class:`~ctx_tree_mcp.app.App`
+(honouring ``--root``) and closes it after. Output is for people: CLI syntax in hints (see
+``ctx_tree_mcp.surface``; commands already run inside ``cli_surface()``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .errors import ToolInputError
+
+if TYPE_CHECKING:
+    from .app import App
+
+
+@dataclass(frozen=True)
+class Command:
+    """One CLI verb: ``run(args)`` returns the text to print, or an exit status (an int)."""
+
+    name: str
+    help: str
+    run: Callable[[argparse.Namespace], str | int]
+    arguments: Callable[[argparse.ArgumentParser], None] | None = None
+
+
+@contextmanager
+def open_app(args: argparse.Namespace) -> Iterator[App]:
+    """The :class:`App` for ``--root`` (else ``$CLAUDE_PROJECT_DIR``, else the cwd), closed after.
+
+    Raises ``ToolInputError`` (``--root``) when the root is not a directory.
+    """
+    from .app import App, project_root
+
+    root = project_root(getattr(args, "root", None))
+    if not root.is_dir():
+        raise ToolInputError(
+            "--root", f"{root} is not a directory; give the project's root directory"
+        )
+    app = App(root, session="cli")
+    try:
+        yield app
+    finally:
+        app.close()
+
+
+def _walk(args: argparse.Namespace) -> str:
+    from .maintenance import walk
+
+    with open_app(args) as app:
+        return walk(app, args.walker)
+
+
+def _walk_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "walker",
+        nargs="?",
+        default="all",
+        choices=["filter", "staleness", "pruner", "all"],
+        help="which walker (default: all)",
+    )
+
+
+def _stats(args: argparse.Namespace) -> str:
+    from .maintenance import stats
+
+    with open_app(args) as app:
+        return stats(app)
+
+
+def _demo(args: argparse.Namespace) -> str:
+    from .demo import demo
+
+    return demo(args.path, files=args.files, root=getattr(args, "root", None), keep=args.keep)
+
+
+def _demo_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "path", nargs="?", default=".", help="tree to demo on (default: the current directory)"
+    )
+    p.add_argument(
+        "--files",
+        type=int,
+        default=4,
+        help="how many of the largest source files to read (1.., default 4)",
+    )
+    p.add_argument(
+        "--keep", action="store_true", help="use the real store instead of a temporary one"
+    )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    return serve(getattr(args, "root", None))
+
+
+#: Every CLI-only command, in ``--help`` order (after the tool verbs).
+COMMANDS: tuple[Command, ...] = (
+    Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
+    Command("stats", "node counts by kind and status, store size, tokens served vs stored", _stats),
+    Command(
+        "demo", "read, grep and search a real tree and show the tokens saved", _demo, _demo_args
+    ),
+    Command("serve", "run the MCP server on stdio (same as ctx-tree-mcp)", _serve),
+)

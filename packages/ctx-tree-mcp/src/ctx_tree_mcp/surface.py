@@ -1,0 +1,106 @@
+"""Which surface an answer is written for, MCP (the default) or the CLI, and the one place that
+writes a call, a tool name or an argument name in that surface's syntax.
+
+Hints (``next:`` lines, "use … to find one") and errors must be something the reader can type:
+over MCP ``ctx_tree_read(path="a.py", start_line=170)``, on the CLI
+``ctx-tree read a.py --lines 170:``. Handlers never format calls themselves; they call
+:func:`call`, :func:`tool_ref` and :func:`argument_name`. The CLI runs its command inside
+:func:`cli_surface`.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tools.spec import ToolSpec
+
+#: ``"mcp"`` or ``"cli"``; a context variable, so concurrent MCP calls are unaffected.
+SURFACE: ContextVar[str] = ContextVar("ctx_tree_surface", default="mcp")
+
+
+@contextmanager
+def cli_surface() -> Iterator[None]:
+    """Within the block, hints and errors are written in CLI syntax."""
+    token = SURFACE.set("cli")
+    try:
+        yield
+    finally:
+        SURFACE.reset(token)
+
+
+def on_cli() -> bool:
+    return SURFACE.get() == "cli"
+
+
+def call(tool: str, **args: object) -> str:
+    """An exact call of ``tool`` with ``args`` (``None`` values left out), in the surface's
+    syntax: ``ctx_tree_get(node_id="01J…", offset=120)`` or ``ctx-tree get 01J… --offset 120``."""
+    values = {k: v for k, v in args.items() if v is not None}
+    if on_cli():
+        spec = _spec(tool)
+        if spec is not None:
+            return cli_call(spec, values)
+    parts = [f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in values.items()]
+    return f"{tool}({', '.join(parts)})"
+
+
+def tool_ref(tool: str) -> str:
+    """How to name a tool: ``ctx_tree_search`` over MCP, ``ctx-tree search`` on the CLI."""
+    spec = _spec(tool) if on_cli() else None
+    return f"ctx-tree {spec.verb}" if spec else tool
+
+
+def argument_name(spec: ToolSpec | str, name: str) -> str:
+    """How to name one of a tool's arguments: ``start_line`` over MCP, ``--lines`` on the CLI."""
+    if not on_cli():
+        return name
+    found = _spec(spec) if isinstance(spec, str) else spec
+    if found is None or name not in found.args.model_fields:
+        return name
+    for sugar in found.sugar:
+        if name in sugar.fields:
+            return sugar.flag
+    return found.flag_of(name)
+
+
+def cli_call(spec: ToolSpec, values: Mapping[str, Any]) -> str:
+    """``values`` as a ``ctx-tree`` command line (shell-quoted)."""
+    rest = dict(values)
+    words = ["ctx-tree", spec.verb]
+    for name in spec.args.model_fields:
+        if spec.cli_of(name).positional and name in rest:
+            value = rest.pop(name)
+            words += [str(v) for v in value] if isinstance(value, list) else [str(value)]
+    for sugar in spec.sugar:
+        if any(f in rest for f in sugar.fields):
+            text = sugar.render(rest)
+            if text is not None:
+                words += [sugar.flag, text]
+                for f in sugar.fields:
+                    rest.pop(f, None)
+    for name, value in rest.items():
+        flag = spec.flag_of(name)
+        if isinstance(value, bool):
+            default = spec.args.model_fields[name].default
+            if value != default:
+                words.append(flag if value else "--no-" + flag.removeprefix("--"))
+        elif isinstance(value, list):
+            for item in value:
+                words += [flag, str(item)]
+        elif isinstance(value, dict):
+            words += [flag, json.dumps(value, ensure_ascii=False)]
+        else:
+            words += [flag, str(value)]
+    return " ".join(shlex.quote(w) if w != "…" else w for w in words)
+
+
+def _spec(tool: str) -> ToolSpec | None:
+    from .tools.registry import BY_NAME
+
+    return BY_NAME.get(tool)

@@ -1,0 +1,79 @@
+"""The CLI speaks CLI: verbs and flags from the registry, hints in CLI syntax, --root anywhere."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from ctx_tree_mcp.cli import PACKAGES, build_parser, main
+from ctx_tree_mcp.tools.registry import TOOLS
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        main(list(argv))
+        code = 0
+    except SystemExit as exc:
+        code = exc.code or 0
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+@pytest.fixture
+def env(root, monkeypatch, tmp_path):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(tmp_path)
+    return root
+
+
+def test_version_is_one_line_with_all_six_packages(capsys) -> None:
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and out.count("\n") == 1
+    assert all(f"{name} 0." in out for name in PACKAGES)
+
+
+def test_every_tool_argument_has_a_flag_with_help_range_and_default() -> None:
+    parser = build_parser()
+    verbs = parser._subparsers._group_actions[0].choices  # argparse keeps them here
+    for spec in TOOLS:
+        sub = verbs[spec.verb]
+        actions = {a.dest: a for a in sub._actions}
+        for name in spec.args.model_fields:
+            assert name in actions, f"{spec.verb}: no flag for {name}"
+            assert actions[name].help, f"{spec.verb} {name}: no help"
+        helptext = sub.format_help()
+        if "budget_tokens" in spec.args.model_fields:
+            assert "100..50000" in helptext and "default" in helptext
+
+
+def test_root_is_accepted_after_the_verb_and_hints_are_cli_syntax(env, capsys) -> None:
+    code, out, err = run(capsys, "read", "src/decoder.py", "--budget", "200", "--root", str(env))
+    assert code == 0, err
+    nxt = next(line for line in out.splitlines() if line.startswith("next: "))
+    assert re.fullmatch(r"next: ctx-tree read src/decoder.py --lines \d+:", nxt), nxt
+    assert "ctx_tree_" not in out
+    code, out, err = run(capsys, "--root", str(env), "grep", "def ", "--budget", "150")
+    assert code == 0, err
+    assert re.search(
+        r"next: ctx-tree get [0-9A-Z]{26} --offset \d+ or narrow with PATH/--glob", out
+    )
+
+
+def test_bad_flags_exit_2_in_cli_syntax_without_library_text(env, capsys) -> None:
+    code, _, err = run(capsys, "read", "src/decoder.py", "-b", "5", "--root", str(env))
+    assert code == 2
+    assert err.startswith("ctx-tree: --budget: 5 is out of range; allowed: an integer 100..50000")
+    assert "ctx-tree read src/app.py" in err and "pydantic" not in err
+    code, _, err = run(capsys, "read", "src/decoder.py", "--symbol", "nope", "--root", str(env))
+    assert code == 2 and err.startswith("ctx-tree: --symbol: 'nope' not found")
+    assert "ctx-tree read src/decoder.py gives the outline" in err
+    code, _, err = run(capsys, "read", "src/decoder.py", "--lines", "x:y", "--root", str(env))
+    assert code == 2 and "--lines: expected START:END" in err
+
+
+def test_search_kind_sugar_sets_the_filter(env, capsys) -> None:
+    run(capsys, "note", "a finding about scanstring", "--title", "finding", "--root", str(env))
+    code, out, err = run(capsys, "search", "scanstring", "--kind", "note", "--root", str(env))
+    assert code == 0, err
+    assert "note finding" in out
