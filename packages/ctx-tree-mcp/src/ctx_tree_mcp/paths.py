@@ -1,9 +1,10 @@
-"""Path policy (docs/security.md): resolve a tool's ``path`` inside the project root, or refuse it.
+"""Path policy (``docs/security.md``): resolve a tool's ``path`` inside the root, or refuse it.
 
 Refused, before any file is opened and before any store write: paths that resolve outside the
-root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the docs/security.md
-denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec) — checked on
-both the path as given and the symlink-resolved path — and, for reads, anything that is not a
+root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the secret-file
+denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec, in any
+letter case: ``.ENV`` and ``ID_RSA`` are ``.env`` and ``id_rsa`` on macOS and Windows) — checked
+on both the path as given and the symlink-resolved path — and, for reads, anything that is not a
 regular file (directories, FIFOs, devices, sockets).
 """
 
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from .errors import ToolInputError
 
-#: docs/security.md denylist, verbatim.
+#: The secret-file denylist (gitignore syntax, lower case; matched case-insensitively).
 DENYLIST: tuple[str, ...] = (
     ".env*",
     ".envrc",
@@ -56,7 +57,7 @@ class PathPolicy:
 
     @cached_property
     def deny_patterns(self) -> tuple[str, ...]:
-        """docs/security.md patterns plus the lines of ``<root>/.ctx-tree/path.deny`` (extends, never replaces)."""
+        """The denylist plus the lines of ``<root>/.ctx-tree/path.deny`` (extends, never replaces)."""
         extra: list[str] = []
         deny_file = self.root / ".ctx-tree" / "path.deny"
         with contextlib.suppress(OSError, UnicodeDecodeError):
@@ -73,14 +74,16 @@ class PathPolicy:
     def _spec(self):
         from pathspec import GitIgnoreSpec
 
-        return GitIgnoreSpec.from_lines(self.deny_patterns)
+        # matched on lower-cased paths: case-insensitive file systems make ``.Env.Local`` the
+        # same file as ``.env.local``
+        return GitIgnoreSpec.from_lines(p.lower() for p in self.deny_patterns)
 
     def is_denied(self, relative: str) -> bool:
         """True when ``relative`` (POSIX, relative to root) matches the denylist, or lies inside
         a directory that does (e.g. anything under ``.ssh/``). Gitignore semantics: ``.env*``
         matches at any depth. Directory verdicts are cached (a grep checks thousands of paths
-        under few directories)."""
-        rel = relative.strip("/")
+        under few directories). Case-insensitive."""
+        rel = relative.strip("/").lower()
         if not rel or rel == ".":
             return False
         directory, _, _name = rel.rpartition("/")

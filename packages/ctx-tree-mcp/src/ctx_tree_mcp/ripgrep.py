@@ -99,8 +99,8 @@ def build_args(
         args += ["--context", str(context_lines)]
     if glob:
         args += ["--glob", glob]
-    for deny in deny_globs:
-        args += ["--glob", "!" + deny]
+    for deny in deny_globs:  # case-insensitive, as the path policy is
+        args += ["--iglob", "!" + deny]
     args += ["--regexp", pattern, "--", target]
     return args
 
