@@ -139,6 +139,7 @@ def _store_new(
     if truncated:  # cut at the last newline so no line is half-stored
         cut = body.rfind(b"\n")
         body = body[: cut + 1] if cut > 0 else body
+    body = _redacted(body, redact_text)
     try:
         chunked = chunk_bytes(body, path=resolved.relative)
     except ChunkError as exc:
@@ -179,11 +180,10 @@ def _store_new(
         )
     ]
     for index, chunk in enumerate(chunked.chunks):
-        text = redact_text(chunk.text)
         nodes.append(
             NewNode(
                 kind=NodeKind.FILE_CHUNK,
-                content=text,
+                content=chunk.text,
                 parent_id=root_id,
                 source_uri=f"{uri}#{chunk.symbol or f'L{chunk.start_line}-{chunk.end_line}'}",
                 mtime=mtime_ms,
@@ -206,6 +206,18 @@ def _store_new(
     view = FileView(tree.root, tree.chunks, outline_entries, resolved.relative, cached=False)
     app.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
+
+
+def _redacted(body: bytes, redact_text: Any) -> bytes:
+    """``body`` with its secrets redacted as one text, before chunking: a PEM block longer
+    than a chunk goes whole, and line numbers do not move. Undecodable bytes are returned as
+    they are (the chunker refuses them)."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return body
+    redacted = redact_text(text)
+    return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
 
 
 def mark_gone(app: App, resolved: ResolvedPath) -> None:

@@ -111,6 +111,7 @@ async def grep(
     for rel in [p for p in result.counts if app.policy.is_denied(p)]:
         result.match_count -= result.counts.pop(rel)
         result.files.pop(rel, None)
+    _hide_private_keys(app, result)
     key = json.dumps(
         [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
     )
@@ -251,6 +252,31 @@ def _render(
                 "next", f"the rest was not stored (over capture.maxBytes): narrow with {_narrow()}"
             )
     return finish("".join(blocks), manifest, budget, full_tokens, "full output")
+
+
+#: Files read whole to find their PEM blocks (larger ones: the first this many bytes).
+_KEY_SCAN_BYTES = 64 << 20
+
+
+def _hide_private_keys(app: App, result: GrepResult) -> None:
+    """Replace the text of every output line that lies inside a PEM private key block, judged
+    on the whole file: a grep shows a block's body lines without its ``BEGIN`` and ``END``
+    lines, and the per-answer redaction could not see them. One line stays one line (the
+    counts and offsets of the answer stay true)."""
+    from ..redact import private_key_lines
+
+    for rel, lines in result.files.items():
+        try:
+            with open(app.root / rel, "rb") as fh:
+                data = fh.read(_KEY_SCAN_BYTES)
+        except OSError:
+            continue
+        if b"PRIVATE KEY" not in data:
+            continue
+        ranges = private_key_lines(data.decode("utf-8", "replace"))
+        for line in lines:
+            if any(first <= line.number <= last for first, last in ranges):
+                line.text = "[REDACTED:private_key]"
 
 
 def _is_match(formatted: str) -> bool:
