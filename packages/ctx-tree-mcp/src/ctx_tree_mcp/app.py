@@ -6,6 +6,7 @@ one. The store is opened lazily on first use, so start-up does not pay for it.
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -19,6 +20,19 @@ if TYPE_CHECKING:
     from ctx_tree_store import Store
 
     from .paths import PathPolicy
+
+
+log = logging.getLogger(__name__)
+
+
+def fault_message(exc: BaseException) -> str | None:
+    """The one-line message for a store fault the user can act on (disk full, store deleted,
+    unwritable, written by a newer ctx-tree), or None for any other exception."""
+    from ctx_tree_store import SchemaVersionError, StoreFull, StoreGone, StoreUnwritable
+
+    if isinstance(exc, StoreFull | StoreGone | StoreUnwritable | SchemaVersionError):
+        return str(exc)
+    return None
 
 
 def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -38,6 +52,7 @@ class App:
     root: Path
     home: Path | None = None
     _session_node: str | None = field(default=None, init=False)
+    _session_gen: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _usage: dict[str, int] = field(default_factory=dict, init=False)
     _usage_calls: int = field(default=0, init=False)
@@ -85,16 +100,75 @@ class App:
 
     @cached_property
     def store(self) -> Store:
-        """The project's store, opened (and migrated) on first use."""
-        from ctx_tree_store import Store
+        """The project's store, opened (and migrated) on first use.
 
-        return Store.open(self.store_file)
+        When the store cannot be written (read-only file system, another user's directory),
+        a private in-memory copy of it is used instead and :attr:`not_storing` says why:
+        reads and greps still answer, searches see what the file held, nothing persists.
+        """
+        from ctx_tree_store import Store, StoreUnwritable
+
+        try:
+            return Store.open(self.store_file)
+        except StoreUnwritable as exc:
+            store, copied = Store.open_snapshot(self.store_file)
+            seen = (
+                "searches see the store as it was when this process started"
+                if copied
+                else "the existing store is not searched"
+                if self.store_file.exists()
+                else "there is no store to search"
+            )
+            self.not_storing = (
+                f"ctx-tree: nothing is being stored: {exc.path} cannot be written "
+                f"({exc.reason}); {seen}"
+            )
+            self._unwritable = exc
+            log.info("%s", self.not_storing)  # every answer carries the line too
+            return store
+
+    #: One line saying nothing persists (the store is not writable), else None.
+    not_storing: str | None = field(default=None, init=False)
+    _unwritable: Any = field(default=None, init=False)
+
+    def check_store(self) -> None:
+        """Called before each tool call: when the store file was deleted (``ctx-tree forget``)
+        or replaced since it was opened, open the file now there (a new, empty store when it
+        is gone) and forget the ids cached from the old one."""
+        store = self.__dict__.get("store")
+        if store is not None and store.replaced():
+            log.warning("the store %s was deleted or replaced; opening it anew", store.path)
+            store.reopen()
+            self.views.clear()
+
+    def answer(self, text: str) -> str:
+        """``text``, plus the :attr:`not_storing` line when nothing persists."""
+        if self.not_storing is None:
+            return text
+        return (text if text.endswith("\n") else text + "\n") + self.not_storing + "\n"
+
+    def require_persistent(self, what: str) -> None:
+        """Raise ``StoreUnwritable`` when nothing persists, saying ``what`` was not kept."""
+        self.store  # opening it is what finds out
+        exc = self._unwritable
+        if exc is not None:
+            from ctx_tree_store import StoreUnwritable
+
+            raise StoreUnwritable(exc.path, f"{exc.reason}; {what} was not saved")
 
     def session_id(self) -> str:
-        """Node id of this process's ``session`` node, created on first capture."""
+        """Node id of this process's ``session`` node, created (and committed) on first use.
+
+        Cached per store generation, and never from inside an open transaction (which could
+        still roll the row back): a failed write cannot leave a dangling session id behind.
+        """
         with self._lock:
-            if self._session_node is None:
-                self._session_node = self.store.ensure_session(self.session_key, str(self.root))
+            store = self.store
+            if self._session_node is None or self._session_gen != store.generation:
+                node = store.ensure_session(self.session_key, str(self.root))
+                if store.in_transaction:
+                    return node
+                self._session_node, self._session_gen = node, store.generation
             return self._session_node
 
     def hidden(self, node: Any) -> bool:

@@ -231,6 +231,28 @@ def _run_tool(args: argparse.Namespace) -> str:
             raise
 
 
+def _fail(exc: Exception) -> int:
+    """One line on stderr for an error that is not bad input; returns exit status 1. A store
+    fault (disk full, store deleted, unwritable) says what to do; anything else is an internal
+    error, with its traceback only when ``CTX_TREE_DEBUG`` is set."""
+    import os
+
+    from .app import fault_message
+
+    message = fault_message(exc)
+    if message is None:
+        if os.environ.get("CTX_TREE_DEBUG"):
+            import traceback
+
+            traceback.print_exception(exc, file=sys.stderr)
+        message = (
+            f"internal error ({type(exc).__name__}: {exc}); "
+            "set CTX_TREE_DEBUG=1 to see where it happened"
+        )
+    print(f"ctx-tree: {message}", file=sys.stderr)
+    return 1
+
+
 def main(argv: list[str] | None = None) -> None:
     """Console script ``ctx-tree``."""
     from ctx_tree_schema import ConfigError
@@ -244,6 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as exc:
         print(f"ctx-tree: configuration error: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
+    except Exception as exc:
+        raise SystemExit(_fail(exc)) from None
     if isinstance(result, int):
         raise SystemExit(result)
     sys.stdout.write(result if result.endswith("\n") else result + "\n")

@@ -16,7 +16,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .app import App, project_root
+from .app import App, fault_message, project_root
 from .redact import redact_text
 
 if TYPE_CHECKING:
@@ -43,6 +43,8 @@ def error_text(name: str, exc: BaseException) -> str:
         return str(exc)
     if isinstance(exc, ConfigError):
         return f"configuration: {exc}"
+    if (fault := fault_message(exc)) is not None:
+        return fault
     log.error("tool %s failed:\n%s", name, "".join(traceback.format_exception(exc)))
     return f"internal error ({type(exc).__name__}: {exc}); the call changed nothing; see the server log"
 

@@ -3,7 +3,15 @@
 Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``.
 """
 
-from ._errors import IllegalTransition, NodeNotFound, SchemaVersionError, StoreError
+from ._errors import (
+    IllegalTransition,
+    NodeNotFound,
+    SchemaVersionError,
+    StoreError,
+    StoreFull,
+    StoreGone,
+    StoreUnwritable,
+)
 from .graph import GraphNode, StoreGraph
 from .location import ctx_tree_home, project_hash, store_path
 from .store import (
@@ -31,7 +39,10 @@ __all__ = [
     "SearchHit",
     "Store",
     "StoreError",
+    "StoreFull",
+    "StoreGone",
     "StoreGraph",
+    "StoreUnwritable",
     "__version__",
     "content_hash",
     "ctx_tree_home",

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 from pathlib import Path
+from urllib.parse import quote
 
 import apsw
 from ctx_tree_schema import MIGRATIONS, SCHEMA_VERSION
 
-from ._errors import SchemaVersionError
+from ._errors import SchemaVersionError, StoreFull, StoreUnwritable
 
 #: How long a write waits for another process's write transaction before ``BusyError``.
 BUSY_TIMEOUT_MS = 30_000
+#: A store larger than this is not copied into memory by :func:`snapshot`.
+SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024
+_UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
 
 
 def _make_private_dir(directory: Path) -> None:
@@ -49,8 +54,74 @@ def connect(path: Path | str) -> apsw.Connection:
 
     The directory is made 0700 and ``store.db``/``-wal``/``-shm`` 0600 whatever the umask.
     ``":memory:"`` opens a private in-memory store. Raises :class:`SchemaVersionError` when the
-    file's schema is newer than :data:`ctx_tree_schema.SCHEMA_VERSION` (nothing is written then).
+    file's schema is newer than :data:`ctx_tree_schema.SCHEMA_VERSION` (nothing is written then),
+    :class:`StoreUnwritable` when the directory or file cannot be created or written (read-only
+    file system, another user's directory, permissions) and :class:`StoreFull` when the disk is
+    full.
     """
+    try:
+        return _connect(path)
+    except apsw.FullError as exc:
+        raise StoreFull(str(path)) from exc
+    except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.PermissionsError) as exc:
+        raise StoreUnwritable(str(path), str(exc)) from exc
+    except OSError as exc:
+        if exc.errno == errno.ENOSPC:
+            raise StoreFull(str(path)) from exc
+        if exc.errno in _UNWRITABLE_ERRNOS:
+            raise StoreUnwritable(str(path), str(exc.strerror or exc)) from exc
+        raise
+
+
+def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[apsw.Connection, bool]:
+    """A private in-memory store holding a copy of the store file at ``path``, migrated, for a
+    process that cannot write the file; or an empty one when the file is missing, unreadable
+    or larger than ``max_bytes``. Returns ``(connection, copied)``. The file is opened
+    read-only (``immutable`` when even its WAL index cannot be opened) and never written.
+    Raises :class:`SchemaVersionError` for a copy newer than this code.
+    """
+    con = _connect(":memory:")
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return con, False
+    if size > max_bytes:
+        return con, False
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    for query in ("mode=ro", "immutable=1"):
+        try:
+            source = apsw.Connection(f"file:{quote(str(path))}?{query}", flags=flags)
+        except apsw.Error:
+            continue
+        try:
+            source.execute("SELECT count(*) FROM sqlite_master").get
+            with con.backup("main", source, "main") as copy:
+                copy.step(-1)
+        except apsw.Error:
+            continue
+        finally:
+            source.close()
+        version = con.execute("PRAGMA user_version").get
+        if version > SCHEMA_VERSION:
+            con.close()
+            raise SchemaVersionError(str(path), version, SCHEMA_VERSION)
+        con.execute("PRAGMA foreign_keys = ON")
+        _migrate(con, str(path))
+        return con, True
+    return con, False
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """``(st_dev, st_ino)`` of the file at ``path``, or None when it does not exist."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+def _connect(path: Path | str) -> apsw.Connection:
     memory = str(path) == ":memory:"
     if not memory:
         path = Path(path)

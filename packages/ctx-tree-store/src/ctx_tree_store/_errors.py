@@ -32,3 +32,50 @@ class SchemaVersionError(StoreError, RuntimeError):
         )
         self.found = found
         self.supported = supported
+
+
+class StoreFull(StoreError):
+    """The file system holding the store is full (``SQLITE_FULL`` or ``ENOSPC``).
+
+    The write was rolled back whole; the store and the process stay usable, and the same call
+    works again once space is freed. ``path`` is the store file.
+    """
+
+    def __init__(self, path: str) -> None:
+        super().__init__(
+            f"disk full: the store {path} could not be written, so nothing from this call was "
+            "stored; free space on that disk and call again"
+        )
+        self.path = path
+
+
+class StoreGone(StoreError):
+    """The store file was deleted or replaced (another inode) while this process had it open.
+
+    Raised before a write transaction starts (nothing was written) or after it committed into
+    the deleted file (the write did not persist). ``Store.reopen`` opens (or creates) the file
+    now at ``path``. ``persisted`` is always False.
+    """
+
+    def __init__(self, path: str, *, during_write: bool) -> None:
+        what = (
+            "while this call wrote to it, so that write did not persist"
+            if during_write
+            else "since it was opened, so nothing was written"
+        )
+        super().__init__(
+            f"the store {path} was deleted or replaced {what}; call again to use a new store"
+        )
+        self.path = path
+        self.persisted = False
+
+
+class StoreUnwritable(StoreError):
+    """The store cannot be created or written: a read-only file system, a directory owned by
+    another user, missing permissions. ``reason`` is the operating system's or SQLite's words.
+    """
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"the store {path} cannot be written ({reason})")
+        self.path = path
+        self.reason = reason

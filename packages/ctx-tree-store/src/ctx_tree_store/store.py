@@ -7,6 +7,7 @@ shared by threads: a re-entrant lock serialises its use of the one apsw connecti
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
@@ -21,8 +22,8 @@ import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
 
 from . import _sql
-from ._db import connect
-from ._errors import IllegalTransition, NodeNotFound
+from ._db import connect, file_identity, snapshot
+from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
 from .terms import _quote, index_terms, match_all_query, match_query, query_words
 
 #: Statuses a search or listing returns when the caller gives none.
@@ -134,9 +135,14 @@ def _row_to_node(row: Sequence[Any]) -> Node:
 class Store:
     """A project's store. Open with :meth:`Store.open`; close with :meth:`close` (or ``with``)."""
 
-    def __init__(self, con: apsw.Connection, path: str) -> None:
+    def __init__(self, con: apsw.Connection, path: str, *, copied_from: str | None = None) -> None:
         self.con = con
         self.path = path
+        #: For a store opened with :meth:`open_snapshot`: the file it copied (or tried to).
+        self.copied_from = copied_from
+        #: Incremented by :meth:`reopen`: node ids cached under an older generation are void.
+        self.generation = 0
+        self._identity = file_identity(path) if path != ":memory:" else None
         self._lock = threading.RLock()
         self._depth = 0
         self._unrankable_words: set[str] = set()
@@ -146,9 +152,42 @@ class Store:
     def open(cls, path: Path | str) -> Store:
         """Open or create the store file at ``path`` (``":memory:"`` for a private one).
 
-        Raises ``SchemaVersionError`` for a store newer than this code, ``apsw.Error`` on I/O.
+        Raises ``SchemaVersionError`` for a store newer than this code, ``StoreUnwritable``
+        when it cannot be created or written, ``StoreFull`` when the disk is full.
         """
         return cls(connect(path), str(path))
+
+    @classmethod
+    def open_snapshot(cls, path: Path | str) -> tuple[Store, bool]:
+        """A private in-memory store holding a copy of the file at ``path`` (for a process that
+        cannot write it): searches see what it held, writes last as long as the process.
+        Returns ``(store, copied)``; ``copied`` is False when the copy started empty (no file,
+        unreadable, or too large). The file is never written."""
+        con, copied = snapshot(path)
+        return cls(con, ":memory:", copied_from=str(path)), copied
+
+    @property
+    def persistent(self) -> bool:
+        """True when writes reach a file (False for ``:memory:`` and snapshots)."""
+        return self.path != ":memory:"
+
+    def replaced(self) -> bool:
+        """True when the store file was deleted or replaced (another inode) since it was
+        opened; a ``stat``, about a microsecond. Always False in memory."""
+        return self._identity is not None and file_identity(self.path) != self._identity
+
+    def reopen(self) -> None:
+        """Close the connection and open (creating if needed) the file now at :attr:`path`;
+        bumps :attr:`generation`. Raises like :meth:`open`."""
+        with self._lock:
+            if self._depth:
+                raise RuntimeError("reopen inside a transaction")
+            with contextlib.suppress(apsw.Error):
+                self.con.close()
+            self.con = connect(self.path)
+            self._identity = file_identity(self.path)
+            self.generation += 1
+            self._unrankable_words.clear()
 
     def close(self) -> None:
         with self._lock:
@@ -160,11 +199,19 @@ class Store:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def in_transaction(self) -> bool:
+        """True inside :meth:`transaction` (on any thread holding the lock)."""
+        return self._depth > 0
+
     @contextmanager
     def transaction(self) -> Iterator[apsw.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``); nested calls become savepoints.
 
-        An exception rolls everything back and propagates.
+        An exception rolls everything back and propagates; SQLite's ``SQLITE_FULL`` becomes
+        :class:`StoreFull`. Raises :class:`StoreGone` when the store file was deleted or
+        replaced, checked before the write starts and again after it commits: a write into a
+        deleted file never counts as done.
         """
         with self._lock:
             if self._depth:
@@ -175,16 +222,23 @@ class Store:
                 finally:
                     self._depth -= 1
                 return
+            if self.replaced():
+                raise StoreGone(self.path, during_write=False)
             self.con.execute("BEGIN IMMEDIATE")
             self._depth = 1
             try:
                 yield self.con
-            except BaseException:
                 self._depth = 0
-                self.con.execute("ROLLBACK")
+                self.con.execute("COMMIT")
+            except BaseException as exc:
+                self._depth = 0
+                if self.con.in_transaction:  # SQLite may have rolled back already
+                    self.con.execute("ROLLBACK")
+                if isinstance(exc, apsw.FullError):
+                    raise StoreFull(self.path) from exc
                 raise
-            self._depth = 0
-            self.con.execute("COMMIT")
+            if self.replaced():
+                raise StoreGone(self.path, during_write=True)
 
     def _query(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
         with self._lock:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ctx_tree_schema import Config
-from ctx_tree_store import Store
+from ctx_tree_store import Store, StoreError
 
 from ._common import KeepGoing, Yielder, walker_interval_ms, wall_ms
 from ._filter import filter_pending
@@ -128,6 +128,8 @@ class Coordinator:
         self._wake: asyncio.Event | None = None
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctx-tree-walkers")
         self._store: Store | None = None
+        self._open_failed = False
+        self._was_deleted = False
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -225,15 +227,38 @@ class Coordinator:
         st.last_summary = summary
         log.debug("walker %s: %s", name, summary)
 
-    def _store_in_thread(self) -> Store:
+    def _store_in_thread(self) -> Store | None:
+        """The worker's connection; None when there is no store file to work on.
+
+        A store deleted while the server runs (``ctx-tree forget``) is closed here and reopened
+        only once something else (the next tool call) made the file again.
+        A store that cannot be opened (read-only, full disk) is logged once and skipped.
+        """
+        if self._store is not None and self._store.replaced():
+            log.info("walkers: the store %s was deleted or replaced; closing it", self.store_file)
+            with contextlib.suppress(Exception):
+                self._store.close()
+            self._store = None
+            self._was_deleted = True
         if self._store is None:
-            self._store = self._open_store(self.store_file)
+            if self._was_deleted and not os.path.exists(self.store_file):
+                return None
+            try:
+                self._store = self._open_store(self.store_file)
+            except StoreError as exc:
+                if not self._open_failed:
+                    log.warning("walkers paused: %s", exc)
+                self._open_failed = True
+                return None
+            self._open_failed = False
         return self._store
 
     def _tick_in_thread(self, name: str, now: int) -> str | None:
         if self.stopping:
             return None
         store = self._store_in_thread()
+        if store is None:
+            return None
         st = self.state[name]
         lease = LEASE_PREFIX + name
         ttl = 2 * st.interval_ms

@@ -89,14 +89,17 @@ def tool(name: str) -> ToolSpec:
 async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> str:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text.
 
-    Raises :class:`ToolInputError` for bad input (the handler's own checks included).
+    Raises :class:`ToolInputError` for bad input (the handler's own checks included), and
+    the store's faults (``StoreFull``, ``StoreGone``, ``StoreUnwritable``; see
+    ``ctx_tree_mcp.app.fault_message``).
     """
     spec = tool(name)
     values = spec.validate(arguments)
+    app.check_store()  # a store deleted since the last call is opened anew
     result = spec.handler(app, **values)
     if inspect.isawaitable(result):
         result = await result
-    return result
+    return app.answer(result)  # plus one line when nothing is being stored
 
 
 def tools_list() -> list[dict[str, Any]]:

@@ -1,0 +1,244 @@
+"""Store faults seen through the tools and the CLI: a full disk, a store deleted while the
+process runs, a store that cannot be written. Each call fails alone with a clear message or
+answers without storing; no traceback, no "internal error", no success for a lost write.
+
+The full and read-only file systems are real: a tmpfs of a few MB and a read-only bind mount,
+each in a private mount namespace of a child process (root only; skipped elsewhere).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App, fault_message
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.read import read
+from ctx_tree_store import Store, StoreFull, StoreGone
+
+
+def _private_mount(script: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``sh -c script sh args...`` in a private mount namespace."""
+    return subprocess.run(
+        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+needs_mounts = pytest.mark.skipif(
+    os.geteuid() != 0
+    or shutil.which("unshare") is None
+    or _private_mount("mount -t tmpfs tmpfs /mnt").returncode != 0,
+    reason="needs root and mount namespaces for a real small or read-only file system",
+)
+
+CLI = "from ctx_tree_mcp.cli import main; main()"
+
+
+def _notes(store_file: Path) -> list[str]:
+    with Store.open(store_file) as store:
+        rows = store.con.execute(
+            "SELECT n.content FROM nodes n JOIN nodes s ON s.id = n.parent_id "
+            "WHERE n.kind = 'note' AND s.kind = 'session' ORDER BY n.id"
+        ).fetchall()
+    return [r[0] for r in rows]
+
+
+# -- disk full --------------------------------------------------------------------------------
+
+
+def test_sqlite_full_on_the_first_capture_fails_that_call_alone(app: App):
+    """SQLite's own SQLITE_FULL (a page cap on the connection) during the first capture."""
+    pages = app.store.con.execute("PRAGMA page_count").get
+    app.store.con.execute(f"PRAGMA max_page_count = {pages + 2}")
+    with pytest.raises(StoreFull) as info:
+        read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args")
+    assert fault_message(info.value).startswith("disk full: ")
+    with pytest.raises(StoreFull):
+        read(app, "src/decoder.py")
+    app.store.con.execute("PRAGMA max_page_count = 4294967294")
+    assert "def parse_args" in read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args")
+    assert note(app, "kept once space came back").startswith("note saved")
+    assert _notes(app.store_file) == ["kept once space came back"]
+
+
+FULL_DISK = r"""
+import json, os, subprocess, sys
+from pathlib import Path
+from ctx_tree_mcp.app import App, fault_message
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.read import read
+
+root, home, cli = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+out = {}
+
+def fill():
+    fd = os.open(home / "filler", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    try:
+        while True:
+            os.write(fd, b"\0" * 65536)
+    except OSError:
+        pass
+    try:
+        while True:
+            os.write(fd, b"\0" * 512)
+    except OSError:
+        pass
+    os.close(fd)
+
+def step(name, fn):
+    try:
+        out[name] = ["ok", fn()]
+    except Exception as exc:
+        out[name] = ["error", type(exc).__name__, fault_message(exc) or str(exc)]
+
+def run_cli(*args):
+    env = dict(os.environ, CTX_TREE_HOME=str(home))
+    done = subprocess.run([sys.executable, "-c", cli, "--root", str(root), *args],
+                          capture_output=True, text=True, env=env)
+    return [done.returncode, done.stdout, done.stderr]
+
+app = App(root, home=home)
+app.store
+fill()
+step("read_full", lambda: read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args"))
+step("read_full_again", lambda: read(app, "src/decoder.py"))
+out["cli_full"] = run_cli("read", "src/argparse_copy.py", "--symbol", "ArgumentParser")
+os.unlink(home / "filler")
+step("read_freed", lambda: read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args"))
+step("note_freed", lambda: note(app, "saved after space was freed"))
+app.close()
+out["cli_freed"] = run_cli("note", "a CLI note after space was freed")
+print(json.dumps(out))
+"""
+
+
+@needs_mounts
+def test_a_real_full_disk_fails_each_call_alone_and_recovers(root: Path, tmp_path: Path):
+    home = tmp_path / "small-disk"
+    home.mkdir()
+    done = _private_mount(
+        'mount -t tmpfs -o size=3m tmpfs "$1" && exec "$2" -c "$3" "$4" "$1" "$5"',
+        str(home),
+        sys.executable,
+        FULL_DISK,
+        str(root),
+        CLI,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    for name in ("read_full", "read_full_again"):
+        assert out[name][:2] == ["error", "StoreFull"], out[name]
+        assert out[name][2].startswith("disk full: ") and "free space" in out[name][2]
+    code, stdout, stderr = out["cli_full"]
+    assert code == 1 and stdout == "" and "Traceback" not in stderr
+    assert stderr.startswith("ctx-tree: disk full: ") and stderr.count("\n") == 1
+    assert out["read_freed"][0] == "ok" and "def parse_args" in out["read_freed"][1]
+    assert out["note_freed"][0] == "ok" and out["note_freed"][1].startswith("note saved")
+    assert out["cli_freed"][0] == 0 and out["cli_freed"][1].startswith("note saved")
+
+
+# -- store deleted while running ---------------------------------------------------------------
+
+
+def test_a_store_deleted_between_calls_is_recreated_and_the_note_persists(app: App):
+    assert note(app, "before the delete").startswith("note saved")
+    shutil.rmtree(app.store_file.parent)
+    app.check_store()  # what the server does before every call
+    assert note(app, "after the delete").startswith("note saved")
+    assert _notes(app.store_file) == ["after the delete"]
+    assert "class JSONDecoder" in read(app, "src/decoder.py", symbol="JSONDecoder")
+
+
+def test_a_store_deleted_during_a_call_never_reports_the_note_saved(app: App):
+    note(app, "first")
+    app.store_file.unlink()
+    with pytest.raises(StoreGone) as info:
+        note(app, "second")  # the delete happened after this call's check
+    assert "nothing was written" in fault_message(info.value)
+    app.check_store()
+    assert note(app, "third").startswith("note saved")
+    assert _notes(app.store_file) == ["third"]
+
+
+# -- read-only store ---------------------------------------------------------------------------
+
+READ_ONLY = r"""
+import asyncio, json, os, subprocess, sys
+from pathlib import Path
+from ctx_tree_mcp.app import App, fault_message
+from ctx_tree_mcp.tools.grep import grep
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.tools.search import search
+
+root, home, cli = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+out = {}
+
+def step(name, fn):
+    try:
+        out[name] = ["ok", app.answer(fn())]
+    except Exception as exc:
+        out[name] = ["error", type(exc).__name__, fault_message(exc) or str(exc)]
+
+def run_cli(*args):
+    env = dict(os.environ, CTX_TREE_HOME=str(home))
+    done = subprocess.run([sys.executable, "-c", cli, "--root", str(root), *args],
+                          capture_output=True, text=True, env=env)
+    return [done.returncode, done.stdout, done.stderr]
+
+app = App(root, home=home)
+step("read", lambda: read(app, "src/decoder.py", symbol="JSONDecoder.decode"))
+step("grep", lambda: asyncio.run(grep(app, "def raw_decode", "src")))
+step("search", lambda: search(app, "mounted read-only finding"))
+step("note", lambda: note(app, "cannot be kept"))
+app.close()
+out["cli_read"] = run_cli("read", "src/decoder.py", "--symbol", "JSONDecoder")
+out["cli_note"] = run_cli("note", "cannot be kept either")
+out["cli_stats"] = run_cli("stats")
+print(json.dumps(out))
+"""
+
+
+@needs_mounts
+def test_a_read_only_store_still_answers_reads_greps_and_searches(root: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    writer = App(root, home=home)
+    note(writer, "a mounted read-only finding worth keeping")
+    writer.close()
+    before = {p.name: p.read_bytes() for p in writer.store_file.parent.iterdir()}
+    done = _private_mount(
+        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3" "$4" "$1" "$5"',
+        str(home),
+        sys.executable,
+        READ_ONLY,
+        str(root),
+        CLI,
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    line = "ctx-tree: nothing is being stored: "
+    for name, expected in (("read", "def decode"), ("grep", "def raw_decode")):
+        assert out[name][0] == "ok", out[name]
+        assert expected in out[name][1]
+        assert [x for x in out[name][1].splitlines() if x.startswith(line)] == [
+            out[name][1].splitlines()[-1]
+        ]
+        assert "Read-only file system" in out[name][1]
+    assert out["search"][0] == "ok" and "mounted read-only finding" in out["search"][1]
+    assert out["note"][:2] == ["error", "StoreUnwritable"]
+    assert "the note was not saved" in out["note"][2]
+    code, stdout, stderr = out["cli_read"]
+    assert code == 0 and "class JSONDecoder" in stdout and line in stdout and stderr == ""
+    code, stdout, stderr = out["cli_note"]
+    assert code == 1 and "Traceback" not in stderr and "was not saved" in stderr
+    assert out["cli_stats"][0] == 0 and "Traceback" not in out["cli_stats"][2]
+    after = {p.name: p.read_bytes() for p in writer.store_file.parent.iterdir()}
+    assert after == before
