@@ -24,21 +24,47 @@ def number_lines(lines: Iterable[str], first: int) -> str:
 
 @dataclass
 class Manifest:
-    """Lines of the manifest; ``render()`` joins them under a ``-- ctx-tree`` header."""
+    """Lines of the manifest; ``render()`` joins them under a ``-- ctx-tree`` header.
+
+    A line added with ``optional=True`` (what was included, the list of omitted chunks) is
+    dropped by ``render(compact=True)``: :func:`fitted_answer` does so when the full manifest
+    would cost more than the content it describes, so the manifest stays proportionate.
+    """
 
     head: str
     lines: list[str] = field(default_factory=list)
+    optional: set[int] = field(default_factory=set)
 
-    def add(self, label: str, text: str) -> None:
+    def add(self, label: str, text: str, *, optional: bool = False) -> None:
         if text:
+            if optional:
+                self.optional.add(len(self.lines))
             self.lines.append(f"{label}: {text}")
 
-    def render(self) -> str:
-        return "\n".join([f"-- ctx-tree: {self.head}", *self.lines]) + "\n"
+    def render(self, *, compact: bool = False) -> str:
+        kept = [ln for i, ln in enumerate(self.lines) if not (compact and i in self.optional)]
+        return "\n".join([f"-- ctx-tree: {self.head}", *kept]) + "\n"
+
+    def compacted(self) -> Manifest:
+        """The manifest without its optional lines."""
+        return Manifest(
+            self.head, [ln for i, ln in enumerate(self.lines) if i not in self.optional]
+        )
+
+
+def plural(count: int, word: str, many: str | None = None) -> str:
+    """``"1 hit"``, ``"2 hits"``, ``"3 matches"`` (``many`` overrides the plural form)."""
+    return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
 def tokens_line(returned: int, whole: int, what: str) -> str:
-    """``"<returned> returned of <whole> in <what> (<pct>%)"``, both in estimated tokens."""
+    """``"<returned> returned of <whole> in <what> (<pct>%)"``, both in estimated tokens.
+
+    Never over 100%: when the answer (its manifest included) costs more than the whole
+    source, it says so instead of a percentage.
+    """
+    if whole and returned > whole:
+        return f"{returned:,} returned; the whole {what} is {whole:,}"
     pct = f" ({returned * 100 // whole}%)" if whole else ""
     return f"{returned:,} returned of {whole:,} in {what}{pct}"
 
@@ -47,8 +73,8 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
     """Body + manifest with the ``tokens`` line, guaranteed within ``budget`` tokens.
 
     ``budget`` and ``tokens_of_source`` are estimated tokens (:func:`estimate_tokens`). The
-    body is expected to have been fitted already; if the total still exceeds the budget
-    (manifest larger than reserved) the body is cut at a line boundary and says so.
+    body is expected to have been fitted already; if the total still exceeds the budget, the
+    manifest's optional lines go first, then the body is cut at a line boundary and says so.
     """
     from .budget import fit_lines
 
@@ -61,6 +87,10 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
         size = estimate_tokens(b + rendered + f"tokens: {draft}\n")
         return b + rendered + f"tokens: {tokens_line(size, tokens_of_source, what)}\n"
 
+    text = assemble(body)
+    if estimate_tokens(text) <= budget:
+        return text
+    rendered = manifest.render(compact=True)
     text = assemble(body)
     if estimate_tokens(text) <= budget:
         return text
@@ -83,19 +113,35 @@ def fitted_answer(
     """Answer whose body was built for the room the manifest really leaves.
 
     ``make_body(room_tokens) -> (body, state)`` builds the content within ``room_tokens``;
-    ``make_manifest(state)`` describes it (so pointers like ``next`` are exact). When the
-    manifest turns out larger than ``reserve``, the body is rebuilt with less room, so
-    :func:`finish` never has to cut it blindly.
+    ``make_manifest(state)`` describes it (so pointers like ``next`` are exact). The first
+    try leaves ``reserve`` tokens (at most half the budget) for the manifest; the body is then
+    rebuilt for the room the manifest really leaves: less when it is larger, more when it is
+    smaller. The manifest's optional lines are dropped when they would cost more than a
+    quarter of the budget, or more than the body (past
+    :data:`PROPORTIONATE_FLOOR` tokens), so a small budget still gets content.
     """
-    room = budget - reserve
-    for _ in range(4):
+    room = budget - min(reserve, budget // 2)
+    chosen: tuple[str, Manifest] | None = None
+    for _ in range(5):
         body, state = make_body(max(room, 0))
         manifest = make_manifest(state)
-        need = estimate_tokens(body) + estimate_tokens(manifest.render()) + _TOKENS_LINE
-        if need <= budget:
+        cost = estimate_tokens(manifest.render())
+        if cost > min(budget // 4, max(estimate_tokens(body), PROPORTIONATE_FLOOR)):
+            manifest = manifest.compacted()
+            cost = estimate_tokens(manifest.render())
+        need = estimate_tokens(body) + cost + _TOKENS_LINE
+        fits = need <= budget
+        if fits and (chosen is None or estimate_tokens(body) >= estimate_tokens(chosen[0])):
+            chosen = (body, manifest)
+        wanted = budget - cost - _TOKENS_LINE
+        if fits and wanted - room < 16:  # no real room left to grow into
             break
-        room = budget - estimate_tokens(manifest.render()) - _TOKENS_LINE - (need - budget > 0) * 4
-    return finish(body, manifest, budget, source_tokens, what)
+        room = wanted if fits else min(room - 4, wanted - 4)
+    if chosen is None:
+        chosen = (body, manifest)
+    return finish(chosen[0], chosen[1], budget, source_tokens, what)
 
 
+#: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).
+PROPORTIONATE_FLOOR = 60
 _TOKENS_LINE = 20  # tokens kept for the "tokens: N returned of M" line

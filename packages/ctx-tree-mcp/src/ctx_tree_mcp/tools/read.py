@@ -17,8 +17,7 @@ from pydantic import Field
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
-from ..render import Manifest, call, finish, fitted_answer, number_lines
-from ..surface import tool_ref
+from ..render import Manifest, call, finish, fitted_answer, number_lines, plural
 from .spec import Budget, Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
@@ -167,13 +166,73 @@ def _head(view: FileView) -> str:
     return f"{view.relative} · {view.total_lines} lines · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
 
 
-def _slice(view: FileView, first: int, last: int, room: int, label: str) -> tuple[str, int, bool]:
-    """Numbered lines first..last fitted into ``room`` tokens; returns (body, last line shown, cut)."""
+@dataclass(frozen=True)
+class _Cut:
+    """How far a slice of lines ``first..last`` got: whole lines up to ``shown_to``
+    (``first - 1`` when none), then ``partial`` characters of the next line."""
+
+    first: int
+    last: int
+    shown_to: int
+    partial: int = 0
+
+    @property
+    def done(self) -> bool:
+        return self.shown_to >= self.last
+
+    @property
+    def empty(self) -> bool:
+        return self.shown_to < self.first and not self.partial
+
+
+_LINE_GOES_ON = " […line continues]\n"
+
+
+def _slice(view: FileView, first: int, last: int, room: int, label: str) -> tuple[str, _Cut]:
+    """Numbered lines first..last fitted into ``room`` tokens, under ``label``.
+
+    Whole lines when at least one fits; otherwise the first line cut by characters (a line
+    longer than the budget, e.g. minified JSON), marked as continuing.
+    """
     head = f"{label}\n" if label else ""
     body = number_lines(_lines_of(view, first, last), first)
     fitted, cut = fit_lines(body, max(0, room - estimate_tokens(head)))
-    shown = fitted.count("\n")
-    return head + fitted, first + shown - 1, cut
+    if not cut:
+        return head + fitted, _Cut(first, last, last)
+    if fitted.endswith("\n"):
+        return head + fitted, _Cut(first, last, first + fitted.count("\n") - 1)
+    fitted, _ = fit_lines(body, max(0, room - estimate_tokens(head + _LINE_GOES_ON)))
+    prefix = f"{first}\t"
+    if len(fitted) <= len(prefix) or fitted.endswith("\n"):
+        return "", _Cut(first, last, first - 1)
+    return head + fitted + _LINE_GOES_ON, _Cut(first, last, first - 1, len(fitted) - len(prefix))
+
+
+def _line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
+    """The chunk holding file line ``line`` and the character offset of that line in it."""
+    for chunk in view.chunks:
+        s, e = chunk.metadata["lines"]
+        if s <= line <= e:
+            return chunk, sum(len(x) for x in chunk.content.splitlines(keepends=True)[: line - s])
+    return None
+
+
+def _continue(view: FileView, cut: _Cut) -> str:
+    """The call that shows what ``cut`` left out: the rest of a line cut by characters
+    (``ctx_tree_get`` at a character offset), else the remaining lines."""
+    line = cut.shown_to + 1
+    if cut.partial and (where := _line_offset(view, line)):
+        chunk, offset = where
+        return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial)
+    return call("ctx_tree_read", path=view.relative, start_line=line, end_line=cut.last)
+
+
+def _not_shown(cut: _Cut) -> str:
+    if cut.partial and cut.last == cut.shown_to + 1:
+        return f"line {cut.last} shown in part ({cut.partial:,} characters)"
+    if cut.partial:
+        return f"line {cut.shown_to + 1} shown in part ({cut.partial:,} characters); lines {cut.shown_to + 1}-{cut.last} not all shown"
+    return f"lines {cut.shown_to + 1}-{cut.last} not shown"
 
 
 def _omitted(view: FileView, included: Sequence[Node]) -> str:
@@ -193,53 +252,97 @@ def _included(chunks: Sequence[Node], limit: int = 6) -> str:
     return "; ".join(_chunk_label(c) for c in chunks[:limit]) + more
 
 
-def _range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
-    def body(room: int) -> tuple[str, tuple[int, bool]]:
-        text, shown_to, cut = _slice(view, first, last, room, label)
-        return text, (shown_to, cut)
+def _range_call(view: FileView, first: int, last: int) -> str:
+    return call("ctx_tree_read", path=view.relative, start_line=first, end_line=last)
 
-    def manifest(state: tuple[int, bool]) -> Manifest:
-        shown_to, cut = state
+
+def _ranges_answer(
+    view: FileView, ranges: Sequence[tuple[int, int, str]], budget: int, matches: str = ""
+) -> str:
+    """Lines of each ``(first, last, label)`` range in order, as far as the budget goes; the
+    manifest's ``next`` continues the cut range, else reads the first range not reached."""
+
+    def body(room: int) -> tuple[str, list[_Cut]]:
+        parts: list[str] = []
+        cuts: list[_Cut] = []
+        for first, last, label in ranges:
+            text, cut = _slice(view, first, last, room, label)
+            if cut.empty:
+                break
+            parts.append(text)
+            cuts.append(cut)
+            room -= estimate_tokens(text)
+            if not cut.done:
+                break
+        return "".join(parts), cuts
+
+    def manifest(cuts: list[_Cut]) -> Manifest:
         m = Manifest(_head(view))
-        included = _overlapping(view, first, shown_to)
-        m.add("included", _included(included))
-        if cut:
-            m.add("truncated", f"lines {shown_to + 1}-{last} not shown")
+        m.add("matches", matches)
+        included = [
+            c
+            for cut in cuts
+            for c in _overlapping(view, cut.first, max(cut.shown_to, cut.first))
+            if cut.shown_to >= cut.first or cut.partial
+        ]
+        included = list({c.id: c for c in included}.values())
+        if not matches:  # the matches line lists them already
+            m.add("included", _included(included), optional=True)
+        if cuts and not cuts[-1].done:
+            m.add("truncated", _not_shown(cuts[-1]))
+            m.add("next", _continue(view, cuts[-1]))
+        elif len(cuts) < len(ranges):
+            first, last, _ = ranges[len(cuts)]
             m.add(
-                "next",
-                call("ctx_tree_read", path=view.relative, start_line=shown_to + 1, end_line=last),
+                "not shown",
+                f"lines {first}-{last}"
+                + (" and later matches" if len(ranges) - len(cuts) > 1 else ""),
             )
-        m.add("omitted", _omitted(view, included))
+            m.add("next", _range_call(view, first, last))
+        m.add("omitted", _omitted(view, included), optional=True)
         return m
 
     return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
 
 
-def find_symbol(outline: Sequence[OutlineEntry], symbol: str) -> OutlineEntry | None:
-    """Exact qualified name, then unique suffix (``request`` → ``Session.request``), then
-    case-insensitive; None when nothing matches."""
+def _range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
+    return _ranges_answer(view, [(first, last, label)], budget)
+
+
+def find_symbols(outline: Sequence[OutlineEntry], symbol: str) -> list[OutlineEntry]:
+    """Every definition named ``symbol``, in file order: exact qualified name, else the
+    unique-suffix form (``request`` → ``Session.request``), else case-insensitive, else
+    alphanumerics only (a Go receiver written with a pointer, Rust ``impl X``). The first
+    rule that matches anything decides; several matches are same-named definitions (e.g. a
+    function defined in both branches of an ``if``, or two ``### Parameters`` headings)."""
     wanted = symbol.strip()
-    for entry in outline:
-        if entry.name == wanted:
-            return entry
-    tail = [e for e in outline if e.name.split(".")[-1] == wanted or e.name.endswith("." + wanted)]
-    if tail:
-        return tail[0]
     lowered = wanted.lower()
-    for entry in outline:
-        if entry.name.lower() == lowered or entry.name.lower().split(".")[-1] == lowered:
-            return entry
-    # Go-style receiver written with a pointer, Rust "impl X" etc.: compare alphanumerics only.
     squashed = re.sub(r"[^0-9a-z.]", "", lowered)
-    for entry in outline:
-        if re.sub(r"[^0-9a-z.]", "", entry.name.lower()) == squashed:
-            return entry
-    return None
+    rules = (
+        lambda e: e.name == wanted,
+        lambda e: e.name.split(".")[-1] == wanted or e.name.endswith("." + wanted),
+        lambda e: e.name.lower() == lowered or e.name.lower().split(".")[-1] == lowered,
+        lambda e: re.sub(r"[^0-9a-z.]", "", e.name.lower()) == squashed,
+    )
+    for rule in rules:
+        found = [e for e in outline if rule(e)]
+        if found:
+            return sorted(found, key=lambda e: e.start)
+    return []
+
+
+def find_symbol(outline: Sequence[OutlineEntry], symbol: str) -> OutlineEntry | None:
+    """The first of :func:`find_symbols`, or None when nothing matches."""
+    found = find_symbols(outline, symbol)
+    return found[0] if found else None
+
+
+MAX_MATCHES_LISTED = 10
 
 
 def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
-    entry = find_symbol(view.outline, symbol)
-    if entry is None:
+    entries = find_symbols(view.outline, symbol)
+    if not entries:
         import difflib
 
         names = [e.name for e in view.outline]
@@ -255,8 +358,29 @@ def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
             f"{call('ctx_tree_read', path=view.relative)} gives the outline"
             + _truncation_hint(view),
         )
-    label = f"## {entry.name} ({entry.kind}) L{entry.start}-{entry.end}"
-    return _range_answer(view, entry.start, entry.end, budget, label)
+    matches = ""
+    if len(entries) > 1:
+        ids = dict(zip(view.outline, _entry_ids(view), strict=True))
+        listed = ", ".join(
+            f"L{e.start}-{e.end} {e.name} {ids.get(e, '')}".rstrip()
+            for e in entries[:MAX_MATCHES_LISTED]
+        )
+        more = (
+            f" (+{len(entries) - MAX_MATCHES_LISTED} more)"
+            if len(entries) > MAX_MATCHES_LISTED
+            else ""
+        )
+        matches = f"{len(entries)} definitions match {symbol!r}, in file order: {listed}{more}"
+    ranges = [
+        (
+            e.start,
+            e.end,
+            f"## {e.name} ({e.kind}) L{e.start}-{e.end}"
+            + (f" [{i} of {len(entries)}]" if len(entries) > 1 else ""),
+        )
+        for i, e in enumerate(entries, 1)
+    ]
+    return _ranges_answer(view, ranges, budget, matches)
 
 
 def _truncation_hint(view: FileView) -> str:
@@ -290,11 +414,24 @@ class _Group:
     score: float = 0.0
     subs: list[_Group] = field(default_factory=list)
 
+    @property
+    def lines(self) -> tuple[int, int]:
+        return self.chunks[0].metadata["lines"][0], self.chunks[-1].metadata["lines"][1]
+
+    @property
+    def name(self) -> str:
+        return _PART.sub("", self.chunks[0].metadata.get("symbol") or "")
+
+    def label(self) -> str:
+        s, e = self.lines
+        return f"## L{s}-{e} {self.name}".rstrip()
+
     def render(self) -> str:
-        first = self.chunks[0]
-        s, e = first.metadata["lines"][0], self.chunks[-1].metadata["lines"][1]
-        label = f"## L{s}-{e} {_PART.sub('', first.metadata.get('symbol') or '')}".rstrip()
-        return label + "\n" + number_lines("".join(c.content for c in self.chunks).splitlines(), s)
+        return (
+            self.label()
+            + "\n"
+            + number_lines("".join(c.content for c in self.chunks).splitlines(), self.lines[0])
+        )
 
 
 def _rank_groups(app: App, view: FileView, query: str) -> list[_Group]:
@@ -333,7 +470,24 @@ def _rank_groups(app: App, view: FileView, query: str) -> list[_Group]:
     return sorted((g for g in groups if g.score > 0), key=lambda g: -g.score)
 
 
+def _def_call(view: FileView, group: _Group) -> str:
+    """The read that returns one definition: by symbol when its name is unique in the file,
+    else by its lines."""
+    if group.name and len(find_symbols(view.outline, group.name)) == 1:
+        return call("ctx_tree_read", path=view.relative, symbol=group.name)
+    return _range_call(view, *group.lines)
+
+
+def _def_label(d: _Group) -> str:
+    name = d.name or d.chunks[0].metadata.get("kind") or "lines"
+    tokens = sum(estimate_tokens(c.content) for c in d.chunks)
+    return f"{name} L{d.lines[0]}-{d.lines[1]} ({tokens:,}t)"
+
+
 def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
+    """The definitions best matching ``query``, best first, as many as fit. Counts are of
+    definitions (a symbol and its split parts); the best relevant one not shown in full is
+    named in the manifest with the call that returns it."""
     from ctx_tree_store import query_words
 
     if not query_words(query):
@@ -343,10 +497,13 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
         return _outline(view, budget, note=f"no chunk matched {query!r}; outline instead")
     floor = RELEVANCE_FLOOR * ranked[0].score
     relevant = [g for g in ranked if g.score >= floor]
+    defs = sorted((sub for g in ranked for sub in g.subs if sub.score > 0), key=lambda g: -g.score)
+    relevant_defs = [d for d in defs if d.score >= floor]
 
-    def body(room: int) -> tuple[str, list[Node]]:
+    def body(room: int) -> tuple[str, tuple[list[Node], _Cut | None]]:
         parts: list[str] = []
         included: list[Node] = []
+        head_cut: _Cut | None = None
 
         def add(group: _Group) -> bool:
             nonlocal room
@@ -360,52 +517,70 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
             return True
 
         for group in relevant:
-            if room < 30:
+            if room < 30 and parts:
                 break
             if add(group):  # the whole definition fits: keep it together
                 continue
             for sub in sorted(group.subs, key=lambda g: -g.score):
                 if sub.score >= floor and room >= 30:
                     add(sub)
-            if not parts and room > 50:  # best match larger than the budget: its head
+            if not parts:  # best match larger than the budget: its head, and where it goes on
                 best = max(group.subs, key=lambda g: g.score)
-                parts.append(fit_lines(best.render(), room)[0])
-                included.extend(best.chunks)
+                text, head_cut = _slice(view, *best.lines, room, best.label())
+                if not head_cut.empty:
+                    parts.append(text)
+                    included.extend(
+                        _overlapping(view, best.lines[0], max(head_cut.shown_to, best.lines[0]))
+                    )
                 room = 0
-        return "".join(parts), included
+        return "".join(parts), (included, head_cut)
 
-    def manifest(included: list[Node]) -> Manifest:
+    def manifest(state: tuple[list[Node], _Cut | None]) -> Manifest:
+        included, head_cut = state
+        ids = {c.id for c in included}
+        cut_short = head_cut is not None and not head_cut.done
+        shown = [
+            d
+            for d in defs
+            if all(c.id in ids for c in d.chunks)
+            and not (cut_short and d.lines[0] <= head_cut.first <= d.lines[1])
+        ]
+        missing = [d for d in relevant_defs if d not in shown]
         m = Manifest(_head(view))
         m.add(
             "query",
-            f"{query!r}: {len(ranked)} matching definitions, {len(relevant)} relevant, best first",
+            optional=True,
+            text=f"{query!r}: {plural(len(defs), 'matching definition')}, {len(relevant_defs)} relevant,"
+            f" {len(shown)} shown in full, best first",
         )
-        m.add("included", _included(included, 8))
-        m.add("omitted", _omitted(view, included))
-        m.add(
-            "more",
-            f"{call('ctx_tree_read', path=view.relative, symbol='…')} or "
-            f"{tool_ref('ctx_tree_get')} with a chunk's node id",
-        )
+        if missing:
+            m.add("not shown in full", _def_label(missing[0]))
+            rest = ", ".join(_def_label(d) for d in missing[1:5])
+            more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
+            m.add("also not shown", rest + more, optional=True)
+        if cut_short and not head_cut.empty:
+            m.add("next", _continue(view, head_cut))
+        elif missing:
+            m.add("next", _def_call(view, missing[0]))
+        m.add("included", _included(included, 8), optional=True)
+        m.add("omitted", _omitted(view, included), optional=True)
         return m
 
     return fitted_answer(budget, body, manifest, _file_tokens(view), "file")
 
 
-def _symbol_ids(view: FileView) -> dict[str, str]:
-    """Symbol name → id of the chunk holding it (its own chunk, else the one with its def line)."""
-    ids: dict[str, str] = {}
-    for c in view.chunks:
-        sym = c.metadata.get("symbol")
-        if sym:
-            ids.setdefault(_PART.sub("", sym), c.id)
+def _entry_ids(view: FileView) -> list[str]:
+    """Node id of the chunk holding each outline entry, in outline order: the chunk of that
+    symbol containing its definition line, else whichever chunk holds that line. Same-named
+    definitions (two ``### Parameters`` headings) each get their own chunk's id."""
+    ids: list[str] = []
     for e in view.outline:
-        if e.name not in ids:
-            for c in view.chunks:
-                s, end = c.metadata["lines"]
-                if s <= e.def_line <= end:
-                    ids[e.name] = c.id
-                    break
+        holding = [
+            c for c in view.chunks if c.metadata["lines"][0] <= e.def_line <= c.metadata["lines"][1]
+        ]
+        own = [c for c in holding if _PART.sub("", c.metadata.get("symbol") or "") == e.name]
+        chosen = own or holding
+        ids.append(chosen[0].id if chosen else "")
     return ids
 
 
@@ -414,31 +589,29 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
     if not note and estimate_tokens(whole) <= budget - 60:
         # Small file: the whole file costs less than an outline would; nothing is left out.
         manifest = Manifest(_head(view))
-        manifest.add("included", f"whole file, {len(view.chunks)} chunks")
+        manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
         return finish(whole, manifest, budget, _file_tokens(view), "file")
     entries = list(view.outline)
-    outline_room = budget // 2
-    ids = _symbol_ids(view)
+    ids = _entry_ids(view)
+    rows = [
+        f"L{e.start}-{e.end} {e.kind} {e.name} {ids[i]}".rstrip() for i, e in enumerate(entries)
+    ]
+    top = [row for row, e in zip(rows, entries, strict=True) if "." not in e.name]
 
-    def row(e: OutlineEntry) -> str:
-        return f"L{e.start}-{e.end} {e.kind} {e.name} {ids.get(e.name, '')}".rstrip()
-
-    text = "\n".join(row(e) for e in entries)
-    nested_note = ""
-    if estimate_tokens(text) > outline_room:
-        top = [row(e) for e in entries if "." not in e.name]
+    def outline_text(room: int) -> tuple[str, str]:
+        """The outline within ``room`` tokens: all of it, else top-level names, else cut."""
+        text = "\n".join(rows)
+        if estimate_tokens(text) <= room:
+            return text, ""
         text = "\n".join(top)
-        nested_note = f"{len(entries) - len(top)} nested symbols not listed"
-        if estimate_tokens(text) > outline_room:
-            text, _ = fit_lines(text, outline_room)
-            nested_note = "outline cut"
-    head = (
-        (f"{note}\n" if note else "")
-        + f"## outline ({len(entries)} symbols)\n"
-        + (text + "\n" if text else "")
-    )
+        if estimate_tokens(text) <= room:
+            return text, f"{len(entries) - len(top)} nested symbols not listed"
+        return fit_lines(text, max(room, 0))[0].rstrip("\n"), "outline cut"
 
-    def body(room: int) -> tuple[str, tuple[list[Node], int]]:
+    def body(room: int) -> tuple[str, tuple[list[Node], int, str]]:
+        title = (f"{note}\n" if note else "") + f"## outline ({len(entries)} symbols)\n"
+        text, nested_note = outline_text(min(budget // 2, room) - estimate_tokens(title))
+        head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 10
         parts: list[str] = []
         included: list[Node] = []
@@ -455,18 +628,19 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
         return head + (f"## lines 1-{last_line}\n" + "".join(parts) if parts else ""), (
             included,
             last_line,
+            nested_note,
         )
 
-    def manifest(state: tuple[list[Node], int]) -> Manifest:
-        included, last_line = state
+    def manifest(state: tuple[list[Node], int, str]) -> Manifest:
+        included, last_line, nested_note = state
         m = Manifest(_head(view))
         if nested_note:
             m.add(
                 "outline",
                 f"{nested_note}; full outline: {call('ctx_tree_get', node_id=view.root.id)}",
             )
-        m.add("included", _included(included))
-        m.add("omitted", _omitted(view, included))
+        m.add("included", _included(included), optional=True)
+        m.add("omitted", _omitted(view, included), optional=True)
         if last_line < view.total_lines:
             m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
         return m

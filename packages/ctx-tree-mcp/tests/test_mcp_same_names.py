@@ -1,0 +1,87 @@
+"""Same-named sections and definitions each get their own node id, and a symbol read with
+several matches says so and returns each."""
+
+from __future__ import annotations
+
+import re
+
+from ctx_tree_mcp.tools.get import get
+from ctx_tree_mcp.tools.read import read
+
+DOC = """# API
+
+## connect
+
+Opens a connection.
+
+### Parameters
+
+- host: the host name
+- port: the port number
+
+## close
+
+Closes the connection.
+
+### Parameters
+
+- force: close even with pending writes
+- timeout_close: seconds to wait
+""" + "".join(f"\n## extra {i}\n\n" + "filler text here. " * 20 + "\n" for i in range(12))
+
+BRANCHES = '''import sys
+
+if sys.platform == "win32":
+    def helper(x):
+        """Windows flavour."""
+        return x.replace("/", "-")
+else:
+    def helper(x):
+        """POSIX flavour."""
+        return x
+
+
+def main():
+    return helper("a/b")
+'''
+
+
+def _outline_ids(text: str, name: str) -> list[str]:
+    return re.findall(rf"^L\d+-\d+ \w+ {re.escape(name)} (\w+)$", text, re.M)
+
+
+def test_same_named_headings_have_distinct_outline_ids_that_lead_to_their_section(app, root):
+    (root / "doc.md").write_text(DOC)
+    outline = read(app, "doc.md", budget_tokens=600)
+    ids = _outline_ids(outline, "Parameters")
+    assert len(ids) == 2 and ids[0] != ids[1], outline
+    first, second = (get(app, i) for i in ids)
+    assert "host: the host name" in first and "force:" not in first
+    assert "force: close even with pending writes" in second and "host:" not in second
+
+
+def test_symbol_with_two_headings_returns_both_and_says_so(app, root):
+    (root / "doc.md").write_text(DOC)
+    text = read(app, "doc.md", symbol="Parameters", budget_tokens=800)
+    assert "2 definitions match 'Parameters'" in text
+    assert "7\t### Parameters" in text and "16\t### Parameters" in text
+    assert "host: the host name" in text and "force: close even" in text
+
+
+def test_def_in_both_branches_of_an_if(app, root):
+    (root / "branches.py").write_text(BRANCHES)
+    text = read(app, "branches.py", symbol="helper", budget_tokens=600)
+    assert "2 definitions match 'helper'" in text
+    assert '"""Windows flavour."""' in text and '"""POSIX flavour."""' in text
+    ids = re.findall(r"L\d+-\d+ helper (\w+)", text)
+    assert len(set(ids)) == 2
+    assert "Windows" in get(app, ids[0]) and "POSIX" in get(app, ids[1])
+
+
+def test_several_matches_that_do_not_fit_name_the_call_for_the_rest(app, root):
+    body = "\n".join(f"        x{i} = {i}" for i in range(60))
+    src = f"if True:\n    def big():\n{body}\nelse:\n    def big():\n        return 2\n"
+    (root / "big.py").write_text(src)
+    text = read(app, "big.py", symbol="big", budget_tokens=300)
+    assert "2 definitions match 'big'" in text
+    assert re.search(r'next: ctx_tree_read\(path="big.py", start_line=\d+, end_line=62\)', text)
