@@ -17,7 +17,7 @@ def objects(con: apsw.Connection, type_: str) -> set[str]:
 
 def test_fresh_store_has_the_whole_schema(store: Store):
     con = store.con
-    assert con.execute("PRAGMA user_version").get == SCHEMA_VERSION == 2
+    assert con.execute("PRAGMA user_version").get == SCHEMA_VERSION == MIGRATIONS[-1].version
     assert {"nodes", "edges", "fts", "leases", "counters"} <= objects(con, "table")
     assert {
         "idx_nodes_kind_status",
@@ -116,9 +116,14 @@ def make_v1(path: Path, contents: list[str]) -> None:
 
 
 def test_v1_store_is_upgraded_and_its_rows_searchable(db_path: Path):
-    make_v1(db_path, ["the quick brown fox", "lazy dogs sleeping", "zebra crossing"])
+    make_v1(
+        db_path,
+        ["the quick brown fox", "lazy dogs sleeping", "zebra crossing", "本工具在后台静默运行"],
+    )
     with Store.open(db_path) as store:
-        assert store.con.execute("PRAGMA user_version").get == 2
+        assert store.con.execute("PRAGMA user_version").get == SCHEMA_VERSION
+        # rows stored before CJK terms existed are found by a word inside a CJK run
+        assert [h.node.id for h in store.search("静默")] == ["v1-3"]
         assert [h.node.id for h in store.search("fox")] == ["v1-0"]
         assert [h.node.id for h in store.search("sleep")] == ["v1-1"]  # porter stemming
         # The pruned row left the index in the rebuild; the live one stays.
@@ -135,8 +140,8 @@ def test_newer_store_refuses_to_open_naming_both_versions(db_path: Path):
     with pytest.raises(SchemaVersionError) as info:
         Store.open(db_path)
     message = str(info.value)
-    assert "99" in message and "(2)" in message and str(db_path) in message
-    assert (info.value.found, info.value.supported) == (99, 2)
+    assert "99" in message and f"({SCHEMA_VERSION})" in message and str(db_path) in message
+    assert (info.value.found, info.value.supported) == (99, SCHEMA_VERSION)
     con = apsw.Connection(str(db_path))
     assert con.execute("PRAGMA user_version").get == 99  # untouched
     assert con.execute("SELECT count(*) FROM nodes").get == 1
@@ -144,9 +149,11 @@ def test_newer_store_refuses_to_open_naming_both_versions(db_path: Path):
 
 def test_a_failing_migration_changes_nothing(db_path: Path, monkeypatch: pytest.MonkeyPatch):
     make_v1(db_path, ["alpha"])
-    broken = Migration(3, "broken", "CREATE TABLE half_done (x); SELECT * FROM no_such_table;")
+    broken = Migration(
+        SCHEMA_VERSION + 1, "broken", "CREATE TABLE half_done (x); SELECT * FROM no_such_table;"
+    )
     monkeypatch.setattr(db_module, "MIGRATIONS", (*MIGRATIONS, broken))
-    monkeypatch.setattr(db_module, "SCHEMA_VERSION", 3)
+    monkeypatch.setattr(db_module, "SCHEMA_VERSION", SCHEMA_VERSION + 1)
     with pytest.raises(apsw.SQLError, match="no_such_table"):
         Store.open(db_path)
     con = apsw.Connection(str(db_path))

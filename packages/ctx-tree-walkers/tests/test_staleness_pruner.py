@@ -160,3 +160,55 @@ def test_run_once_all_and_unknown(store, tmp_path) -> None:
     assert list(run_once(store, make_config(), "pruner")) == ["pruner"]
     with pytest.raises(ValueError, match="unknown walker"):
         run_once(store, make_config(), "dedupe")
+
+
+def test_reverted_file_gets_a_live_copy_of_its_earlier_version(tmp_path):
+    import hashlib
+    import os
+
+    from ctx_tree_schema import NodeKind, NodeStatus
+    from ctx_tree_store import NewNode, Store
+    from ctx_tree_walkers import mark_stale
+
+    src = tmp_path / "a.txt"
+    with Store.open(tmp_path / "s.db") as store:
+
+        def stored(text: str) -> str:
+            src.write_text(text)
+            st = src.stat()
+            meta = {
+                "path": str(src),
+                "is_file_root": True,
+                "size": st.st_size,
+                "file_sha256": hashlib.sha256(text.encode()).hexdigest(),
+            }
+            root = NewNode(
+                NodeKind.FILE_CHUNK,
+                "outline",
+                source_uri=f"file://{src}",
+                mtime=st.st_mtime_ns // 1_000_000,
+                metadata=meta,
+            )
+            ids = store.insert([root])
+            store.insert(
+                [
+                    NewNode(
+                        NodeKind.FILE_CHUNK, text, parent_id=ids[0], source_uri=f"file://{src}#L1-1"
+                    )
+                ]
+            )
+            return ids[0]
+
+        first = stored("the frobnicator\n")
+        second = stored("something else entirely\n")
+        store.supersede(second, [first, *(c.id for c in store.children(first))])
+        src.write_text("the frobnicator\n")
+        os.utime(src, ns=(5_000_000_000, 5_000_000_000))
+        report = mark_stale(store, None, now_ms=0)
+        assert report.restored == 1
+        assert store.require(second).status is NodeStatus.SUPERSEDED
+        hits = store.search("frobnicator")
+        assert len(hits) == 1 and hits[0].node.status is NodeStatus.LIVE
+        assert hits[0].node.parent_id not in (first, second)
+        # the next pass finds the restored version unchanged
+        assert mark_stale(store, None, now_ms=0).restored == 0

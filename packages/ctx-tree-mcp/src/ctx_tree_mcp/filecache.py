@@ -5,7 +5,9 @@ chunk nodes, which tile the file. An unchanged file (same size and sha256 of its
 served from the store without parsing. Otherwise the file is chunked and handed to
 ``Store.capture_file``, which owns the status machine: in one transaction it keeps an identical
 live or stale version (another process may have stored it a moment ago) or inserts the new one,
-and supersedes every older version. A file that disappeared has its nodes marked stale.
+and supersedes every older version. A file that disappeared has its nodes marked stale. A file whose bytes are again
+those of an earlier stored version (an edit reverted) gets a live copy of that version, not a
+re-parse.
 """
 
 from __future__ import annotations
@@ -110,6 +112,15 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         return app.remember(
             FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
         )
+    if old is not None and old.metadata.get("file_sha256") != digest:
+        # an edit reverted: the earlier stored version, copied live, no parse
+        for prev in store.superseded_roots(uri):
+            meta = prev.metadata
+            if meta.get("file_sha256") == digest and meta.get("size") == len(data):
+                root = store.require(store.restore_version(prev.id, old.id, mtime=mtime_ms))
+                chunks = tuple(store.children(root.id))
+                view = FileView(root, chunks, _outline(root.metadata), resolved.relative, True)
+                return app.remember(view)
     # New, changed or stale: chunk it and let the store decide, under its write lock, whether
     # this version is already stored (another process may have just stored it).
     return _store_new(app, resolved, data, digest, mtime_ms, uri)

@@ -9,6 +9,10 @@ split from camelCase/snake_case), re-creates the FTS5 table over a view of non-p
 pruned rows leave the index and ``integrity-check`` holds, and adds the walker lease table and
 the usage counters.
 
+Migration 3 adds Chinese, Japanese and Korean search terms (characters and bigrams of CJK runs)
+to the ``terms`` of nodes already stored; it calls ``ctx_cjk_terms(text)``, a SQL function the
+store registers on every connection.
+
 The update trigger is one trigger whose two statements run in order (delete the old entry, then
 insert the new one): SQLite runs separate triggers on one event in no documented order, and an
 insert-before-delete corrupts an external-content index.
@@ -115,9 +119,15 @@ CREATE TABLE counters (
 );
 """
 
+_V3 = """
+UPDATE nodes SET terms = trim(terms || ' ' || ctx_cjk_terms(content))
+  WHERE status != 'pruned' AND ctx_cjk_terms(content) != '';
+"""
+
 #: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "docs/data-model.md: nodes, edges, fts", _V1),
     Migration(2, "search terms column, fts over non-pruned nodes, leases, counters", _V2),
+    Migration(3, "CJK characters and bigrams in the search terms of stored nodes", _V3),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -25,7 +25,14 @@ from .store import (
     new_id,
     now_ms,
 )
-from .terms import index_terms, match_all_query, match_query, query_words, split_identifier
+from .terms import (
+    cjk_terms,
+    index_terms,
+    match_all_query,
+    match_query,
+    query_words,
+    split_identifier,
+)
 
 __all__ = [
     "DEFAULT_STATUSES",
@@ -44,6 +51,7 @@ __all__ = [
     "StoreGraph",
     "StoreUnwritable",
     "__version__",
+    "cjk_terms",
     "content_hash",
     "ctx_tree_home",
     "index_terms",

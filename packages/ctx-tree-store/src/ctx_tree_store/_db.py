@@ -137,6 +137,7 @@ def _connect(path: Path | str) -> apsw.Connection:
             # pruner hand space back with incremental_vacuum instead of a rowid-renumbering VACUUM.
             con.execute("PRAGMA auto_vacuum = INCREMENTAL")
         con.execute("PRAGMA foreign_keys = ON")
+        _register_functions(con)
         if not memory:
             con.execute("PRAGMA journal_mode = WAL").get
             con.execute("PRAGMA synchronous = NORMAL")
@@ -147,6 +148,14 @@ def _connect(path: Path | str) -> apsw.Connection:
         con.close()
         raise
     return con
+
+
+def _register_functions(con: apsw.Connection) -> None:
+    """SQL functions the migrations may call: ``ctx_cjk_terms(text)`` (the CJK search terms
+    of ``text``, see ``terms.cjk_terms``)."""
+    from .terms import cjk_terms
+
+    con.create_scalar_function("ctx_cjk_terms", cjk_terms, 1, deterministic=True)
 
 
 def _migrate(con: apsw.Connection, where: str) -> None:

@@ -35,6 +35,9 @@ SET_STATUS = "UPDATE nodes SET status = ?, updated_at = ? WHERE id = ?"
 DELETE_NODE = "DELETE FROM nodes WHERE id = ?"
 CHILDREN = f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? ORDER BY id"
 CHILD_IDS = "SELECT id FROM nodes WHERE parent_id = ?"
+SUPERSEDED_CHILD_IDS = (
+    "SELECT id FROM nodes WHERE parent_id = ? AND status = 'superseded' ORDER BY id"
+)
 PARENT_ID = "SELECT parent_id FROM nodes WHERE id = ?"
 
 LATEST_BY_SOURCE = (
@@ -56,6 +59,17 @@ REVIVE_TREE = "UPDATE nodes SET status = 'live', updated_at = ? WHERE (id = ? OR
 STALE_TREE = "UPDATE nodes SET status = 'stale', updated_at = ? WHERE (id = ? OR parent_id = ?) AND status = 'live'"
 LIVE_CHILDREN = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? AND status = 'live' ORDER BY id"
+)
+SUPERSEDED_ROOTS = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND parent_id IS NULL "
+    "AND status = 'superseded' ORDER BY id DESC LIMIT ?"
+)
+# A copy of a stored node under a new id, parent, status and mtime (terms copied verbatim).
+COPY_NODE = (
+    "INSERT INTO nodes (id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
+    "created_at, updated_at, truncated, original_bytes, metadata, terms) "
+    "SELECT ?, ?, kind, source_uri, content, content_hash, 'live', ?, ?, ?, truncated, "
+    "original_bytes, metadata, terms FROM nodes WHERE id = ?"
 )
 SESSION_BY_URI = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
@@ -129,8 +143,8 @@ SAME_CAPTURE = (
     "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? "
     "AND +status IN ('live', 'pending') ORDER BY id LIMIT 1"
 )
-LIVE_FILE_ROOTS = (
-    f"SELECT {NODE_COLUMNS} FROM nodes WHERE kind = 'file_chunk' AND status = 'live' "
+FILE_ROOTS = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE kind = 'file_chunk' AND status = ? "
     "AND parent_id IS NULL AND id > ? ORDER BY id LIMIT ?"
 )
 EXPIRED = "SELECT id FROM nodes WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?"

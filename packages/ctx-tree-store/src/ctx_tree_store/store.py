@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_t
 from . import _sql
 from ._db import connect, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
-from .terms import _quote, index_terms, match_all_query, match_query, query_words
+from .terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
@@ -80,11 +80,13 @@ class NewNode:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One FTS5 hit: the node, its BM25 score (higher is better) and a short snippet."""
+    """One FTS5 hit: the node, its BM25 score (higher is better), a short snippet, and
+    whether it matched every word of the query (False: only some, from the fallback)."""
 
     node: Node
     score: float
     snippet: str
+    matched_all: bool = True
 
     @property
     def lines(self) -> tuple[int, int] | None:
@@ -460,6 +462,33 @@ class Store:
         rows = self._query(_sql.LATEST_BY_SOURCE, (source_uri,))
         return _row_to_node(rows[0]) if rows else None
 
+    def superseded_roots(self, source_uri: str, limit: int = 20) -> list[Node]:
+        """Superseded root nodes (no parent) of ``source_uri``, newest first: earlier stored
+        versions of a file, kept until the pruner removes them."""
+        return [_row_to_node(r) for r in self._query(_sql.SUPERSEDED_ROOTS, (source_uri, limit))]
+
+    def restore_version(self, old_root_id: str, replaced_root_id: str | None, *, mtime: int) -> str:
+        """Store a live copy of an earlier version of a file (root ``old_root_id`` and its
+        children, under new ids, content and search terms as stored) with ``mtime`` (epoch
+        ms), and supersede ``replaced_root_id`` and its live or stale children (edge
+        new → replaced). For a file whose edit was reverted: its content is searchable again
+        with no re-read. One transaction; returns the new root's id.
+
+        Raises :class:`NodeNotFound` for an unknown ``old_root_id``.
+        """
+        ts = now_ms()
+        with self.transaction() as con:
+            if self.get(old_root_id) is None:
+                raise NodeNotFound(old_root_id)
+            root = new_id()
+            con.execute(_sql.COPY_NODE, (root, None, mtime, ts, ts, old_root_id))
+            for child in con.execute(_sql.SUPERSEDED_CHILD_IDS, (old_root_id,)).fetchall():
+                con.execute(_sql.COPY_NODE, (new_id(), root, mtime, ts, ts, child[0]))
+            if replaced_root_id is not None:
+                con.execute(_sql.SUPERSEDE_TREE, (ts, replaced_root_id, replaced_root_id))
+                self.add_edges([(root, replaced_root_id, EdgeKind.SUPERSEDES)])
+        return root
+
     def path_to_root(self, node_id: str) -> list[Node]:
         """The spine from ``node_id`` up to its tree root, the node first.
 
@@ -642,7 +671,9 @@ class Store:
         1. With two or more words, every word must match first (AND; an identifier matches
            whole or as all its parts, see ``terms.match_all_query``).
         2. When that finds fewer than ``limit`` nodes, the rest come from an OR of the words
-           (the ranking words below). AND hits come first, then OR hits.
+           (the ranking words below, without identifier parts that are lone digits or
+           letters: ``qwertyuiop3`` does not fall back to ``3``). Those hits have
+           ``matched_all=False``. All hits are returned best score first.
         3. Ranking: BM25 (``terms`` column x2) over the non-flooding words; when every word
            floods, over the words that are not unrankable. FTS5's BM25 counts every node
            holding each ranked word (its IDF), which for a word in most of a million nodes
@@ -656,9 +687,9 @@ class Store:
         returned hits.
         """
         limit = max(1, min(int(limit), 200))
-        words = query_words(query)
-        if not words:
+        if not query_words(query):
             return []
+        words = fallback_words(query)
         where, args = self._filter_sql(filters, "n")
         flooding = {w for w in words if self._word_at_least(w, SEARCH_CAP)}
         rare = [w for w in words if w not in flooding]
@@ -672,8 +703,13 @@ class Store:
             any_expr = rank_expr or " OR ".join(_quote(w) for w in words)
             seen = {h.node.id for h in hits}
             more = self._search(any_expr, rank_expr, where, args, limit + len(hits))
-            hits.extend([h for h in more if h.node.id not in seen][: limit - len(hits)])
-        return hits
+            partial = all_expr is not None
+            hits.extend(
+                [replace(h, matched_all=not partial) for h in more if h.node.id not in seen][
+                    : limit - len(hits)
+                ]
+            )
+        return sorted(hits, key=lambda h: -h.score)
 
     def _word_at_least(self, word: str, count: int) -> bool:
         return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))
@@ -885,7 +921,12 @@ class Store:
 
     def live_file_roots(self, after_id: str = "", limit: int = 200) -> list[Node]:
         """Live file root nodes with id greater than ``after_id`` (for batched re-stat)."""
-        return [_row_to_node(r) for r in self._query(_sql.LIVE_FILE_ROOTS, (after_id, limit))]
+        return self.file_roots(NodeStatus.LIVE, after_id, limit)
+
+    def file_roots(self, status: NodeStatus, after_id: str = "", limit: int = 200) -> list[Node]:
+        """File root nodes in ``status`` with id greater than ``after_id``, in id order."""
+        rows = self._query(_sql.FILE_ROOTS, (NodeStatus(status).value, after_id, limit))
+        return [_row_to_node(r) for r in rows]
 
     def expired(self, status: NodeStatus, before_ms: int, limit: int = 1000) -> list[str]:
         """Ids of nodes in ``status`` last updated before ``before_ms``, oldest first."""

@@ -5,6 +5,11 @@ FTS5's ``unicode61`` tokenizer already splits ``snake_case`` at ``_``, but not `
 ``getAppDir``. ``match_query`` turns any user string into a valid FTS5 expression: each word
 quoted as a string (so ``AND``, ``NEAR``, ``*``, ``"``, ``(`` and ``-`` are plain text), OR-ed,
 so BM25 ranks nodes that match more of the words higher. No FTS5 syntax error can reach a caller.
+
+Chinese, Japanese and Korean text has no spaces between words, so ``unicode61`` keeps a whole
+run (``本工具在后台静默运行``) as one token and no word inside it could be found. ``index_terms``
+therefore adds every character and every pair of adjacent characters of such runs (bigrams, as
+CJK search engines do), and a query's CJK run becomes its bigrams: ``静默`` finds the run above.
 """
 
 from __future__ import annotations
@@ -19,6 +24,30 @@ _CAMEL_BYTES = re.compile(_CAMEL.pattern.encode("ascii"))
 _ASCII_ALNUM = bytes(b if chr(b).isascii() and chr(b).isalnum() else 0x20 for b in range(256))
 
 MAX_QUERY_WORDS = 32
+#: Runs of Han, Hiragana, Katakana, Hangul and Bopomofo characters (no spaces between words).
+_CJK = re.compile(
+    "[\u3040-\u30ff\u3100-\u312f\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+    "\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002ffff]+"
+)
+
+
+def cjk_terms(text: str) -> str:
+    """Every CJK character and adjacent pair of ``text``'s CJK runs, space-separated, each
+    once (``"静默运行"`` → ``"静 默 运 行 静默 默运 运行"``); ``""`` for text without CJK."""
+    if not isinstance(text, str) or text.isascii():
+        return ""
+    seen: dict[str, None] = {}
+    for run in _CJK.findall(text):
+        for ch in run:
+            seen.setdefault(ch, None)
+        for i in range(len(run) - 1):
+            seen.setdefault(run[i : i + 2], None)
+    return " ".join(seen)
+
+
+def _cjk_query_terms(run: str) -> list[str]:
+    """A query's CJK run as index terms: one character, else its bigrams."""
+    return [run] if len(run) == 1 else [run[i : i + 2] for i in range(len(run) - 1)]
 
 
 def split_identifier(name: str) -> list[str]:
@@ -49,17 +78,56 @@ def index_terms(content: str, *extra: str | None) -> str:
         if len(parts) > 1:
             for part in parts:
                 seen.setdefault(part.decode("ascii").lower(), None)
+    for text in (content, *extra):
+        if text and (cjk := cjk_terms(text)):
+            for gram in cjk.split(" "):
+                seen.setdefault(gram, None)
     return " ".join(seen)
 
 
-def query_words(query: str) -> list[str]:
-    """Lower-cased words of a query, identifiers split, first :data:`MAX_QUERY_WORDS` unique ones."""
-    words: dict[str, None] = {}
+def _raw_words(query: str) -> list[str]:
+    """The query's words as typed, with each CJK run split off as a word of its own."""
+    out: list[str] = []
     for raw in _WORD.findall(query):
+        if raw.isascii() or not _CJK.search(raw):
+            out.append(raw)
+            continue
+        pos = 0
+        for m in _CJK.finditer(raw):
+            if m.start() > pos:
+                out.append(raw[pos : m.start()])
+            out.append(m.group())
+            pos = m.end()
+        if pos < len(raw):
+            out.append(raw[pos:])
+    return out
+
+
+def query_words(query: str) -> list[str]:
+    """Lower-cased words of a query, identifiers split, CJK runs as bigrams, first
+    :data:`MAX_QUERY_WORDS` unique ones."""
+    words: dict[str, None] = {}
+    for raw in _raw_words(query):
+        if _CJK.fullmatch(raw):
+            for gram in _cjk_query_terms(raw):
+                words.setdefault(gram, None)
+            continue
         words.setdefault(raw.lower(), None)
         for part in split_identifier(raw):
             words.setdefault(part.lower(), None)
     return list(words)[:MAX_QUERY_WORDS]
+
+
+def fallback_words(query: str) -> list[str]:
+    """The words a search may match *some* of (when no node has them all): those of
+    :func:`query_words` except identifier parts that are lone digits or single letters
+    (``qwertyuiop3`` must not fall back to ``3``). A word typed as such is always kept."""
+    typed = {w.lower() for w in _raw_words(query)}
+    return [
+        w
+        for w in query_words(query)
+        if w in typed or _CJK.fullmatch(w) or (len(w) > 1 and not w.isdigit())
+    ]
 
 
 def match_query(query: str) -> str | None:
@@ -80,7 +148,12 @@ def match_all_query(query: str) -> str | None:
     ``getAppDir`` (whose parts are in the ``terms`` column) and ``get_app_dir``.
     """
     groups: dict[str, None] = {}
-    for raw in _WORD.findall(query):
+    for raw in _raw_words(query):
+        if _CJK.fullmatch(raw):
+            grams = _cjk_query_terms(raw)
+            group = " AND ".join(_quote(g) for g in grams)
+            groups.setdefault(f"({group})" if len(grams) > 1 else group, None)
+            continue
         parts = [p.lower() for p in split_identifier(raw)]
         whole = _quote(raw.lower())
         if len(parts) > 1:

@@ -12,6 +12,11 @@ epoch ms). The root is **stale** when the file
   bytes alone keeps the root live (counted as *touched*), the same rule ``ctx_tree_read`` uses
   to serve a file from the store.
 
+A changed file whose bytes are those of an earlier stored version of it (an edit reverted)
+gets a live copy of that version instead (``Store.restore_version``, counted as *restored*),
+so search finds it again with no re-read. A stale root whose file is back to its bytes
+becomes live again with its chunks (*revived*).
+
 A stale root takes its live chunks with it. Roots are visited in id order through
 ``Store.live_file_roots`` with an id cursor, ``batch_size`` at a time: the ``stat`` calls run
 outside any transaction, then the batch's changes are applied in one transaction that re-checks
@@ -42,6 +47,8 @@ class StalenessReport:
     chunks: int = 0
     unreadable: int = 0
     touched: int = 0  # mtime moved, bytes identical: kept live
+    restored: int = 0  # reverted to an earlier stored version: a live copy of it
+    revived: int = 0  # stale, and the file is back to the stored bytes: live again
     skipped: int = 0  # changed under us (re-read or already handled) when the batch was applied
     stopped: bool = False
 
@@ -58,6 +65,10 @@ class StalenessReport:
             )
         else:
             text += ": none changed"
+        if self.restored or self.revived:
+            text += (
+                f", {self.restored} reverted to a stored version, {self.revived} stale made live"
+            )
         if self.touched:
             text += f", {self.touched} touched but unchanged (kept live)"
         if self.unreadable:
@@ -113,10 +124,57 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def _live_child_ids(store: Store, node_id: str) -> list[str]:
+def _live_child_ids(store: Store, node_id: str, status: NodeStatus = NodeStatus.LIVE) -> list[str]:
     child_ids = [i for i, via in store.adjacent(node_id) if via == "child"]
     sizes = store.sizes(child_ids)
-    return [i for i in child_ids if i in sizes and sizes[i][2] == NodeStatus.LIVE.value]
+    return [i for i in child_ids if i in sizes and sizes[i][2] == status.value]
+
+
+def reverted_to(store: Store, root: Node) -> tuple[Node, int] | None:
+    """The superseded version of ``root``'s file whose size and sha256 the file on disk has
+    now, with the file's mtime (epoch ms); None when there is none (the file is hashed only
+    when a stored version has its size)."""
+    path = source_path(root)
+    if path is None or not root.source_uri:
+        return None
+    try:
+        st = os.stat(path)
+        candidates = [
+            old
+            for old in store.superseded_roots(root.source_uri)
+            if old.metadata.get("size") == st.st_size and old.metadata.get("file_sha256")
+        ]
+        if not candidates:
+            return None
+        digest = _sha256(path)
+    except (OSError, ValueError):
+        return None
+    for old in candidates:
+        if old.metadata["file_sha256"] == digest:
+            return old, st.st_mtime_ns // 1_000_000
+    return None
+
+
+def _revisit_stale(store: Store, report: StalenessReport, batch_size: int) -> None:
+    """Stale roots whose file is back: to their own bytes (live again) or to an earlier
+    stored version's (a live copy of it)."""
+    cursor = ""
+    while True:
+        roots = store.file_roots(NodeStatus.STALE, after_id=cursor, limit=batch_size)
+        if not roots:
+            return
+        cursor = roots[-1].id
+        for root in roots:
+            if check_root(root) in (None, "touched"):
+                with store.transaction():
+                    chunks = _live_child_ids(store, root.id, NodeStatus.STALE)
+                    store.set_status([root.id, *chunks], NodeStatus.LIVE)
+                report.revived += 1
+            elif (found := reverted_to(store, root)) is not None:
+                store.restore_version(found[0].id, root.id, mtime=found[1])
+                report.restored += 1
+        if len(roots) < batch_size:
+            return
 
 
 def mark_stale(
@@ -130,6 +188,7 @@ def mark_stale(
     """One full pass over the live file roots; see the module docstring."""
     del config  # no knobs beyond the interval (read by the coordinator)
     report = StalenessReport()
+    _revisit_stale(store, report, batch_size)
     cursor = ""
     while True:
         roots = store.live_file_roots(after_id=cursor, limit=batch_size)
@@ -137,18 +196,20 @@ def mark_stale(
             return report
         cursor = roots[-1].id
         report.checked += len(roots)
-        verdicts: list[tuple[Node, str]] = []
+        verdicts: list[tuple[Node, str, tuple[Node, int] | None]] = []
         for root in roots:
             verdict = check_root(root)
             if verdict == "unreadable":
                 report.unreadable += 1
             elif verdict == "touched":
                 report.touched += 1
+            elif verdict == "changed" and (found := reverted_to(store, root)) is not None:
+                verdicts.append((root, "reverted", found))
             elif verdict is not None:
-                verdicts.append((root, verdict))
+                verdicts.append((root, verdict, None))
         if verdicts:
             with store.transaction():
-                for root, verdict in verdicts:
+                for root, verdict, found in verdicts:
                     current = store.get(root.id)
                     if (
                         current is None
@@ -156,6 +217,10 @@ def mark_stale(
                         or current.mtime != root.mtime
                     ):
                         report.skipped += 1
+                        continue
+                    if found is not None:
+                        store.restore_version(found[0].id, root.id, mtime=found[1])
+                        report.restored += 1
                         continue
                     chunks = _live_child_ids(store, root.id)
                     store.set_status([root.id, *chunks], NodeStatus.STALE, at=now_ms)

@@ -11,11 +11,18 @@ LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
 
 
 def render_listing(
-    head: str, rows: Sequence[str], more_hint: str, budget: int = LISTING_BUDGET
+    head: str,
+    rows: Sequence[str],
+    more_hint: str,
+    budget: int = LISTING_BUDGET,
+    *,
+    next_call: bool = False,
 ) -> str:
     """``rows`` numbered, as many as fit ``budget`` (minus the manifest), then the manifest.
 
-    ``more_hint`` says how to get the rest (used when rows were cut or the limit was reached).
+    ``more_hint`` says how to get the rest (used when rows were cut or the limit was reached);
+    with ``next_call`` it is an exact call and is given as the manifest's ``next``. When every
+    row is shown the manifest is just its head and that hint.
     """
     room = budget - 80 - estimate_tokens(more_hint)
     out: list[str] = []
@@ -27,7 +34,10 @@ def render_listing(
         out.append(line)
         room -= cost
     manifest = Manifest(head)
-    manifest.add("shown", f"{len(out)} of {len(rows)}")
+    if len(out) < len(rows):
+        manifest.add("shown", f"{len(out)} of {len(rows)}")
     if more_hint:
-        manifest.add("more", more_hint)
+        manifest.add("next" if next_call else "more", more_hint)
+    if len(out) == len(rows):
+        return "".join(out) + manifest.render()  # everything shown: no tokens line to report
     return finish("".join(out), manifest, budget, sum(estimate_tokens(r) for r in rows), "listing")

@@ -8,6 +8,7 @@ from pydantic import Field
 
 from ..budget import check_int
 from ..errors import ToolInputError
+from ..render import call, plural
 from .listing import render_listing
 from .spec import Cli, Input, Sugar, ToolSpec
 
@@ -20,6 +21,12 @@ DESCRIPTION = (
 )
 #: Only keyword search exists in this version; the other modes are refused with this text.
 MODE_ERROR = "mode {mode!r} is not available: v1 has keyword search only (semantic and hybrid search are planned); use mode='keyword'"
+#: What an empty answer says: search covers the store, not the files on disk.
+NOTHING_STORED = (
+    "only stored content is searched: files read and grep output through ctx-tree, notes, and "
+    "whatever capture hooks store. Fill it with ctx_tree_read(path=…) or ctx_tree_grep(pattern=…) "
+    "(which searches the files on disk now), then search again"
+)
 
 
 class Args(Input):
@@ -79,12 +86,26 @@ def search(
     hits = [
         h for h in app.store.search(query, limit=limit, filters=parsed) if not app.hidden(h.node)
     ]
+    partial = sum(1 for h in hits if not h.matched_all)
     rows = []
     for hit in hits:
         snippet = " ".join(hit.snippet.split())[:160]
-        rows.append(line(hit.node, f" score={hit.score:.2f} | {snippet}"))
-    more = f"raise limit (now {limit}) or add filters" if len(hits) == limit else ""
-    return render_listing(f"search {query[:80]!r}: {len(hits)} hits", rows, more)
+        some = " (some words)" if not hit.matched_all else ""
+        rows.append(line(hit.node, f" score={hit.score:.2f}{some} | {snippet}"))
+    head = f"search {query[:80]!r}: {plural(len(hits), 'hit')}, best first"
+    if partial:
+        head += f"; {len(hits) - partial} with every word, {partial} with only some (marked)"
+    if not hits:
+        more = NOTHING_STORED
+    elif len(hits) == limit and limit < 100:
+        more = call(
+            "ctx_tree_search", query=query, limit=min(100, limit * 2), filters=filters or None
+        )
+    elif len(hits) == limit:
+        more = "narrow with filters (kind, since, parent_id …)"
+    else:
+        more = ""
+    return render_listing(head, rows, more, next_call=bool(hits) and len(hits) == limit < 100)
 
 
 SPEC = ToolSpec(

@@ -1,0 +1,69 @@
+"""ctx_tree_search answers: CJK words, no lone-digit fallback, hits best first with partial
+matches marked, a hint when nothing is found, and a reverted file found again."""
+
+from __future__ import annotations
+
+import os
+import re
+
+from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.tools.search import search
+from ctx_tree_walkers import mark_stale
+
+
+def _scores(text: str) -> list[float]:
+    return [float(s) for s in re.findall(r" score=([\d.]+)", text)]
+
+
+def test_cjk_word_is_found_after_a_read(app, root):
+    (root / "cjk.md").write_text("# 说明\n\n本工具在后台静默运行，不打扰用户。\n")
+    assert "0 hits" in search(app, "静默")
+    read(app, "cjk.md")
+    text = search(app, "静默")
+    assert "1 hit," in text and "cjk.md:1-3" in text
+
+
+def test_zero_hits_says_only_stored_content_is_searched(app):
+    text = search(app, "anything at all")
+    assert "0 hits" in text
+    assert "only stored content is searched" in text and "ctx_tree_read" in text
+
+
+def test_no_fallback_to_a_lone_digit_and_hits_in_score_order(app, root):
+    read(app, "src/argparse_copy.py", query="x")
+    assert "0 hits" in search(app, "qwertyuiop3")
+    text = search(app, "parse known args namespace", limit=20)
+    scores = _scores(text)
+    assert len(scores) > 3 and scores == sorted(scores, reverse=True)
+    marked = text.count("(some words)")
+    m = re.search(r"(\d+) with every word, (\d+) with only some", text)
+    assert m is None or int(m.group(2)) == marked
+
+
+def test_edited_then_reverted_file_is_found_again_without_a_read(app, root):
+    path = root / "notes.md"
+    original = "# Notes\n\nThe frobnicator reticulates splines.\n"
+    path.write_text(original)
+    read(app, "notes.md")
+    path.write_text("# Notes\n\nThe widget does something else.\n")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+    read(app, "notes.md")  # the first version is now superseded
+    assert "0 hits" in search(app, "frobnicator")
+    path.write_text(original)
+    mark_stale(app.store, app.config, now_ms=0)  # the staleness walker, no read
+    text = search(app, "frobnicator")
+    assert "1 hit," in text and "notes.md" in text
+    # a read afterwards is served from the store, not re-parsed
+    assert "(cached)" in read(app, "notes.md")
+
+
+def test_reverted_file_read_again_reuses_the_stored_version(app, root):
+    path = root / "notes.md"
+    original = "# Notes\n\nThe frobnicator reticulates splines.\n"
+    path.write_text(original)
+    read(app, "notes.md")
+    path.write_text("# Notes\n\nChanged.\n")
+    read(app, "notes.md")
+    path.write_text(original)
+    assert "(cached)" in read(app, "notes.md")
+    assert "1 hit," in search(app, "frobnicator")

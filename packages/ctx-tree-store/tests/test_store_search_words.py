@@ -1,0 +1,52 @@
+"""Search finds CJK words, never falls back to a lone digit, lists hits best first and says
+which matched every word."""
+
+from __future__ import annotations
+
+from ctx_tree_schema import NodeKind
+from ctx_tree_store import NewNode, Store, cjk_terms, query_words
+
+
+def _notes(store: Store, *texts: str) -> list[str]:
+    return store.insert([NewNode(NodeKind.NOTE, t) for t in texts])
+
+
+def test_cjk_word_inside_a_run_is_found(store: Store):
+    zh, ja, other = _notes(
+        store,
+        "本工具在后台静默运行，不打扰用户。",
+        "このツールは静默に動作します。",
+        "本工具在前台运行。",
+    )
+    assert {h.node.id for h in store.search("静默")} == {zh, ja}
+    hits = store.search("静默运行")
+    assert [h.node.id for h in hits if h.matched_all] == [zh]  # the others hold some bigrams
+    assert hits[0].node.id == zh
+    assert {h.node.id for h in store.search("运行")} == {zh, other}
+    assert [h.node.id for h in store.search("ツール")] == [ja]
+    assert store.search("静音") == []
+
+
+def test_cjk_terms_and_query_words():
+    assert cjk_terms("abc 静默运行 x") == "静 默 运 行 静默 默运 运行"
+    assert cjk_terms("plain ascii") == ""
+    assert query_words("静默运行 export") == ["静默", "默运", "运行", "export"]
+
+
+def test_no_fallback_to_a_lone_digit_part(store: Store):
+    _notes(store, "version 3 of the protocol", "the answer is 3")
+    assert store.search("qwertyuiop3") == []
+    # a number typed as its own word is still searched
+    assert len(store.search("3")) == 2
+
+
+def test_hits_are_in_score_order_and_partial_hits_are_marked(store: Store):
+    both = _notes(store, "export html from the console")[0]
+    # many nodes that hold only one of the words, some of them very often (high BM25)
+    _notes(store, *(["html " * 30 + f"page {i}" for i in range(5)]))
+    hits = store.search("export html", limit=6)
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    flags = {h.node.id: h.matched_all for h in hits}
+    assert flags[both] is True
+    assert sum(1 for h in hits if not h.matched_all) == 5
