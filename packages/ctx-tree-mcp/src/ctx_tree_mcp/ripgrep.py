@@ -4,6 +4,11 @@
 the ``ripgrep`` package installs it), then on ``PATH``. Output is read with ``--null`` so paths
 holding ``:`` parse correctly. The search honours ``.gitignore`` (ripgrep's default), stops at a
 timeout and at a match cap, and the process is killed when the caller is cancelled.
+
+A line longer than :data:`LONG_LINE` characters is kept as an excerpt around its matches (see
+:mod:`ctx_tree_mcp.excerpt`). A pattern that ripgrep's engine refuses for its look-around or
+backreferences raises :class:`NeedsBacktracking`: the caller searches with
+:mod:`ctx_tree_mcp.pygrep` instead.
 """
 
 from __future__ import annotations
@@ -14,11 +19,27 @@ import re
 import shutil
 import sys
 import sysconfig
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from .errors import CtxTreeError, ToolInputError
+
+#: Characters above which an output line is shown as an excerpt around its matches.
+LONG_LINE = 400
+#: The longest pattern passed to rg, in UTF-8 bytes: one command-line argument may hold at most
+#: 128 KiB on Linux (``MAX_ARG_STRLEN``).
+MAX_PATTERN_BYTES = 100_000
+
+
+class NeedsBacktracking(CtxTreeError):
+    """rg's engine refused the pattern for a feature only a backtracking engine has
+    (look-around, backreferences). ``feature`` names it."""
+
+    def __init__(self, feature: str) -> None:
+        super().__init__(feature)
+        self.feature = feature
 
 
 class RipgrepMissing(CtxTreeError, RuntimeError):
@@ -64,6 +85,7 @@ class GrepResult:
     counts: dict[str, int] = field(default_factory=dict)
     match_count: int = 0
     output_bytes: int = 0
+    kept_bytes: int = 0
     kept_all: bool = True
     timed_out: bool = False
     capped: bool = False
@@ -79,8 +101,10 @@ def build_args(
     fixed_strings: bool,
     context_lines: int,
     deny_globs: tuple[str, ...],
+    multiline: bool = False,
 ) -> list[str]:
-    """The ``rg`` argument list (without the executable)."""
+    """The ``rg`` argument list (without the executable). Lines are not cut by rg (no
+    ``--max-columns``): long ones are excerpted around their matches when parsed."""
     args = [
         "--no-heading",
         "--with-filename",
@@ -90,7 +114,9 @@ def build_args(
         "never",
         "--no-messages",
     ]
-    args += ["--max-columns", "400", "--max-columns-preview", "--no-config"]
+    args.append("--no-config")
+    if multiline:
+        args.append("--multiline")
     if ignore_case:
         args.append("--ignore-case")
     if fixed_strings:
@@ -105,29 +131,76 @@ def build_args(
     return args
 
 
+def files_args(target: str, *, glob: str | None, deny_globs: tuple[str, ...]) -> list[str]:
+    """The ``rg --files`` argument list listing the files a search of ``target`` would read
+    (``.gitignore``, ``glob`` and the denylist applied), NUL-separated."""
+    args = ["--files", "--null", "--no-messages", "--no-config"]
+    if glob:
+        args += ["--glob", glob]
+    for deny in deny_globs:
+        args += ["--iglob", "!" + deny]
+    return [*args, "--", target]
+
+
+def add_line(
+    result: GrepResult,
+    path: str,
+    number: int,
+    text: str,
+    is_match: bool,
+    keep_bytes: int,
+    raw_size: int,
+) -> None:
+    """Count one output line (``raw_size`` bytes as rg printed it) and keep it while the kept
+    lines stay within ``keep_bytes``."""
+    if is_match:
+        result.match_count += 1
+        result.counts[path] = result.counts.get(path, 0) + 1
+    else:
+        result.counts.setdefault(path, 0)
+    result.output_bytes += raw_size
+    size = len(path) + len(text) + 8
+    if result.kept_all and result.kept_bytes + size <= keep_bytes:
+        result.kept_bytes += size
+        result.files.setdefault(path, []).append(Line(number, text, is_match))
+    else:
+        result.kept_all = False
+
+
+def invalid_pattern(detail: str) -> ToolInputError:
+    """The error for a pattern no engine accepts, with the fix."""
+    return ToolInputError(
+        "pattern",
+        f"invalid regex ({detail[:300]}); escape special characters such as ( [ {{ with a "
+        f"backslash, or pass {_switch('fixed_strings')} to search for the text as written",
+    )
+
+
+def _switch(name: str) -> str:
+    """How to turn a boolean argument of ``ctx_tree_grep`` on: ``multiline=true`` over MCP,
+    ``--multiline`` on the CLI."""
+    from .surface import argument_name
+
+    flag = argument_name("ctx_tree_grep", name)
+    return flag if flag.startswith("-") else f"{flag}=true"
+
+
 # One output line: path NUL number (':' match | '-' context) text. Parsed in C by the regex.
 _LINE = re.compile(rb"^([^\x00\n]*)\x00(\d+)([:-])([^\n]*)$", re.M)
 
 
-def _parse_block(block: bytes, result: GrepResult, keep_bytes: int) -> None:
-    for path_b, num, kind, text in _LINE.findall(block):
+def _parse_block(
+    block: bytes, result: GrepResult, keep_bytes: int, excerpt: Callable[[str], str]
+) -> None:
+    for path_b, num, kind, text_b in _LINE.findall(block):
         path = path_b.decode("utf-8", "replace")
         if path.startswith("./"):
             path = path[2:]
-        is_match = kind == b":"
-        if is_match:
-            result.match_count += 1
-            result.counts[path] = result.counts.get(path, 0) + 1
-        else:
-            result.counts.setdefault(path, 0)
-        size = len(path_b) + len(num) + len(text) + 2
-        result.output_bytes += size
-        if result.output_bytes <= keep_bytes:
-            result.files.setdefault(path, []).append(
-                Line(int(num), text.decode("utf-8", "replace"), is_match)
-            )
-        else:
-            result.kept_all = False
+        text = text_b.decode("utf-8", "replace")
+        if len(text) > LONG_LINE:
+            text = excerpt(text)
+        size = len(path_b) + len(num) + len(text_b) + 2
+        add_line(result, path, int(num), text, kind == b":", keep_bytes, size)
 
 
 async def _drain(proc: asyncio.subprocess.Process) -> None:
@@ -144,16 +217,25 @@ async def _drain_and_wait(proc: asyncio.subprocess.Process) -> None:
 
 
 async def run_rg(
-    args: list[str], cwd: Path, *, timeout_s: float, max_matches: int, keep_bytes: int
+    args: list[str],
+    cwd: Path,
+    *,
+    timeout_s: float,
+    max_matches: int,
+    keep_bytes: int,
+    excerpt: Callable[[str], str] | None = None,
 ) -> GrepResult:
     """Run ``rg`` with ``args`` in ``cwd``; stop at ``timeout_s`` seconds or ``max_matches``.
 
     Every match is counted per file; the lines themselves are kept only for the first
-    ``keep_bytes`` bytes of output (what the store keeps, ``capture.maxBytes``).
+    ``keep_bytes`` bytes of output (what the store keeps, ``capture.maxBytes``); a line over
+    :data:`LONG_LINE` characters is kept as ``excerpt(line)`` (default: its head).
 
     Raises :class:`ToolInputError` (argument ``pattern`` or ``glob``) when rg rejects the regex
-    or glob, :class:`RipgrepMissing` when rg is absent. Cancelling the awaiting task kills rg.
+    or glob, :class:`NeedsBacktracking` for look-around or backreferences,
+    :class:`RipgrepMissing` when rg is absent. Cancelling the awaiting task kills rg.
     """
+    cut = excerpt or (lambda text: text[:LONG_LINE] + " …")
     proc = await asyncio.create_subprocess_exec(
         find_rg(),
         *args,
@@ -172,14 +254,14 @@ async def run_rg(
             if not block:
                 break
             block = pending + block
-            cut = block.rfind(b"\n") + 1
-            pending = block[cut:]
-            _parse_block(block[:cut], result, keep_bytes)
+            end = block.rfind(b"\n") + 1
+            pending = block[end:]
+            _parse_block(block[:end], result, keep_bytes, cut)
             if result.match_count >= max_matches:
                 result.capped = True
                 return
         if pending:
-            _parse_block(pending, result, keep_bytes)
+            _parse_block(pending, result, keep_bytes, cut)
 
     try:
         try:
@@ -201,11 +283,17 @@ async def run_rg(
             raise ToolInputError(
                 "glob", f"invalid glob: {message.splitlines()[-1] if message else ''}"
             )
-        if "regex" in message.lower() or "error parsing" in message.lower():
-            detail = " ".join(line.strip() for line in message.splitlines()[-4:])
+        lowered = message.lower()
+        if "look-around" in lowered:
+            raise NeedsBacktracking("look-around")
+        if "backreferences are not supported" in lowered:
+            raise NeedsBacktracking("backreferences")
+        if 'literal "\\n" is not allowed' in lowered:
             raise ToolInputError(
                 "pattern",
-                f"invalid regex ({detail[:300]}); escape special characters or pass fixed_strings=true",
+                f"matches a line break (\\n); pass {_switch('multiline')} to let a match span lines",
             )
+        if "regex" in lowered or "error parsing" in lowered:
+            raise invalid_pattern(" ".join(line.strip() for line in message.splitlines()[-4:]))
         result.error = message[:300]
     return result

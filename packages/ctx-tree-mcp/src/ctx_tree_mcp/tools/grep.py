@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
@@ -42,6 +43,9 @@ class Args(Input):
     ] = None
     ignore_case: Annotated[bool, Cli("case-insensitive match", short="-i")] = False
     fixed_strings: Annotated[bool, Cli("`pattern` is a literal, not a regex", short="-F")] = False
+    multiline: Annotated[bool, Cli("a match may span lines (`\\n` in `pattern`)", short="-U")] = (
+        False
+    )
     context_lines: Annotated[
         int,
         Field(ge=0, le=10),
@@ -63,13 +67,20 @@ async def grep(
     fixed_strings: bool = False,
     context_lines: int = 0,
     budget_tokens: int = 2000,
+    multiline: bool = False,
 ) -> str:
     """Handle ``ctx_tree_grep``; returns the answer text.
 
-    Raises ``ToolInputError`` for an empty or invalid pattern, a bad glob, a refused path,
-    out-of-range ``context_lines`` (0..10) or budget.
+    ripgrep searches; a pattern with look-around or backreferences, which ripgrep's engine
+    does not have, is searched with the ``regex`` module instead (:mod:`ctx_tree_mcp.pygrep`).
+    A line over ``LONG_LINE`` characters shows as an excerpt around its matches.
+
+    Raises ``ToolInputError`` for an empty, invalid or too long (over ``MAX_PATTERN_BYTES``
+    UTF-8 bytes) pattern, a line break in a pattern without ``multiline``, a bad glob, a
+    refused path, out-of-range ``context_lines`` (0..10) or budget.
     """
-    from ..ripgrep import build_args, run_rg
+    from ..excerpt import compile_pattern, excerpter
+    from ..ripgrep import MAX_PATTERN_BYTES, NeedsBacktracking, build_args, files_args, run_rg
 
     budget = check_budget(budget_tokens)
     context_lines = check_int(context_lines, "context_lines", 0, 10)
@@ -77,6 +88,13 @@ async def grep(
         raise ToolInputError("pattern", "give a regex (or fixed_strings=true for a literal)")
     if "\x00" in pattern:
         raise ToolInputError("pattern", "contains a NUL byte")
+    size = len(pattern.encode("utf-8", "surrogatepass"))
+    if size > MAX_PATTERN_BYTES:
+        raise ToolInputError(
+            "pattern",
+            f"is {size:,} bytes; the most is {MAX_PATTERN_BYTES:,}: search for a shorter, "
+            "distinctive part of the text",
+        )
     if glob is not None and (not isinstance(glob, str) or "\x00" in glob or not glob.strip()):
         raise ToolInputError("glob", "give a file glob such as '*.py', or leave it out")
     target = app.policy.resolve(path or ".")
@@ -97,24 +115,51 @@ async def grep(
         fixed_strings=bool(fixed_strings),
         context_lines=context_lines,
         deny_globs=deny,
+        multiline=bool(multiline),
     )
     cfg = app.config.get("grep")
     max_bytes = app.config.get("capture", "maxBytes")
-    result = await run_rg(
-        args,
-        app.root,
-        timeout_s=cfg["timeoutMs"] / 1000,
-        max_matches=cfg["maxMatches"],
-        keep_bytes=max_bytes,
-    )
+    engine = "rg"
+    try:
+        result = await run_rg(
+            args,
+            app.root,
+            timeout_s=cfg["timeoutMs"] / 1000,
+            max_matches=cfg["maxMatches"],
+            keep_bytes=max_bytes,
+            excerpt=excerpter(
+                lambda: compile_pattern(
+                    pattern, ignore_case=bool(ignore_case), fixed_strings=bool(fixed_strings)
+                )
+            ),
+        )
+    except NeedsBacktracking as need:
+        from .. import pygrep
+
+        engine = f"regex ({need.feature})"
+        files = await pygrep.list_files(
+            files_args(target.relative, glob=glob, deny_globs=deny),
+            app.root,
+            cfg["timeoutMs"] / 1000,
+        )
+        result = await pygrep.search(
+            pattern,
+            app.root,
+            files,
+            ignore_case=bool(ignore_case),
+            multiline=bool(multiline),
+            context_lines=context_lines,
+            timeout_s=cfg["timeoutMs"] / 1000,
+            max_matches=cfg["maxMatches"],
+            keep_bytes=max_bytes,
+        )
     # Filter after rg too: a denylisted file must never show (e.g. reached via a symlink).
     for rel in [p for p in result.counts if app.policy.is_denied(p)]:
         result.match_count -= result.counts.pop(rel)
         result.files.pop(rel, None)
     _hide_private_keys(app, result)
-    key = json.dumps(
-        [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
-    )
+    key = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
+    key = json.dumps([*key, True] if multiline else key)  # old keys unchanged
     uri = "grep://" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
     order = sorted(result.counts, key=lambda p: (-result.counts[p], p))  # best files first
     lines = {
@@ -135,6 +180,8 @@ async def grep(
         "ignore_case": bool(ignore_case),
         "fixed_strings": bool(fixed_strings),
         "context_lines": context_lines,
+        "multiline": bool(multiline),
+        "engine": engine,
         "match_count": result.match_count,
         "file_count": len(order),
         "cwd": str(app.root),
@@ -149,7 +196,7 @@ async def grep(
         terms=pattern,
         original_bytes=None if result.kept_all else result.output_bytes,
     )
-    text = _render(app, result, order, stored, lines, per_file, node_id, budget)
+    text = _render(app, result, order, stored, lines, per_file, node_id, budget, engine)
     app.count(
         tokens_served=estimate_tokens(text), tokens_source=(result.output_bytes + 3) // 4, greps=1
     )
@@ -165,6 +212,7 @@ def _render(
     per_file: dict[str, str],
     node_id: str,
     budget: int,
+    engine: str = "rg",
 ) -> str:
     full_tokens = (result.output_bytes + 3) // 4
     total_m, total_f = result.match_count, len(order)
@@ -186,6 +234,12 @@ def _render(
         )
     if result.error:
         manifest.add("note", f"rg: {result.error}")
+    if engine != "rg":
+        manifest.add(
+            "note",
+            f"searched with Python's regex module: rg has no {engine[7:-1]} (a backtracking "
+            "engine; slower on large trees)",
+        )
     if not order:
         return finish("", manifest, budget, 0, "full output")
     room = budget - MANIFEST_RESERVE - 20
@@ -256,16 +310,25 @@ def _render(
 
 #: Files read whole to find their PEM blocks (larger ones: the first this many bytes).
 _KEY_SCAN_BYTES = 64 << 20
+#: An output line that could lie inside a PEM block: a base64 run alone on its line (quotes,
+#: ``\n`` escapes and concatenation around it allowed), or a BEGIN/END line.
+_KEY_LINE = re.compile(
+    r"PRIVATE KEY|^[\s\"'`,;()\[\]+]*[A-Za-z0-9+/]{16,}={0,2}(?:\\[nr])?[\s\"'`,;()\[\]+]*$",
+    re.M,
+)
 
 
 def _hide_private_keys(app: App, result: GrepResult) -> None:
     """Replace the text of every output line that lies inside a PEM private key block, judged
     on the whole file: a grep shows a block's body lines without its ``BEGIN`` and ``END``
     lines, and the per-answer redaction could not see them. One line stays one line (the
-    counts and offsets of the answer stay true)."""
+    counts and offsets of the answer stay true). Only files with a line shaped like a key's
+    line are read (a cheap test: reading every matched file would cost a third of rg's time)."""
     from ..redact import private_key_lines
 
     for rel, lines in result.files.items():
+        if not _KEY_LINE.search("\n".join(line.text for line in lines)):
+            continue
         try:
             with open(app.root / rel, "rb") as fh:
                 data = fh.read(_KEY_SCAN_BYTES)

@@ -1,0 +1,78 @@
+"""Excerpts of very long lines: the text around each match, not the head of the line.
+
+A minified bundle or a one-line JSON file can put a match a megabyte into its only line; the
+answer shows ``EDGE`` characters each side of the first :data:`MAX_WINDOWS` matches, joined by
+``…``, and says how long the line is. Matches are found with the ``regex`` module (ripgrep
+already chose the line); a pattern it cannot compile, or a search over
+:data:`SEARCH_TIMEOUT_S`, falls back to the head of the line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+#: Characters shown on each side of a match.
+EDGE = 80
+#: Matches shown per line.
+MAX_WINDOWS = 3
+#: Seconds one line's search may take before the excerpt falls back to the line's head.
+SEARCH_TIMEOUT_S = 0.05
+
+
+def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
+    """``pattern`` compiled with the ``regex`` module and ripgrep's defaults (``^``/``$`` at
+    line ends), or ``None`` when it does not compile (ripgrep-only syntax)."""
+    import regex
+
+    flags = regex.MULTILINE | (regex.IGNORECASE if ignore_case else 0)
+    try:
+        return regex.compile(regex.escape(pattern) if fixed_strings else pattern, flags)
+    except (regex.error, ValueError, OverflowError, RecursionError):
+        return None
+
+
+def excerpter(matcher: Callable[[], object]) -> Callable[[str], str]:
+    """A function giving the excerpt of one long line. ``matcher()`` returns the compiled
+    pattern (:func:`compile_pattern`; ``None``: the head of the line); it is called once, at
+    the first long line."""
+    compiled: list[object] = []
+
+    def cut(line: str) -> str:
+        if not compiled:
+            compiled.append(matcher())
+        spans: list[tuple[int, int]] = []
+        if (found := compiled[0]) is not None:
+            finditer = found.finditer  # type: ignore[attr-defined]
+            try:
+                for m in finditer(line, timeout=SEARCH_TIMEOUT_S):
+                    spans.append(m.span())
+                    if len(spans) == MAX_WINDOWS:
+                        break
+            except (TimeoutError, RecursionError):
+                spans = spans[:1]
+        return excerpt(line, spans)
+
+    return cut
+
+
+def excerpt(line: str, spans: list[tuple[int, int]]) -> str:
+    """``line`` cut to ``EDGE`` characters around each of ``spans`` (character offsets of
+    matches; a long match is cut to ``2 * EDGE``), windows merged, gaps shown as ``…``, and
+    the line's length appended. No span: the first ``4 * EDGE`` characters."""
+    if not spans:
+        windows = [(0, min(len(line), 4 * EDGE))]
+    else:
+        windows = []
+        for start, end in spans:
+            a, b = max(0, start - EDGE), min(len(line), min(end, start + 2 * EDGE) + EDGE)
+            if windows and a <= windows[-1][1]:
+                windows[-1] = (windows[-1][0], max(b, windows[-1][1]))
+            else:
+                windows.append((a, b))
+    parts = [line[a:b] for a, b in windows]
+    text = " … ".join(parts)
+    if windows[0][0] > 0:
+        text = "… " + text
+    if windows[-1][1] < len(line):
+        text += " …"
+    return f"{text} ⟨line of {len(line):,} chars⟩"
