@@ -18,7 +18,9 @@ def objects(con: apsw.Connection, type_: str) -> set[str]:
 def test_fresh_store_has_the_whole_schema(store: Store):
     con = store.con
     assert con.execute("PRAGMA user_version").get == SCHEMA_VERSION == MIGRATIONS[-1].version
-    assert {"nodes", "edges", "fts", "leases", "counters"} <= objects(con, "table")
+    assert {"nodes", "edges", "fts", "leases", "counters", "usage_daily", "walker_runs"} <= objects(
+        con, "table"
+    )
     assert {
         "idx_nodes_kind_status",
         "idx_nodes_created",

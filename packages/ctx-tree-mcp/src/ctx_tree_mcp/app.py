@@ -54,7 +54,7 @@ class App:
     _session_node: str | None = field(default=None, init=False)
     _session_gen: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    _usage: dict[str, int] = field(default_factory=dict, init=False)
+    _usage: dict[tuple[str, str], int] = field(default_factory=dict, init=False)
     _usage_calls: int = field(default=0, init=False)
     #: Recently served file views by root node id (their content is immutable per id).
     views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
@@ -226,13 +226,15 @@ class App:
         )
         return self.store.insert([node])[0]
 
-    def count(self, **usage: int) -> None:
-        """Add to the usage counters (``tokens_served``, ``tokens_source``, ``reads``, ``greps``)
-        kept in memory and written to the store every :data:`COUNTER_FLUSH_CALLS` calls and at
-        :meth:`close`: a cached read then does no write transaction of its own. A crash loses at
-        most that many calls' worth of statistics, nothing else."""
+    def count(self, tool: str, **usage: int) -> None:
+        """Add to the usage counters of ``tool`` (``tokens_served``, ``tokens_source``,
+        ``reads``, ``greps``), kept in memory and written to the store every
+        :data:`COUNTER_FLUSH_CALLS` calls and at :meth:`close` (totals, and per UTC day and
+        tool for the inspector): a cached read then does no write transaction of its own. A
+        crash loses at most that many calls' worth of statistics, nothing else."""
         for name, value in usage.items():
-            self._usage[name] = self._usage.get(name, 0) + int(value)
+            key = (tool, name)
+            self._usage[key] = self._usage.get(key, 0) + int(value)
         self._usage_calls += 1
         if self._usage_calls >= COUNTER_FLUSH_CALLS:
             self.flush_counters()
@@ -240,7 +242,7 @@ class App:
     def flush_counters(self) -> None:
         """Write the in-memory usage counters to the store (one transaction)."""
         if self._usage and "store" in self.__dict__:
-            self.store.bump(**self._usage)
+            self.store.record_usage(self._usage)
         self._usage, self._usage_calls = {}, 0
 
     def close(self) -> None:

@@ -13,6 +13,10 @@ Migration 3 adds Chinese, Japanese and Korean search terms (characters and bigra
 to the ``terms`` of nodes already stored; it calls ``ctx_cjk_terms(text)``, a SQL function the
 store registers on every connection.
 
+Migration 4 adds two observable records for the inspector: usage counters per UTC day and per
+tool (``usage_daily``), and the walker runs that changed something, with what they changed and
+the node counts by status after the run (``walker_runs``).
+
 The update trigger is one trigger whose two statements run in order (delete the old entry, then
 insert the new one): SQLite runs separate triggers on one event in no documented order, and an
 insert-before-delete corrupts an external-content index.
@@ -124,10 +128,31 @@ UPDATE nodes SET terms = trim(terms || ' ' || ctx_cjk_terms(content))
   WHERE status != 'pruned' AND ctx_cjk_terms(content) != '';
 """
 
+_V4 = """
+CREATE TABLE usage_daily (
+  day TEXT NOT NULL,
+  tool TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (day, tool, name)
+);
+CREATE TABLE walker_runs (
+  id INTEGER PRIMARY KEY,
+  walker TEXT NOT NULL,
+  started_at INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL,
+  summary TEXT NOT NULL,
+  changes TEXT NOT NULL DEFAULT '{}',
+  status_counts TEXT NOT NULL DEFAULT '{}'
+);
+CREATE INDEX idx_walker_runs_finished ON walker_runs(finished_at);
+"""
+
 #: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "docs/data-model.md: nodes, edges, fts", _V1),
     Migration(2, "search terms column, fts over non-pruned nodes, leases, counters", _V2),
     Migration(3, "CJK characters and bigrams in the search terms of stored nodes", _V3),
+    Migration(4, "usage per day and tool, walker run history", _V4),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

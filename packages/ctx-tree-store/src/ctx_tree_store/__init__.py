@@ -6,6 +6,7 @@ Open one with ``Store.open(store_path(workspace))``. Everything public is in ``_
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
+    SchemaTooOld,
     SchemaVersionError,
     StoreError,
     StoreFull,
@@ -42,6 +43,7 @@ __all__ = [
     "Neighbor",
     "NewNode",
     "NodeNotFound",
+    "SchemaTooOld",
     "SchemaVersionError",
     "SearchHit",
     "Store",

@@ -11,7 +11,7 @@ from urllib.parse import quote
 import apsw
 from ctx_tree_schema import MIGRATIONS, SCHEMA_VERSION
 
-from ._errors import SchemaVersionError, StoreFull, StoreUnwritable
+from ._errors import SchemaTooOld, SchemaVersionError, StoreFull, StoreUnwritable
 
 #: How long a write waits for another process's write transaction before ``BusyError``.
 BUSY_TIMEOUT_MS = 30_000
@@ -156,6 +156,31 @@ def _register_functions(con: apsw.Connection) -> None:
     from .terms import cjk_terms
 
     con.create_scalar_function("ctx_cjk_terms", cjk_terms, 1, deterministic=True)
+
+
+def connect_readonly(path: Path | str) -> apsw.Connection:
+    """Open the existing store at ``path`` read-only (``SQLITE_OPEN_READONLY`` and
+    ``query_only``): nothing is created, migrated or written, permissions are left alone.
+
+    Raises ``FileNotFoundError`` when there is no store file, :class:`SchemaVersionError` for a
+    newer schema and :class:`SchemaTooOld` for an older one.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no store at {path}: nothing was captured for this project yet")
+    con = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        con.set_busy_timeout(BUSY_TIMEOUT_MS)
+        con.execute("PRAGMA query_only = ON")
+        version = con.execute("PRAGMA user_version").get
+        if version > SCHEMA_VERSION:
+            raise SchemaVersionError(str(path), version, SCHEMA_VERSION)
+        if version < SCHEMA_VERSION:
+            raise SchemaTooOld(str(path), version, SCHEMA_VERSION)
+    except BaseException:
+        con.close()
+        raise
+    return con
 
 
 def _migrate(con: apsw.Connection, where: str) -> None:

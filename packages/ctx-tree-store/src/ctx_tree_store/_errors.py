@@ -79,3 +79,17 @@ class StoreUnwritable(StoreError):
         super().__init__(f"the store {path} cannot be written ({reason})")
         self.path = path
         self.reason = reason
+
+
+class SchemaTooOld(StoreError, RuntimeError):
+    """A read-only open found a store written by an older ctx-tree: it cannot be migrated
+    without writing. ``found`` and ``supported`` as in :class:`SchemaVersionError`."""
+
+    def __init__(self, where: str, found: int, supported: int) -> None:
+        super().__init__(
+            f"{where}: store schema version {found} is older than this ctx-tree's ({supported}) "
+            "and a read-only open cannot upgrade it; run any ctx-tree command on the project "
+            "once (e.g. `ctx-tree stats`), then retry"
+        )
+        self.found = found
+        self.supported = supported

@@ -149,3 +149,51 @@ FILE_ROOTS = (
 )
 EXPIRED = "SELECT id FROM nodes WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?"
 DELETE_PRUNED = "SELECT id FROM nodes WHERE status = 'pruned' AND updated_at < ? LIMIT ?"
+
+# -- history records (usage per day and tool, walker runs) ------------------------------------
+BUMP_USAGE_DAILY = (
+    "INSERT INTO usage_daily (day, tool, name, value) VALUES (?, ?, ?, ?) "
+    "ON CONFLICT(day, tool, name) DO UPDATE SET value = value + excluded.value"
+)
+STATUS_COUNTS = "SELECT status, count(*) FROM nodes GROUP BY status"
+INSERT_WALKER_RUN = (
+    "INSERT INTO walker_runs (walker, started_at, finished_at, summary, changes, status_counts) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+TRIM_WALKER_RUNS = "DELETE FROM walker_runs WHERE id <= (SELECT max(id) FROM walker_runs) - ?"
+
+# -- browsing (read-only pages for the inspector; keyset cursors, never a whole table) ---------
+BROWSE_COLUMNS = (
+    "n.rowid, n.id, n.parent_id, n.kind, n.status, n.source_uri, length(n.content), "
+    "n.original_bytes, n.truncated, n.created_at, n.updated_at, n.metadata, "
+    "EXISTS(SELECT 1 FROM nodes c WHERE c.parent_id = n.id)"
+)
+# {parent}: "n.parent_id = ?" or "n.parent_id IS NULL"; {where}: kind/status filters;
+# {cmp}/{order}: "<"/"DESC" (newest first) or ">"/"ASC" (spine order). idx_nodes_parent holds
+# (parent_id, rowid), so the walk needs no sort whatever the size of the parent.
+BROWSE_CHILDREN = (
+    f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE {{parent}} {{where}} AND n.rowid {{cmp}} ? "
+    "ORDER BY n.rowid {order} LIMIT ?"
+)
+BROWSE_RECENT = (
+    f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE n.created_at <= ? "
+    "AND (n.created_at, n.rowid) < (?, ?) {{where}} "
+    "ORDER BY n.created_at DESC, n.rowid DESC LIMIT ?"
+)
+BROWSE_ROWS = f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE n.id IN ({{marks}})"
+BROWSE_EDGES_OUT = "SELECT dst_id, kind, created_at FROM edges WHERE src_id = ? LIMIT ?"
+BROWSE_EDGES_IN = "SELECT src_id, kind, created_at FROM edges WHERE dst_id = ? LIMIT ?"
+CHILD_COUNT = "SELECT count(*) FROM nodes WHERE parent_id = ?"
+KIND_STATUS_COUNTS = "SELECT kind, status, count(*) FROM nodes GROUP BY kind, status"
+# Nodes created per time bucket (idx_nodes_created covers it).
+ACTIVITY = (
+    "SELECT created_at / ? * ?, count(*) FROM nodes WHERE created_at >= ? "
+    "GROUP BY created_at / ? ORDER BY 1"
+)
+USAGE_SINCE = (
+    "SELECT day, tool, name, value FROM usage_daily WHERE day >= ? ORDER BY day, tool, name"
+)
+WALKER_RUNS = (
+    "SELECT id, walker, started_at, finished_at, summary, changes, status_counts "
+    "FROM walker_runs ORDER BY id DESC LIMIT ?"
+)

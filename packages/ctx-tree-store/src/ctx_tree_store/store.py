@@ -22,7 +22,7 @@ import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
 
 from . import _sql
-from ._db import connect, file_identity, snapshot
+from ._db import connect, connect_readonly, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
 from .terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
 
@@ -190,6 +190,13 @@ class Store:
             self._identity = file_identity(self.path)
             self.generation += 1
             self._unrankable_words.clear()
+
+    @classmethod
+    def open_readonly(cls, path: Path | str) -> Store:
+        """Open an existing store read-only (for the inspector): every write raises
+        ``apsw.ReadOnlyError``. Raises ``FileNotFoundError`` when there is no store,
+        ``SchemaVersionError`` / ``SchemaTooOld`` when its schema is not this code's."""
+        return cls(connect_readonly(path), str(path))
 
     def close(self) -> None:
         with self._lock:
@@ -439,6 +446,48 @@ class Store:
         with self.transaction() as con:
             for name, value in counters.items():
                 con.execute(_sql.BUMP_COUNTER, (name, int(value)))
+
+    def record_usage(self, usage: dict[tuple[str, str], int], *, at: int | None = None) -> None:
+        """Add ``{(tool, counter name): value}`` to the usage counters, in one transaction: the
+        totals (:meth:`counters`) and the rows of the UTC day of ``at`` (epoch ms, default now)
+        per tool (``usage_daily``, read by the inspector's savings view)."""
+        if not usage:
+            return
+        day = time.strftime("%Y-%m-%d", time.gmtime((at if at is not None else now_ms()) / 1000))
+        totals: dict[str, int] = {}
+        for (_tool, name), value in usage.items():
+            totals[name] = totals.get(name, 0) + int(value)
+        with self.transaction() as con:
+            for name, value in totals.items():
+                con.execute(_sql.BUMP_COUNTER, (name, value))
+            for (tool, name), value in usage.items():
+                con.execute(_sql.BUMP_USAGE_DAILY, (day, tool, name, int(value)))
+
+    def record_walker_run(
+        self,
+        walker: str,
+        started_at: int,
+        finished_at: int,
+        summary: str,
+        changes: dict[str, int],
+        *,
+        keep: int = 2000,
+    ) -> None:
+        """Append a walker run to ``walker_runs`` with what it changed (``changes``, e.g.
+        ``{"promoted": 3}``) and the node counts by status after it; only the last ``keep``
+        runs are kept. The count is read before the (short) write transaction."""
+        counts = dict(self._query(_sql.STATUS_COUNTS))
+        row = (
+            walker,
+            started_at,
+            finished_at,
+            summary,
+            json.dumps(changes, separators=(",", ":")),
+            json.dumps(counts, separators=(",", ":")),
+        )
+        with self.transaction() as con:
+            con.execute(_sql.INSERT_WALKER_RUN, row)
+            con.execute(_sql.TRIM_WALKER_RUNS, (keep,))
 
     # -- reads ---------------------------------------------------------------------------
     def get(self, node_id: str) -> Node | None:

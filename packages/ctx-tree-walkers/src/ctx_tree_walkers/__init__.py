@@ -14,7 +14,7 @@ from __future__ import annotations
 from ctx_tree_schema import Config
 from ctx_tree_store import Store
 
-from ._common import KeepGoing, Yielder, polite, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, polite, record_run, walker_interval_ms, wall_ms
 from ._coordinator import (
     FIRST_DELAY_MS,
     LEASE_PREFIX,
@@ -40,7 +40,8 @@ def run_once(
     ``now_ms`` (epoch ms, default: now) is the time the walkers act at: the pruner's retention
     horizons count back from it and status changes are stamped with it. No lease is taken: a
     manual run may overlap a server's, which is safe (every batch re-checks the rows it changes
-    inside its transaction) but may do some work twice. Raises ``ValueError`` for another name.
+    inside its transaction) but may do some work twice. A run that changed something is
+    recorded in the store's ``walker_runs`` (:func:`record_run`). Raises ``ValueError`` for another name.
     """
     if which == "all":
         names = list(WALKER_NAMES)
@@ -49,10 +50,13 @@ def run_once(
     else:
         raise ValueError(f"unknown walker {which!r}; one of: {', '.join(WALKER_NAMES)}, all")
     at = wall_ms() if now_ms is None else int(now_ms)
-    return {
-        name: WALKERS[name](store, config, now_ms=at, keep_going=polite()).summary()
-        for name in names
-    }
+    out: dict[str, str] = {}
+    for name in names:
+        started = wall_ms()
+        report = WALKERS[name](store, config, now_ms=at, keep_going=polite())
+        record_run(store, name, started, wall_ms(), report)
+        out[name] = report.summary()
+    return out
 
 
 __all__ = [
@@ -82,6 +86,7 @@ __all__ = [
     "noise_reason",
     "polite",
     "prune",
+    "record_run",
     "run_once",
     "source_path",
     "walker_interval_ms",

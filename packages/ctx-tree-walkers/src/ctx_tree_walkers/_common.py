@@ -1,11 +1,18 @@
-"""Small pieces shared by the walkers: the batch checkpoint type and config accessors."""
+"""Small pieces shared by the walkers: the batch checkpoint type, config accessors and the
+record of runs that changed something."""
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from ctx_tree_schema import Config
+from ctx_tree_store import Store
+
+log = logging.getLogger(__name__)
 
 #: Called by a walker between two batches (each batch is one transaction). Returns False when
 #: the walker must stop now (shutdown, or its lease was lost); the work done so far is committed.
@@ -64,3 +71,27 @@ def walker_interval_ms(config: Config, name: str) -> int:
         "pruner": "prunerIntervalMs",
     }[name]
     return int(config.get("walkers", key))
+
+
+#: Report fields that count what a walker looked at rather than what it changed.
+_NOT_CHANGES = frozenset({"checked", "skipped", "unreadable", "kept_for_children"})
+
+
+def record_run(store: Store, name: str, started_ms: int, finished_ms: int, report: Any) -> None:
+    """Append a run of walker ``name`` to the store's ``walker_runs`` when it changed something
+    (a positive count in its report other than what it only looked at); fails open: a store
+    error is logged, never raised (the walker's own work is already committed)."""
+    changes = {
+        f.name: value
+        for f in dataclasses.fields(report)
+        if f.name not in _NOT_CHANGES
+        and isinstance(value := getattr(report, f.name), int)
+        and not isinstance(value, bool)
+        and value > 0
+    }
+    if not changes:
+        return
+    try:
+        store.record_walker_run(name, started_ms, finished_ms, report.summary(), changes)
+    except Exception:
+        log.warning("walker %s: could not record its run", name, exc_info=True)

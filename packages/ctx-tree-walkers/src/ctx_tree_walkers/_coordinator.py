@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from ctx_tree_schema import Config
 from ctx_tree_store import Store, StoreError
 
-from ._common import KeepGoing, Yielder, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, record_run, walker_interval_ms, wall_ms
 from ._filter import filter_pending
 from ._pruner import prune
 from ._staleness import mark_stale
@@ -281,7 +281,9 @@ class Coordinator:
 
         fn = self._functions[name]
         kg: KeepGoing = keep_going
-        return fn(store, self.config, now_ms=now, keep_going=kg).summary()
+        report = fn(store, self.config, now_ms=now, keep_going=kg)
+        record_run(store, name, now, self._now(), report)
+        return report.summary()
 
     def _shutdown_in_thread(self) -> None:
         store = self._store

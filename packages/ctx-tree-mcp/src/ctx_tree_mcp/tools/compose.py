@@ -154,7 +154,7 @@ def compose(
         + (plan.truncated.total_tokens if plan.truncated else 0)
     )
     text = finish("".join(parts), manifest, budget, total, "candidates")
-    app.count(tokens_served=estimate_tokens(text))
+    app.count("compose", tokens_served=estimate_tokens(text))
     return text
 
 

@@ -78,7 +78,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
         estimate_tokens(content),
         "node",
     )
-    app.count(tokens_served=estimate_tokens(text))
+    app.count("get", tokens_served=estimate_tokens(text))
     return text
 
 

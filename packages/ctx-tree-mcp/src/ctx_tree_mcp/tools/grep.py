@@ -198,7 +198,10 @@ async def grep(
     )
     text = _render(app, result, order, stored, lines, per_file, node_id, budget, engine)
     app.count(
-        tokens_served=estimate_tokens(text), tokens_source=(result.output_bytes + 3) // 4, greps=1
+        "grep",
+        tokens_served=estimate_tokens(text),
+        tokens_source=(result.output_bytes + 3) // 4,
+        greps=1,
     )
     return text
 

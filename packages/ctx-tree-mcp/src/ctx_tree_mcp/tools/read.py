@@ -113,7 +113,9 @@ def read(
         text = _by_query(app, view, query, budget)
     else:
         text = _outline(view, budget)
-    app.count(tokens_served=estimate_tokens(text), tokens_source=_file_tokens(view), reads=1)
+    app.count(
+        "read", tokens_served=estimate_tokens(text), tokens_source=_file_tokens(view), reads=1
+    )
     return text
 
 
