@@ -51,6 +51,8 @@ class App:
 
     root: Path
     home: Path | None = None
+    #: Open the store read-only (the inspector): nothing is created, migrated or written.
+    readonly: bool = False
     _session_node: str | None = field(default=None, init=False)
     _session_gen: int = field(default=0, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
@@ -100,7 +102,8 @@ class App:
 
     @cached_property
     def store(self) -> Store:
-        """The project's store, opened (and migrated) on first use.
+        """The project's store, opened (and migrated) on first use; read-only when
+        :attr:`readonly` (raises ``FileNotFoundError`` when there is none yet).
 
         When the store cannot be written (read-only file system, another user's directory),
         a private in-memory copy of it is used instead and :attr:`not_storing` says why:
@@ -108,6 +111,8 @@ class App:
         """
         from ctx_tree_store import Store, StoreUnwritable
 
+        if self.readonly:
+            return Store.open_readonly(self.store_file)
         try:
             return Store.open(self.store_file)
         except StoreUnwritable as exc:

@@ -1,5 +1,5 @@
 """CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``stats``, ``demo``,
-``serve``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
+``serve``, ``inspect``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
 
 Add a command: write ``def _name(args) -> str`` (the text to print; raise
 ``ToolInputError(flag, message)`` for bad input, which exits 2 with that message) and, if it
@@ -105,6 +105,48 @@ def _serve(args: argparse.Namespace) -> int:
     return serve(getattr(args, "root", None))
 
 
+def _inspect(args: argparse.Namespace) -> int:
+    """Serve the read-only inspector until Ctrl-C (``docs/inspector.md``). Exit status 1 when
+    the project has no store yet or it cannot be opened read-only."""
+    import sys
+
+    from ctx_tree_store import SchemaTooOld, SchemaVersionError
+
+    from .app import App, project_root
+    from .inspector import serve as serve_inspector
+
+    root = project_root(args.path or getattr(args, "root", None))
+    if not root.is_dir():
+        raise ToolInputError("PATH", f"{root} is not a directory; give the project's root")
+    if not 0 <= args.port <= 65535:
+        raise ToolInputError("--port", f"{args.port} is out of range; use 0..65535")
+    app = App(root, readonly=True)
+    try:
+        try:
+            app.store  # open now: a missing store is said before any URL is printed
+        except (FileNotFoundError, SchemaTooOld, SchemaVersionError) as exc:
+            print(f"ctx-tree: {exc}", file=sys.stderr)
+            return 1
+        try:
+            return serve_inspector(app, port=args.port, open_browser=not args.no_browser)
+        except OSError as exc:
+            raise ToolInputError(
+                "--port", f"cannot listen on 127.0.0.1:{args.port} ({exc}); pick another port"
+            ) from None
+    finally:
+        app.close()
+
+
+def _inspect_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "path", nargs="?", help="project root (default: --root, $CLAUDE_PROJECT_DIR or the cwd)"
+    )
+    p.add_argument(
+        "--port", type=int, default=0, help="port on 127.0.0.1 (0..65535, default 0: any free one)"
+    )
+    p.add_argument("--no-browser", action="store_true", help="only print the URL")
+
+
 #: Every CLI-only command, in ``--help`` order (after the tool verbs).
 COMMANDS: tuple[Command, ...] = (
     Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
@@ -113,4 +155,10 @@ COMMANDS: tuple[Command, ...] = (
         "demo", "read, grep and search a real tree and show the tokens saved", _demo, _demo_args
     ),
     Command("serve", "run the MCP server on stdio (same as ctx-tree-mcp)", _serve),
+    Command(
+        "inspect",
+        "a read-only web page of the store on 127.0.0.1 (prints its URL; Ctrl-C stops it)",
+        _inspect,
+        _inspect_args,
+    ),
 )

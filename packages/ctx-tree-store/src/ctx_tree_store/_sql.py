@@ -177,7 +177,7 @@ BROWSE_CHILDREN = (
 )
 BROWSE_RECENT = (
     f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE n.created_at <= ? "
-    "AND (n.created_at, n.rowid) < (?, ?) {{where}} "
+    "AND (n.created_at, n.rowid) < (?, ?) {where} "
     "ORDER BY n.created_at DESC, n.rowid DESC LIMIT ?"
 )
 BROWSE_ROWS = f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE n.id IN ({{marks}})"

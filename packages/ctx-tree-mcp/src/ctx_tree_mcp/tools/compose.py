@@ -59,7 +59,7 @@ def _body(node, content: str) -> str:
     return content if content.endswith("\n") or not content else content + "\n"
 
 
-def compose(
+def plan(
     app: App,
     seed_ids: list[str],
     query: str | None = None,
@@ -67,10 +67,11 @@ def compose(
     depth: int = 2,
     weights: dict[str, Any] | None = None,
     include_stale: bool = False,
-) -> str:
-    """Handle ``ctx_tree_compose``. Raises ``ToolInputError`` for no or unknown seeds, a depth
-    outside 0..5, bad weights or budget."""
-    from ctx_tree_compose import UnknownSeedError, Weights, render_manifest, tokens_for_chars
+) -> tuple[Any, int]:
+    """Validate the arguments and plan a compose without rendering or counting anything (the
+    inspector's preview uses it too): returns ``(ComposePlan, budget)``. Raises
+    ``ToolInputError`` for no or unknown seeds, a depth outside 0..5, bad weights or budget."""
+    from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
     from ctx_tree_store import StoreGraph
 
@@ -97,7 +98,6 @@ def compose(
         except (TypeError, ValueError) as exc:
             raise ToolInputError("weights", str(exc)) from None
     graph = StoreGraph(app.store, tokens_for_chars)
-    nodes: dict[str, Any] = {}
 
     def overhead(node_id: str) -> int:
         # Upper bound of what rendering adds to a node's content, from the content alone (no
@@ -107,7 +107,7 @@ def compose(
         return HEADER_TOKENS + tokens_for_chars((graph.newlines.get(node_id, 0) + 1) * 6)
 
     try:
-        plan = plan_compose(
+        return plan_compose(
             graph,
             seed_ids,
             budget_tokens=max(1, budget - 160),
@@ -117,41 +117,60 @@ def compose(
             include_statuses=_STALE if include_stale else _STATUSES,
             overhead_tokens=overhead,
             max_candidates=MAX_CANDIDATES,
-        )
+        ), budget
     except UnknownSeedError as exc:
         raise ToolInputError(
             "seed_ids", f"{exc}; use ids from {tool_ref('ctx_tree_search')} or a manifest"
         ) from None
     except ValueError as exc:
         raise ToolInputError("weights", str(exc)) from None
-    chosen = [i.id for i in plan.included] + ([plan.truncated.id] if plan.truncated else [])
+
+
+def compose(
+    app: App,
+    seed_ids: list[str],
+    query: str | None = None,
+    budget_tokens: int = 4000,
+    depth: int = 2,
+    weights: dict[str, Any] | None = None,
+    include_stale: bool = False,
+) -> str:
+    """Handle ``ctx_tree_compose`` (arguments and errors as :func:`plan`)."""
+    from ctx_tree_compose import render_manifest
+
+    packed, budget = plan(app, seed_ids, query, budget_tokens, depth, weights, include_stale)
+    depth = int(depth)
+    if isinstance(seed_ids, str):
+        seed_ids = [seed_ids]
+    nodes: dict[str, Any] = {}
+    chosen = [i.id for i in packed.included] + ([packed.truncated.id] if packed.truncated else [])
     nodes.update(app.store.get_many(chosen))
     withheld = [nid for nid in chosen if app.hidden(nodes.get(nid))]
     parts: list[str] = []
-    for inc in plan.included:
+    for inc in packed.included:
         if inc.id in withheld:
             continue
         node = nodes[inc.id]
         if node.kind.value == "session" and not node.content:
             continue  # an empty spine root: its id is in the manifest, a header would be noise
         parts.append(_header(node) + _body(node, node.content))
-    if plan.truncated and plan.truncated.id not in withheld:
-        node = nodes[plan.truncated.id]
+    if packed.truncated and packed.truncated.id not in withheld:
+        node = nodes[packed.truncated.id]
         head = _header(node)
         body, _ = fit_lines(
-            _body(node, node.content), max(0, plan.truncated.kept_tokens - estimate_tokens(head))
+            _body(node, node.content), max(0, packed.truncated.kept_tokens - estimate_tokens(head))
         )
         parts.append(head + body + "[…truncated]\n")
     manifest = Manifest(f"compose from {len(seed_ids)} seed(s), depth {depth}")
     if withheld:
         manifest.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
     manifest.lines.extend(
-        line for line in render_manifest(plan, max_dropped=12).splitlines() if line.strip()
+        line for line in render_manifest(packed, max_dropped=12).splitlines() if line.strip()
     )
     total = (
-        sum(i.tokens for i in plan.included)
-        + sum(d.tokens for d in plan.dropped)
-        + (plan.truncated.total_tokens if plan.truncated else 0)
+        sum(i.tokens for i in packed.included)
+        + sum(d.tokens for d in packed.dropped)
+        + (packed.truncated.total_tokens if packed.truncated else 0)
     )
     text = finish("".join(parts), manifest, budget, total, "candidates")
     app.count("compose", tokens_served=estimate_tokens(text))

@@ -1,0 +1,191 @@
+"""The inspector's HTTP side: a Starlette app over :mod:`.api`, served by uvicorn on 127.0.0.1.
+
+Every request must carry the run's token (``?token=`` or the ``X-Ctx-Tree-Token`` header),
+else 403; the ``Host`` must be ``127.0.0.1`` or ``localhost`` (no DNS rebinding); no CORS
+header is ever sent, and a strict Content-Security-Policy keeps the page to its own files.
+Only GET (and HEAD) routes exist. The store is opened read-only (``docs/inspector.md``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+import socket
+import sys
+import threading
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
+from urllib.parse import parse_qs
+
+from . import api
+
+if TYPE_CHECKING:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+    from ..app import App
+
+log = logging.getLogger(__name__)
+
+TOKEN_HEADER = "x-ctx-tree-token"
+ALLOWED_HOSTS = ("127.0.0.1", "localhost")
+SECURITY_HEADERS = [
+    (
+        b"content-security-policy",
+        b"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        b"connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cache-control", b"no-store"),
+]
+
+
+class TokenGate:
+    """ASGI middleware: 403 unless the request carries ``token``; adds the security headers
+    to every response."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.token = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope["headers"]).get(TOKEN_HEADER.encode(), b"")
+        if not given:
+            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+            given = (query.get("token") or [""])[0].encode()
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], *SECURITY_HEADERS]
+            await send(message)
+
+        if not secrets.compare_digest(given, self.token):
+            from starlette.responses import PlainTextResponse
+
+            response = PlainTextResponse(
+                "403: this inspector URL needs its token (the ?token=... printed by "
+                "`ctx-tree inspect`)\n",
+                status_code=403,
+            )
+            await response(scope, receive, send_with_headers)
+            return
+        await self.app(scope, receive, send_with_headers)
+
+
+def _json_endpoint(app: App, fn: Callable[[App, Any], dict[str, Any]]) -> Callable:
+    """A sync Starlette endpoint (run in the threadpool) answering ``fn``'s dict as JSON,
+    400 with ``{"error"}`` for bad parameters, 500 for anything else (logged)."""
+    from starlette.responses import JSONResponse
+
+    from ..errors import ToolInputError
+
+    def endpoint(request: Request) -> JSONResponse:
+        try:
+            return JSONResponse(fn(app, request.query_params))
+        except ToolInputError as exc:
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        except Exception as exc:
+            log.exception("inspector: %s failed", request.url.path)
+            return JSONResponse({"error": f"{type(exc).__name__}: {exc}"}, status_code=500)
+
+    return endpoint
+
+
+def _static_dir() -> Path:
+    return Path(str(resources.files(__package__) / "static"))
+
+
+def create_app(app: App, token: str) -> Starlette:
+    """The inspector's ASGI app for ``app`` (whose store must be read-only) and ``token``."""
+    from starlette.applications import Starlette
+    from starlette.middleware import Middleware
+    from starlette.middleware.trustedhost import TrustedHostMiddleware
+    from starlette.responses import HTMLResponse, JSONResponse
+    from starlette.routing import Mount, Route
+    from starlette.staticfiles import StaticFiles
+
+    static = _static_dir()
+    page = (static / "index.html").read_text("utf-8").replace("__TOKEN__", token)
+
+    def index(request: Request) -> HTMLResponse:
+        return HTMLResponse(page)
+
+    def node(request: Request) -> JSONResponse:
+        found = api.node(app, request.path_params["node_id"])
+        if found is None:
+            return JSONResponse({"error": "no node with this id"}, status_code=404)
+        return JSONResponse(found)
+
+    routes = [
+        Route("/", index),
+        Route("/api/version", _json_endpoint(app, api.version)),
+        Route("/api/summary", _json_endpoint(app, api.summary)),
+        Route("/api/children", _json_endpoint(app, api.children)),
+        Route("/api/recent", _json_endpoint(app, api.recent)),
+        Route("/api/search", _json_endpoint(app, api.search)),
+        Route("/api/walkers", _json_endpoint(app, api.walkers)),
+        Route("/api/savings", _json_endpoint(app, api.savings)),
+        Route("/api/compose", _json_endpoint(app, api.compose_preview)),
+        Route("/api/node/{node_id}", node),
+        Mount("/static", StaticFiles(directory=static), name="static"),
+    ]
+    return Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=list(ALLOWED_HOSTS)),
+            Middleware(TokenGate, token=token),
+        ],
+    )
+
+
+def new_token() -> str:
+    """A fresh random URL token (``secrets.token_urlsafe``, 192 bits)."""
+    return secrets.token_urlsafe(24)
+
+
+def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = sys.stdout) -> int:
+    """Serve the inspector for ``app`` (read-only) on ``127.0.0.1:port`` (0: any free port)
+    until Ctrl-C or SIGTERM; prints the URL first. Returns 0.
+
+    Raises ``OSError`` when the port cannot be bound (e.g. in use).
+    """
+    import uvicorn
+
+    token = new_token()
+    asgi = create_app(app, token)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(("127.0.0.1", port))
+    except OSError:
+        sock.close()
+        raise
+    url = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={token}"
+    out.write(f"ctx-tree inspect: {app.store_file} (read-only)\n{url}\nCtrl-C to stop.\n")
+    out.flush()
+    server = uvicorn.Server(
+        uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
+    )
+    if open_browser:
+        import webbrowser
+
+        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+    try:
+        # uvicorn re-raises the SIGINT it caught once it has shut down: that is the clean end.
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run(sockets=[sock])
+    finally:
+        sock.close()
+    out.write("ctx-tree inspect: stopped\n")
+    out.flush()
+    return 0
