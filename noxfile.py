@@ -1,4 +1,5 @@
-"""Nox sessions: lint, per-package tests, e2e, build, plugin (default); native, eval (release).
+"""Nox sessions: lint, per-package tests, e2e, build, plugin, inspector (default); native, eval
+(release).
 
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
@@ -11,6 +12,9 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   plugin's marketplace launch path run against those wheels.
 - ``plugin``: real Claude Code from the npm registry (about 15 s to install) validates and loads
   ``plugin/``, and calls ``ctx_tree_read`` through it against a fake Anthropic API.
+- ``inspector``: the inspector's page in Debian's ``chromium`` driven by Playwright (installs
+  chromium with apt-get when it is missing and this runs as root); screenshots in
+  ``.nox/inspector-shots/``.
 - ``native`` (release step): every native dependency in uv.lock has a prebuilt wheel for macOS
   arm64, Linux x86_64 and Linux aarch64 on CPython 3.11-3.13 (``pip download --only-binary``).
 - ``eval`` (release step): the public evaluation harness in ``../shared/eval`` (override with
@@ -33,7 +37,7 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "tests", "e2e", "build", "plugin"]
+nox.options.sessions = ["lint", "tests", "e2e", "build", "plugin", "inspector"]
 nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).parent
@@ -223,6 +227,46 @@ def plugin(session: nox.Session) -> None:
     session.run(
         _python("plugin"), "-m", "pytest", "tests-e2e/test_plugin.py", "-q", "-rs", *session.posargs, env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
     )  # fmt: skip
+
+
+# --- inspector --------------------------------------------------------------------------------
+
+
+def _chromium(session: nox.Session) -> str:
+    """Debian's chromium: ``$CTX_TREE_CHROMIUM``, else on PATH, else installed with apt-get
+    (as root; CI runs as root on a fresh machine). Playwright never downloads a browser here."""
+    found = os.environ.get("CTX_TREE_CHROMIUM") or shutil.which("chromium")
+    if found:
+        return found
+    if not shutil.which("apt-get") or os.geteuid() != 0:
+        session.skip("no chromium, and apt-get as root is not available to install Debian's")
+    started = time.monotonic()
+    apt = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.run("apt-get", "update", "-qq", env=apt, external=True)
+    session.run(
+        "apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium",
+        env=apt, external=True,
+    )  # fmt: skip
+    session.log(f"apt-get install chromium: {time.monotonic() - started:.1f} s")
+    found = shutil.which("chromium")
+    if not found:
+        session.error("apt-get installed chromium but no `chromium` is on PATH")
+    return found
+
+
+@nox.session
+def inspector(session: nox.Session) -> None:
+    """The inspector in a real browser (tests-e2e/test_e2e_inspector_browser.py)."""
+    chromium = _chromium(session)
+    env = _sync(session, "inspector", "--all-packages", "--group", "browser")
+    shots = ROOT / ".nox" / "inspector-shots"
+    session.run(
+        _python("inspector"), "-m", "pytest", "tests-e2e/test_e2e_inspector_browser.py",
+        "-q", "-rs", "-s", *session.posargs,
+        env={**env, "CTX_TREE_CHROMIUM": chromium, "CTX_TREE_SCREENSHOTS": str(shots)},
+        external=True,
+    )  # fmt: skip
+    session.log(f"screenshots: {shots}")
 
 
 # --- native (release step) -------------------------------------------------------------------

@@ -58,18 +58,25 @@ def _filters(params: Params) -> tuple[list[str], list[str]]:
     return kinds, statuses
 
 
+def _label(row: NodeRow) -> str:
+    from ..describe import where
+
+    if row.kind.value == "session":
+        meta = row.metadata
+        return f"session {meta.get('session_id', '')} in {meta.get('cwd', '?')}"
+    return where(row)  # type: ignore[arg-type]  # NodeRow has the fields where() reads
+
+
 def row_json(app: App, row: NodeRow) -> dict[str, Any]:
     """A node without content: ids, kind, status, a one-line ``label``, sizes, times."""
     from ctx_tree_compose import tokens_for_chars
-
-    from ..describe import where
 
     return {
         "id": row.id,
         "parent_id": row.parent_id,
         "kind": row.kind.value,
         "status": row.status.value,
-        "label": where(row),  # type: ignore[arg-type]  # NodeRow has the fields where() reads
+        "label": _label(row),
         "source_uri": row.source_uri,
         "chars": row.chars,
         "tokens": tokens_for_chars(row.chars),

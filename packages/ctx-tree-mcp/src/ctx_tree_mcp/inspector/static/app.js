@@ -10,7 +10,8 @@ const STATUS_COLORS = { pending: "#b8860b", live: "#2e8b57", stale: "#c0562b",
   superseded: "#7b68a6", pruned: "#8a8f94" };
 const POLL_MS = 1500;
 
-const state = { tab: "spine", node: null, expanded: new Map(), version: null, charts: {} };
+// seen: ids already shown in the spine, so a refresh can mark the new ones.
+const state = { tab: "spine", node: null, expanded: new Map(), version: null, charts: {}, seen: new Set() };
 
 // -- helpers ---------------------------------------------------------------------------------
 function el(tag, attrs, ...children) {
@@ -54,6 +55,7 @@ function num(n) {
   if (n >= 1e3) return (n / 1e3).toFixed(1) + "k";
   return String(n);
 }
+const clip = (s, n = 240) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 const badge = (status) => el("span", { class: `badge s-${status}` }, status);
 function nodeLink(row, text) {
   return el("a", { class: "node-link", data: { id: row.id }, onclick: (ev) => { ev.stopPropagation(); openNode(row.id); } },
@@ -93,8 +95,8 @@ async function renderLevel(container, parent, opts) {
   const params = { parent, order, limit, ...(parent ? spineFilters() : {}) };
   let page;
   try { page = await api("children", params); } catch (err) { showError(container, err); return; }
-  const known = new Set([...container.querySelectorAll(":scope > .node > .row")].map((r) => r.dataset.id));
-  const fresh = o.refresh ? page.rows.filter((r) => !known.has(r.id)).map((r) => r.id) : [];
+  const fresh = o.refresh ? page.rows.filter((r) => !state.seen.has(r.id)).map((r) => r.id) : [];
+  for (const r of page.rows) state.seen.add(r.id);
   const items = page.rows.map((row) => nodeItem(row, fresh.includes(row.id)));
   container.replaceChildren(...items);
   if (!page.rows.length) container.append(el("div", { class: "muted more" }, parent ? "no nodes match the filters" : "the store is empty"));
@@ -111,7 +113,7 @@ function addMore(container, next, params) {
     btn.disabled = true;
     const page = await api("children", { ...params, after: next });
     btn.remove();
-    for (const row of page.rows) container.append(nodeItem(row, false));
+    for (const row of page.rows) { state.seen.add(row.id); container.append(nodeItem(row, false)); }
     addMore(container, page.next, params);
   } }, "more…");
   container.append(btn);
@@ -165,7 +167,7 @@ async function openNode(id, keepScroll) {
     ...[["id", n.id], ["kind", n.kind], ["status", n.status], ["source", n.source_uri || ""],
       ["size", `${n.chars} chars (${n.tokens} tokens)${n.truncated ? `, cut from ${n.original_bytes} bytes` : ""}`],
       ["created", when(n.created_at)], ["updated", when(n.updated_at)], ["children", n.children],
-      ...Object.entries(n.metadata || {}).map(([k, v]) => [k, typeof v === "object" ? JSON.stringify(v) : String(v)])]
+      ...Object.entries(n.metadata || {}).map(([k, v]) => [k, clip(typeof v === "object" ? JSON.stringify(v) : String(v))])]
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
   const edges = n.edges.length ? el("table", { class: "grid", id: "edges" },
     el("thead", {}, el("tr", {}, el("th", {}, "way"), el("th", {}, "kind"), el("th", {}, "node"))),
