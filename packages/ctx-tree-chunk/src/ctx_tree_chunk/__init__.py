@@ -11,7 +11,7 @@ with ``tree-sitter-language-pack`` 0.13 and are loaded lazily, so importing this
 does not import tree-sitter and nothing touches the network.
 """
 
-from ._api import chunk_bytes, chunk_file, supported_languages
+from ._api import chunk_bytes, chunk_file, grammar_problems, supported_languages
 from ._languages import detect_language
 from ._types import BinaryContentError, Chunk, ChunkedFile, ChunkError, Symbol
 
@@ -25,6 +25,7 @@ __all__ = [
     "chunk_bytes",
     "chunk_file",
     "detect_language",
+    "grammar_problems",
     "supported_languages",
 ]
 

@@ -96,9 +96,9 @@ class App:
 
     @cached_property
     def store_file(self) -> Path:
-        from ctx_tree_store import store_path
+        from ctx_tree_store import resolve_store_path
 
-        return store_path(self.root, self.home)
+        return resolve_store_path(self.root, self.home)
 
     @cached_property
     def store(self) -> Store:

@@ -1,5 +1,5 @@
-"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``stats``, ``demo``,
-``serve``, ``inspect``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
+"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``stats``,
+``stores``, ``forget``, ``doctor``, ``demo``, ``serve``, ``inspect``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
 
 Add a command: write ``def _name(args) -> str`` (the text to print; raise
 ``ToolInputError(flag, message)`` for bad input, which exits 2 with that message) and, if it
@@ -78,6 +78,58 @@ def _stats(args: argparse.Namespace) -> str:
         return stats(app)
 
 
+def _stores(args: argparse.Namespace) -> str:
+    from ctx_tree_store import ctx_tree_home, store_path
+
+    from .app import project_root
+    from .maintenance import stores
+
+    home = ctx_tree_home()
+    return stores(home, current=store_path(project_root(getattr(args, "root", None)), home))
+
+
+def _forget(args: argparse.Namespace) -> str:
+    from pathlib import Path
+
+    from .app import project_root
+    from .maintenance import forget
+
+    target = Path(args.path) if args.path else project_root(getattr(args, "root", None))
+    return forget(target)
+
+
+def _forget_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "path",
+        nargs="?",
+        help="the project directory, or a store directory listed by `ctx-tree stores` "
+        "(default: --root, else $CLAUDE_PROJECT_DIR, else the current directory)",
+    )
+
+
+def _doctor(args: argparse.Namespace) -> str | int:
+    import sys
+
+    from ctx_tree_store import ctx_tree_home
+
+    from .app import project_root
+    from .doctor import doctor
+
+    report, status = doctor(
+        project_root(getattr(args, "root", None)), ctx_tree_home(), startup=not args.no_startup
+    )
+    sys.stdout.write(report)
+    return status
+
+
+def _doctor_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-startup",
+        action="store_true",
+        help="skip measuring the server's start-up time (about 2 s)",
+    )
+
+
 def _demo(args: argparse.Namespace) -> str:
     from .demo import demo
 
@@ -151,6 +203,19 @@ def _inspect_args(p: argparse.ArgumentParser) -> None:
 COMMANDS: tuple[Command, ...] = (
     Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
     Command("stats", "node counts by kind and status, store size, tokens served vs stored", _stats),
+    Command("stores", "every store: project path, size, node count, last use", _stores),
+    Command(
+        "forget",
+        "delete a project's store (safe while a server runs; it starts a new one)",
+        _forget,
+        _forget_args,
+    ),
+    Command(
+        "doctor",
+        "check Python, uv, rg, grammars, the store, the config, the plugin's hooks and start-up",
+        _doctor,
+        _doctor_args,
+    ),
     Command(
         "demo", "read, grep and search a real tree and show the tokens saved", _demo, _demo_args
     ),

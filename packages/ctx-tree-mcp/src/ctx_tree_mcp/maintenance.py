@@ -1,7 +1,10 @@
-"""``ctx-tree walk`` and ``ctx-tree stats``: run walkers once, and report what the store holds."""
+"""``ctx-tree walk``, ``stats``, ``stores`` and ``forget``: run walkers once, report what the
+stores hold, and delete a project's store."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -51,3 +54,72 @@ def stats(app: App) -> str:
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
         f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps\n"
     )
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1e6:.1f} MB"
+
+
+def _when(ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ms / 1000)) if ms else "never"
+
+
+def _short(path: Path) -> str:
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) else str(path)
+
+
+def stores(home: Path | None = None, current: Path | None = None) -> str:
+    """A table of every store under ``home`` (default ``$CTX_TREE_HOME``): project path,
+    size on disk, node count, last use, directory; most recently used first. ``current`` (a
+    store file) is marked ``*``."""
+    from ctx_tree_store import ctx_tree_home, list_stores
+    from tabulate import tabulate
+
+    home = home or ctx_tree_home()
+    found = list_stores(home)
+    if not found:
+        return f"no stores in {home}\n"
+    rows = [
+        [
+            ("* " if s.path == current else "") + (s.project or "?"),
+            _mb(s.size_bytes),
+            "?" if s.nodes is None else f"{s.nodes:,}",
+            _when(s.last_used_ms),
+            _short(s.path.parent) + (f" ({s.error})" if s.error else ""),
+        ]
+        for s in found
+    ]
+    total = sum(s.size_bytes for s in found)
+    return (
+        tabulate(rows, headers=["project", "size", "nodes", "last use", "store"])
+        + f"\n\n{len(found)} store{'s' if len(found) != 1 else ''}, {_mb(total)} in {home}"
+        + ("; * this project" if current in {s.path for s in found} else "")
+        + "\n"
+    )
+
+
+def forget(target: Path, home: Path | None = None) -> str:
+    """Delete the store(s) of the project at ``target`` (its current store and any left under
+    a 0.1.0 hash), or the store directory ``target`` itself; safe while servers run (see
+    ``ctx_tree_store.forget``). Returns one line per store removed."""
+    from ctx_tree_store import STORE_FILE, ctx_tree_home, project_dir, project_stores
+    from ctx_tree_store import forget as forget_store
+
+    home = home or ctx_tree_home()
+    target = target.expanduser().resolve()
+    if (target / STORE_FILE).is_file() and target.parent == home:
+        paths = [target / STORE_FILE]
+    else:
+        paths = project_stores(target, home)
+    if not paths:
+        return f"no store for {project_dir(target)} in {home}; nothing to forget\n"
+    lines = []
+    for path in paths:
+        info = forget_store(path)
+        nodes = "?" if info.nodes is None else f"{info.nodes:,}"
+        lines.append(
+            f"forgot {info.project or project_dir(target)}: removed {path.parent} "
+            f"({nodes} nodes, {_mb(info.size_bytes)})"
+        )
+    return "\n".join(lines) + "\n"

@@ -13,8 +13,16 @@ from ._errors import (
     StoreGone,
     StoreUnwritable,
 )
+from .catalog import StoreInfo, describe, forget, list_stores, project_stores
 from .graph import GraphNode, StoreGraph
-from .location import ctx_tree_home, project_hash, store_path
+from .location import (
+    STORE_FILE,
+    ctx_tree_home,
+    project_dir,
+    project_hash,
+    resolve_store_path,
+    store_path,
+)
 from .store import (
     DEFAULT_STATUSES,
     FileTree,
@@ -37,6 +45,7 @@ from .terms import (
 
 __all__ = [
     "DEFAULT_STATUSES",
+    "STORE_FILE",
     "FileTree",
     "GraphNode",
     "IllegalTransition",
@@ -51,18 +60,25 @@ __all__ = [
     "StoreFull",
     "StoreGone",
     "StoreGraph",
+    "StoreInfo",
     "StoreUnwritable",
     "__version__",
     "cjk_terms",
     "content_hash",
     "ctx_tree_home",
+    "describe",
+    "forget",
     "index_terms",
+    "list_stores",
     "match_all_query",
     "match_query",
     "new_id",
     "now_ms",
+    "project_dir",
     "project_hash",
+    "project_stores",
     "query_words",
+    "resolve_store_path",
     "split_identifier",
     "store_path",
 ]

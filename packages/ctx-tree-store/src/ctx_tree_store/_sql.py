@@ -197,3 +197,10 @@ WALKER_RUNS = (
     "SELECT id, walker, started_at, finished_at, summary, changes, status_counts "
     "FROM walker_runs ORDER BY id DESC LIMIT ?"
 )
+
+# -- the catalog of stores (catalog.py): read-only, valid on every schema version ------------
+COUNT_NODES = "SELECT count(*) FROM nodes"
+NEWEST_SESSION_CWD = (
+    "SELECT json_extract(metadata, '$.cwd') FROM nodes WHERE kind = 'session' "
+    "ORDER BY id DESC LIMIT 1"
+)

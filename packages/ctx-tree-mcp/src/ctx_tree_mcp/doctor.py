@@ -1,0 +1,302 @@
+"""``ctx-tree doctor``: check what ctx-tree needs, one pass/fail line each, with the fix.
+
+Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and permissions,
+the configuration, the Claude Code plugin's hooks (when a plugin with ``hooks/hooks.json`` is
+found) and the MCP server's measured start-up time (spawn → ``initialize`` answered).
+Nothing is written: the store is opened read-only, writability is probed with a temporary
+file. Exit status 1 when any check fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The server's start-up (spawn → ``initialize`` answered) above this fails the check.
+STARTUP_LIMIT_S = 5.0
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report: ``ok``, what was found, and the fix when it failed."""
+
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+
+    def line(self) -> str:
+        mark = "ok  " if self.ok else "FAIL"
+        text = f"{mark}  {self.name:<10} {self.detail}"
+        return text + (f"\n      {'':<10} fix: {self.fix}" if not self.ok and self.fix else "")
+
+
+def check_python() -> Check:
+    import re
+    from importlib.metadata import metadata
+
+    need = metadata("ctx-tree-mcp").get("Requires-Python") or ""
+    have = ".".join(map(str, sys.version_info[:3]))
+    floor = re.search(r">=\s*(\d+)\.(\d+)", need)
+    ok = floor is None or sys.version_info[:2] >= (int(floor[1]), int(floor[2]))
+    return Check(
+        "python",
+        ok,
+        f"{have} at {sys.executable} (needs {need or 'any'})",
+        f"install a Python {need} (uv python install 3.12) and reinstall ctx-tree with it",
+    )
+
+
+def check_uv() -> Check:
+    found = shutil.which("uv")
+    if found is None:
+        return Check(
+            "uv",
+            False,
+            "not found on PATH (the plugin starts the server with uv)",
+            "install uv: `curl -LsSf https://astral.sh/uv/install.sh | sh` or `pipx install uv` "
+            "(docs/install.md)",
+        )
+    version = _run([found, "--version"])
+    return Check(
+        "uv", version is not None, f"{version or 'does not run'} at {found}", "reinstall uv"
+    )
+
+
+def check_rg() -> Check:
+    from .ripgrep import RipgrepMissing, find_rg
+
+    try:
+        rg = find_rg()
+    except RipgrepMissing as exc:
+        return Check("rg", False, str(exc), "pip install 'ripgrep<15' into ctx-tree's environment")
+    version = _run([rg, "--version"])
+    first = version.splitlines()[0] if version else None
+    return Check("rg", first is not None, f"{first or 'does not run'} at {rg}", "reinstall ripgrep")
+
+
+def check_grammars() -> Check:
+    from ctx_tree_chunk import grammar_problems, supported_languages
+
+    problems = grammar_problems()
+    if problems:
+        detail = "; ".join(f"{lang}: {err}" for lang, err in problems.items())
+        return Check(
+            "grammars",
+            False,
+            detail,
+            "reinstall tree-sitter and tree-sitter-language-pack (uv sync --reinstall)",
+        )
+    return Check("grammars", True, f"{len(supported_languages())} languages load")
+
+
+def check_store(root: Path, home: Path) -> Check:
+    from ctx_tree_store import describe, store_path
+
+    path = store_path(root, home)
+    where = next((p for p in (path.parent, *path.parents) if p.exists()), None)
+    if where is None or not where.is_dir():
+        return Check("store", False, f"no directory to create {path.parent} in", "")
+    try:
+        fd, probe = tempfile.mkstemp(dir=where, prefix=".ctx-tree-doctor-")
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as exc:
+        return Check(
+            "store",
+            False,
+            f"{where} is not writable ({exc.strerror}): reads and greps answer, nothing is stored",
+            "make it writable, or set CTX_TREE_HOME to a writable directory",
+        )
+    problems = []
+    for target, want in ((path.parent, 0o700), (path, 0o600)):
+        if target.exists():
+            mode = stat.S_IMODE(target.stat().st_mode)
+            if mode & ~want:
+                problems.append(f"{target} is {mode:o}, not {want:o}")
+    if problems:
+        return Check(
+            "store",
+            False,
+            "; ".join(problems),
+            f"chmod 700 {path.parent} && chmod 600 {path.parent}/store.db*",
+        )
+    if not path.exists():
+        return Check("store", True, f"none yet for this project; {where} is writable")
+    info = describe(path)
+    if info.error:
+        return Check("store", False, f"{path}: {info.error}", f"ctx-tree forget {root}")
+    return Check("store", True, f"{path} ({info.nodes:,} nodes, {info.size_bytes / 1e6:.1f} MB)")
+
+
+def check_config(root: Path, home: Path) -> Check:
+    import warnings
+
+    from ctx_tree_schema import ConfigError, load_config
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            load_config(home, root)
+        except ConfigError as exc:
+            return Check(
+                "config", False, str(exc), "fix or remove that key (docs/configuration.md)"
+            )
+    if caught:
+        detail = "; ".join(str(w.message) for w in caught)
+        return Check("config", False, detail, "fix or remove those keys (docs/configuration.md)")
+    return Check("config", True, "valid")
+
+
+def find_plugin(root: Path) -> Path | None:
+    """The Claude Code plugin directory (holding ``.claude-plugin/plugin.json``):
+    ``$CLAUDE_PLUGIN_ROOT``, else a ``plugin/`` above this package (a clone), else the
+    project's ``plugin/``."""
+    candidates = []
+    if os.environ.get("CLAUDE_PLUGIN_ROOT"):
+        candidates.append(Path(os.environ["CLAUDE_PLUGIN_ROOT"]))
+    candidates += [p / "plugin" for p in Path(__file__).resolve().parents]
+    candidates.append(root / "plugin")
+    return next((c for c in candidates if (c / ".claude-plugin" / "plugin.json").is_file()), None)
+
+
+def check_hooks(root: Path) -> Check | None:
+    """None when no plugin with ``hooks/hooks.json`` is found."""
+    plugin = find_plugin(root)
+    hooks_file = plugin / "hooks" / "hooks.json" if plugin else None
+    if hooks_file is None or not hooks_file.is_file():
+        return None
+    try:
+        data = json.loads(hooks_file.read_text(encoding="utf-8"))
+        events = data["hooks"]
+        commands = [
+            h["command"]
+            for groups in events.values()
+            for group in groups
+            for h in group["hooks"]
+            if h.get("type") == "command"
+        ]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        return Check(
+            "hooks", False, f"{hooks_file}: not a valid hooks file ({exc})", "reinstall the plugin"
+        )
+    missing = []
+    for command in commands:
+        words = shlex.split(command.replace("${CLAUDE_PLUGIN_ROOT}", str(plugin)))
+        if words and shutil.which(words[0]) is None and not os.access(words[0], os.X_OK):
+            missing.append(words[0])
+        missing += [w for w in words[1:] if str(plugin) in w and not Path(w).exists()]
+    if missing:
+        return Check("hooks", False, f"missing: {', '.join(missing)}", "reinstall the plugin")
+    return Check("hooks", True, f"{len(commands)} hook commands in {hooks_file}")
+
+
+def check_startup(root: Path) -> Check:
+    server = Path(sys.executable).parent / "ctx-tree-mcp"
+    command = (
+        [str(server)]
+        if server.exists()
+        else [sys.executable, "-c", "from ctx_tree_mcp.server import main; main()"]
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "ctx-tree-doctor", "version": "0"},
+        },
+    }
+    scratch = tempfile.TemporaryDirectory(prefix="ctx-tree-doctor-")  # never the real store
+    env = {**os.environ, "CTX_TREE_HOME": scratch.name}
+    started = time.perf_counter()
+    try:
+        proc = subprocess.Popen(
+            command,
+            cwd=root,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError as exc:
+        return Check(
+            "start-up", False, f"{command[0]} does not start ({exc.strerror})", "reinstall ctx-tree"
+        )
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write((json.dumps(init) + "\n").encode())
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        took = time.perf_counter() - started
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        scratch.cleanup()
+    if b'"result"' not in line:
+        return Check(
+            "start-up",
+            False,
+            "the server did not answer initialize",
+            "run `ctx-tree serve` to see its error",
+        )
+    return Check(
+        "start-up",
+        took <= STARTUP_LIMIT_S,
+        f"{took * 1000:,.0f} ms from spawn to initialize answered (limit {STARTUP_LIMIT_S:g} s)",
+        "the first start after an install compiles bytecode: run doctor again; if it stays slow, "
+        "raise the host's MCP start-up timeout (Claude Code: MCP_TIMEOUT)",
+    )
+
+
+def _run(command: list[str]) -> str | None:
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.strip() if done.returncode == 0 else None
+
+
+def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
+    """The report (one line per check, each failed one with its fix) and the exit status:
+    0 when every check passed, 1 otherwise."""
+    checks: list[Callable[[], Check | None]] = [
+        check_python,
+        check_uv,
+        check_rg,
+        check_grammars,
+        lambda: check_store(root, home),
+        lambda: check_config(root, home),
+        lambda: check_hooks(root),
+    ]
+    if startup:
+        checks.append(lambda: check_startup(root))
+    results = []
+    for run in checks:
+        try:
+            result = run()
+        except Exception as exc:  # a check must never crash the report
+            result = Check(getattr(run, "__name__", "check"), False, f"{type(exc).__name__}: {exc}")
+        if result is not None:
+            results.append(result)
+    failed = [c for c in results if not c.ok]
+    summary = (
+        f"{len(failed)} of {len(results)} checks failed"
+        if failed
+        else f"all {len(results)} checks passed"
+    )
+    return "\n".join([*(c.line() for c in results), summary]) + "\n", 1 if failed else 0

@@ -1,0 +1,143 @@
+"""``ctx-tree stores``, ``forget`` and ``doctor``: real stores, real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.doctor import doctor
+from ctx_tree_mcp.maintenance import forget, stores
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_store import Store, list_stores
+
+CLI = "from ctx_tree_mcp.cli import main; main()"
+
+
+def cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CTX_TREE_HOME": str(home)}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    return subprocess.run(
+        [sys.executable, "-c", CLI, *args], capture_output=True, text=True, env=env, cwd=cwd
+    )
+
+
+def _project(tmp_path: Path, name: str, notes: int) -> App:
+    root = tmp_path / name
+    root.mkdir()
+    app = App(root, home=tmp_path / "home")
+    for i in range(notes):
+        note(app, f"{name} note {i}")
+    return app
+
+
+def test_stores_lists_every_store_with_project_size_nodes_and_last_use(tmp_path: Path):
+    a, b = _project(tmp_path, "alpha", 1), _project(tmp_path, "beta", 3)
+    a.close()
+    b.close()
+    junk = tmp_path / "home" / "0000000000000000"
+    junk.mkdir()
+    (junk / "store.db").write_bytes(b"not a database at all" * 100)
+    text = stores(tmp_path / "home", current=a.store_file)
+    alpha = next(line for line in text.splitlines() if str(a.root) in line)
+    beta = next(line for line in text.splitlines() if str(b.root) in line)
+    assert alpha.startswith("* ") and " 2 " in alpha  # session + note
+    assert " 4 " in beta and not beta.startswith("*")
+    assert "0000000000000000" in text and "not a database" in text
+    assert "3 stores" in text and "* this project" in text
+    # Listing wrote nothing: no WAL or shared-memory file appeared next to closed stores.
+    assert not list((tmp_path / "home").glob("*/store.db-*"))
+
+
+def test_forget_removes_the_store_of_a_project_and_its_0_1_0_leftovers(tmp_path: Path):
+    app = _project(tmp_path, "alpha", 2)
+    app.close()
+    other = _project(tmp_path, "beta", 1)
+    other.close()
+    text = forget(app.root, tmp_path / "home")
+    assert text.startswith(f"forgot {app.root}: removed {app.store_file.parent} (3 nodes,")
+    assert not app.store_file.parent.exists()
+    assert [s.project for s in list_stores(tmp_path / "home")] == [str(other.root)]
+    assert "nothing to forget" in forget(app.root, tmp_path / "home")
+
+
+def test_forget_while_a_process_uses_the_store_then_that_process_starts_a_new_one(
+    tmp_path: Path,
+):
+    app = _project(tmp_path, "alpha", 1)
+    done = cli(tmp_path / "home", "forget", str(app.root))
+    assert done.returncode == 0 and done.stdout.startswith("forgot "), done.stderr
+    app.check_store()  # what the server does before its next call
+    assert note(app, "after forget").startswith("note saved")
+    with Store.open(app.store_file) as store:
+        assert [n.content for n in store.recent(kind="note")] == ["after forget"]
+    app.close()
+
+
+def test_doctor_passes_on_this_machine_and_names_each_failure_with_its_fix(tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    home = tmp_path / "home"
+    report, status = doctor(root, home, startup=False)
+    for name in ("python", "rg", "grammars", "store", "config"):
+        assert f"ok    {name}" in report
+    assert status == (1 if "FAIL" in report else 0)
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": "big"}}')
+    app = App(root, home=home)
+    app.store.close()
+    os.chmod(app.store_file.parent, 0o755)
+    report, status = doctor(root, home, startup=False)
+    assert status == 1 and "FAIL  config" in report and "FAIL  store" in report
+    config_line = report.splitlines().index(
+        next(x for x in report.splitlines() if "FAIL  config" in x)
+    )
+    assert "fix: " in report.splitlines()[config_line + 1]
+    assert report.rstrip().endswith("checks failed")
+
+
+def test_doctor_checks_the_plugins_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    plugin = tmp_path / "plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "ctx-tree"}')
+    (plugin / "hooks").mkdir()
+    hook = plugin / "hooks" / "capture.py"
+    hooks = {
+        "hooks": {
+            "PostToolUse": [
+                {
+                    "matcher": "Read",
+                    "hooks": [
+                        {
+                            "type": "command",
+                            "command": "python3 ${CLAUDE_PLUGIN_ROOT}/hooks/capture.py",
+                        }
+                    ],
+                }
+            ]
+        }
+    }
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    monkeypatch.setenv("CLAUDE_PLUGIN_ROOT", str(plugin))
+    report, status = doctor(tmp_path, tmp_path / "home", startup=False)
+    assert "FAIL  hooks" in report and "capture.py" in report and status == 1
+    hook.write_text("print()\n")
+    report, _ = doctor(tmp_path, tmp_path / "home", startup=False)
+    assert "ok    hooks      1 hook commands" in report
+    (plugin / "hooks" / "hooks.json").write_text("{not json")
+    report, _ = doctor(tmp_path, tmp_path / "home", startup=False)
+    assert "FAIL  hooks" in report and "not a valid hooks file" in report
+
+
+def test_the_doctor_verb_measures_start_up_and_sets_the_exit_status(tmp_path: Path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    done = cli(tmp_path / "home", "doctor", "--root", str(root))
+    line = next(x for x in done.stdout.splitlines() if "start-up" in x)
+    assert " ms from spawn to initialize answered" in line
+    assert done.returncode == (1 if "FAIL" in done.stdout else 0)
+    assert not (tmp_path / "home").exists() or not list((tmp_path / "home").glob("*/store.db"))
