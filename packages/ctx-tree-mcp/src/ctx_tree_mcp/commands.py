@@ -152,9 +152,9 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .server import serve
+    from .instant import serve_instant
 
-    return serve(getattr(args, "root", None))
+    return serve_instant(getattr(args, "root", None))
 
 
 def _inspect(args: argparse.Namespace) -> int:

@@ -62,8 +62,9 @@ async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple
         return redact_text(error_text(name, exc)), True
 
 
-def build_server(app: App) -> Server:
-    """The SDK's low-level ``Server`` serving every registered tool over ``app``."""
+def build_server(app: App, walkers: bool = True) -> Server:
+    """The SDK's low-level ``Server`` serving every registered tool over ``app``; with
+    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``)."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
@@ -87,7 +88,7 @@ def build_server(app: App) -> Server:
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        lifespan=walkers_lifespan(app),
+        **({"lifespan": walkers_lifespan(app)} if walkers else {}),
     )
 
 
@@ -125,17 +126,3 @@ def anyio_run_stdio(server: Server) -> None:
             await server.run(read, write, server.create_initialization_options())
 
     anyio.run(main)
-
-
-def main() -> None:
-    """Console script ``ctx-tree-mcp``: the stdio MCP server."""
-    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
-        print(
-            "usage: ctx-tree-mcp\n\nThe ctx-tree MCP server on stdio. Project root: $CLAUDE_PROJECT_DIR or the cwd;\n"
-            "store: $CTX_TREE_HOME (default ~/.ctx-tree)/<project-hash>/store.db. See `ctx-tree --help`."
-        )
-        return
-    if len(sys.argv) > 1 and sys.argv[1] == "--version":
-        print(f"ctx-tree-mcp {__version__}")
-        return
-    raise SystemExit(serve())

@@ -2,29 +2,33 @@
 
     uv run ctx-tree-snapshot            # from the repository root
 
-Rewrites the argument tables and example calls of ``docs/tools.md`` from the registry (the
-prose around them is kept; a tool with no section gets a stub to fill in). Tests fail, with
-this command in the message, when either is stale.
+* ``ctx_tree_mcp/snapshot.json``: the SDK server's own answers to ``initialize`` (for every
+  protocol version the SDK supports), ``tools/list`` and ``ping``, recorded by running it
+  in-process. ``ctx-tree-mcp`` answers from it until the SDK has loaded (``instant.py``).
+* ``docs/tools.md``: each tool's example call and argument table (the prose around them is
+  kept; a tool with no section gets a stub to fill in).
+
+Tests fail, with this command in the message, when either is stale.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .tools.spec import ToolSpec
 
 REBUILD = "uv run ctx-tree-snapshot"
+SNAPSHOT = Path(__file__).with_name("snapshot.json")
 _TABLE_HEAD = "| argument | type | default | range | meaning |\n|---|---|---|---|---|\n"
 
 
 def docs_table(spec: ToolSpec) -> str:
     """The markdown argument table of one tool."""
-    import json
-
     from .tools.spec import range_text, type_name
 
     schema = spec.input_schema()
@@ -82,8 +86,64 @@ def rewrite_docs(text: str) -> str:
     return "".join(out)
 
 
+def build_snapshot() -> dict[str, Any]:
+    """The SDK server's answers for every protocol version it supports (see the module doc)."""
+    import tempfile
+    from importlib.metadata import version
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION
+
+    answers = {v: record_answers(v, tempfile.gettempdir()) for v in HANDSHAKE_PROTOCOL_VERSIONS}
+    return {
+        "rebuild": REBUILD,
+        "sdk": f"mcp {version('mcp')}",
+        "versions": list(HANDSHAKE_PROTOCOL_VERSIONS),
+        "latest": LATEST_HANDSHAKE_VERSION,
+        "answers": answers,
+    }
+
+
+def handshake_lines(protocol_version: str) -> list[str]:
+    """``initialize`` (id 1), ``notifications/initialized``, ``tools/list`` (2), ``ping`` (3)."""
+    init = {
+        "protocolVersion": protocol_version,
+        "capabilities": {},
+        "clientInfo": {"name": "ctx-tree-snapshot", "version": "0"},
+    }
+    messages = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": init},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "ping"},
+    ]
+    return [json.dumps(m) for m in messages]
+
+
+def record_answers(protocol_version: str, root: str) -> dict[str, Any]:
+    """``{"initialize": result, "tools/list": result, "ping": result}`` from a fresh SDK
+    server session (in-process, no store opened)."""
+    from .app import App
+    from .handover import record
+    from .server import build_server
+
+    server = build_server(App(Path(root)), walkers=False)
+    by_id = {m.get("id"): m for m in record(server, handshake_lines(protocol_version), 3)}
+    return {
+        name: by_id[i]["result"] for i, name in ((1, "initialize"), (2, "tools/list"), (3, "ping"))
+    }
+
+
+def write_snapshot(path: Path = SNAPSHOT) -> bool:
+    """Rebuild the snapshot file; True when it changed."""
+    new = json.dumps(build_snapshot(), ensure_ascii=False, indent=1) + "\n"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    if new != old:
+        path.write_text(new, encoding="utf-8")
+    return new != old
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Console script ``ctx-tree-snapshot``: rewrite ``docs/tools.md`` (``--docs PATH``)."""
+    """Console script ``ctx-tree-snapshot``: rewrite the snapshot and ``docs/tools.md``."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="ctx-tree-snapshot", description=__doc__.split("\n")[0])
@@ -91,6 +151,7 @@ def main(argv: list[str] | None = None) -> None:
         "--docs", default="docs/tools.md", help="docs page to rewrite (default: docs/tools.md)"
     )
     args = parser.parse_args(argv)
+    print(f"{SNAPSHOT}: {'rewritten' if write_snapshot() else 'up to date'}")
     docs = Path(args.docs)
     if docs.is_file():
         old = docs.read_text(encoding="utf-8")

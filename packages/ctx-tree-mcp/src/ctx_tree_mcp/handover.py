@@ -1,0 +1,180 @@
+"""The SDK side of the start-up handover: the official SDK's server driven by JSON lines.
+
+``ctx_tree_mcp.instant`` owns the process's stdin and stdout. Once the SDK has loaded (in a
+background thread), it builds an :class:`Engine` here, feeds it the messages it buffered
+(the ``initialize`` it already answered first, so the SDK session is in the same state as
+the client) and from then on every line it reads. The engine parses each line exactly as the
+SDK's stdio transport does, and writes the SDK's answers through ``write``, except the
+duplicate answer to the replayed ``initialize``, which it drops (and compares: a difference
+is logged, since it means the start-up snapshot is stale).
+
+``ctx-tree-snapshot`` uses the same engine to record the SDK's answers into the snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import math
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import mcp_types as types
+from mcp.shared.message import SessionMessage
+
+if TYPE_CHECKING:
+    from mcp.server.lowlevel import Server
+
+    from .instant import Session
+
+log = logging.getLogger(__name__)
+
+
+class Engine:
+    """One SDK server session over a line feed. :meth:`feed` and :meth:`close` are thread-safe;
+    :meth:`run` serves until :meth:`close` (call it in the thread that owns the event loop)."""
+
+    def __init__(self, server: Server, write: Callable[[str], None]) -> None:
+        self.server = server
+        self.write = write
+        self.drop: dict[Any, Any] = {}  # request id -> result already sent for it
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.ready = threading.Event()
+        self._early: list[str | None] = []
+        self._lock = threading.Lock()
+        self._send: Any = None
+
+    def feed(self, line: str) -> None:
+        """Queue one JSON-RPC line for the SDK."""
+        self._put(line)
+
+    def close(self) -> None:
+        """End of input: the session ends once the queued lines are answered."""
+        self._put(None)
+
+    def _put(self, item: str | None) -> None:
+        with self._lock:
+            if self.loop is None:
+                self._early.append(item)
+                return
+        self.loop.call_soon_threadsafe(self._deliver, item)
+
+    def _deliver(self, item: str | None) -> None:
+        if item is None:
+            self._send.close()
+        else:
+            self._send.send_nowait(item)
+
+    async def run(self, on_ready: Callable[[], None] | None = None) -> None:
+        raw_send, raw_recv = anyio.create_memory_object_stream[str](math.inf)
+        read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+        write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)
+        self._send = raw_send
+
+        async def reader() -> None:
+            async with read_send, raw_recv:
+                async for line in raw_recv:
+                    try:
+                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                    except Exception as exc:
+                        await read_send.send(exc)
+                        continue
+                    await read_send.send(SessionMessage(message))
+
+        async def writer() -> None:
+            async with write_recv:
+                async for session_message in write_recv:
+                    message = session_message.message
+                    text = message.model_dump_json(by_alias=True, exclude_unset=True)
+                    if self._dropped(message, text):
+                        continue
+                    self.write(text)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            tg.start_soon(writer)
+            with self._lock:
+                self.loop = asyncio.get_running_loop()
+                early, self._early = self._early, []
+            for item in early:
+                self._deliver(item)
+            self.ready.set()
+            if on_ready is not None:
+                on_ready()
+            await self.server.run(
+                read_recv, write_send, self.server.create_initialization_options()
+            )
+
+    def _dropped(self, message: Any, text: str) -> bool:
+        """True for the SDK's answer to a request the start-up path already answered."""
+        msg_id = getattr(message, "id", None)
+        if msg_id is None or msg_id not in self.drop or hasattr(message, "method"):
+            return False
+        sent = self.drop.pop(msg_id)
+        got = json.loads(text).get("result")
+        if got != sent:
+            log.warning(
+                "the start-up snapshot differs from the SDK's answer (run `uv run "
+                "ctx-tree-snapshot`): sent %s, the SDK says %s",
+                json.dumps(sent)[:300],
+                json.dumps(got)[:300],
+            )
+        return True
+
+
+def record(server: Server, lines: list[str], answers: int) -> list[dict[str, Any]]:
+    """Feed ``lines`` to a fresh session of ``server``; returns its first ``answers`` messages
+    (wire JSON, parsed). For ``ctx-tree-snapshot`` and tests."""
+    out: list[dict[str, Any]] = []
+    done = threading.Event()
+
+    def write(text: str) -> None:
+        out.append(json.loads(text))
+        if len(out) >= answers:
+            done.set()
+
+    engine = Engine(server, write)
+    for line in lines:
+        engine.feed(line)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(engine.run)
+            await anyio.to_thread.run_sync(done.wait, 30)
+            engine.close()
+
+    anyio.run(main)
+    return out
+
+
+def serve_session(session: Session, root: str | None) -> None:
+    """Build the server for ``root``, take over ``session`` and serve it until end of input.
+
+    Raises ``instant.StartError`` for an invalid configuration.
+    """
+    import sys
+
+    logging.basicConfig(
+        level=logging.INFO, stream=sys.stderr, format="ctx-tree: %(levelname)s %(message)s"
+    )
+    from ctx_tree_schema import ConfigError
+
+    from .app import App, project_root
+    from .instant import StartError
+    from .server import build_server
+
+    app = App(project_root(root))
+    try:
+        app.config
+    except ConfigError as exc:
+        raise StartError(f"configuration error: {exc}") from None
+    engine = Engine(build_server(app), session.send_text)
+    if not session.handover(engine):
+        return
+    try:
+        anyio.run(engine.run)
+    finally:
+        app.close()

@@ -1,0 +1,144 @@
+"""The start-up path: answers from the snapshot, buffering, handover and failure."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from ctx_tree_mcp.instant import INTERNAL_ERROR, INVALID_REQUEST, Session, load_snapshot
+
+HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "apsw", "tree_sitter", "anyio",
+         "ctx_tree_store", "ctx_tree_chunk", "ctx_tree_walkers", "ctx_tree_schema")  # fmt: skip
+
+
+def test_the_start_up_path_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, ctx_tree_mcp.instant as i; i.load_snapshot();"
+        f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+class Engine:
+    """Records what the session hands over (the real one is tested over stdio, tests-e2e)."""
+
+    def __init__(self) -> None:
+        self.fed: list[dict] = []
+        self.drop: dict = {}
+        self.closed = False
+
+    def feed(self, line: str) -> None:
+        self.fed.append(json.loads(line))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def init(version: str, i: int = 1) -> str:
+    params = {
+        "protocolVersion": version,
+        "capabilities": {},
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    return json.dumps({"jsonrpc": "2.0", "id": i, "method": "initialize", "params": params})
+
+
+INITIALIZED = '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+CALL = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"ctx_tree_recent","arguments":{}}}'
+
+
+@pytest.fixture
+def session() -> tuple[Session, list[dict]]:
+    out: list[dict] = []
+    return Session(load_snapshot(), lambda text: out.append(json.loads(text))), out
+
+
+@pytest.mark.parametrize("version", [*load_snapshot()["versions"], "1999-01-01"])
+def test_initialize_negotiates_like_the_sdk(session, version: str) -> None:
+    s, out = session
+    snap = load_snapshot()
+    s.receive(init(version))
+    s.receive(INITIALIZED)
+    s.receive('{"jsonrpc":"2.0","id":2,"method":"tools/list"}')
+    s.receive('{"jsonrpc":"2.0","id":3,"method":"ping"}')
+    want = version if version in snap["versions"] else snap["latest"]
+    assert [m["id"] for m in out] == [1, 2, 3]
+    assert out[0]["result"]["protocolVersion"] == want
+    assert out[0]["result"] == snap["answers"][want]["initialize"]
+    assert out[1]["result"]["tools"][0]["name"] == "ctx_tree_read"
+    assert out[2]["result"] == {} and not s.pending
+
+
+def test_a_call_waits_for_the_handover_then_goes_to_the_sdk_in_order(session) -> None:
+    s, out = session
+    s.receive(init("2025-06-18", i="a"))
+    s.receive(INITIALIZED)
+    s.receive(CALL)
+    s.receive('{"jsonrpc":"2.0","id":8,"method":"tools/list"}')  # queued behind the call
+    assert [m["id"] for m in out] == ["a"] and len(s.pending) == 2
+    engine = Engine()
+    assert s.handover(engine)
+    assert [m.get("id", m["method"]) for m in engine.fed] == [
+        "a",
+        "notifications/initialized",
+        7,
+        8,
+    ]
+    assert engine.drop == {"a": out[0]["result"]}  # its duplicate answer is dropped
+    s.receive('{"jsonrpc":"2.0","id":9,"method":"ping"}')
+    assert engine.fed[-1]["id"] == 9 and len(out) == 1  # the SDK answers everything now
+    s.end_of_input()
+    assert engine.closed
+
+
+def test_batches_are_invalid_requests(session) -> None:
+    s, out = session
+    s.receive('[{"jsonrpc":"2.0","id":1,"method":"ping"}]')
+    assert out == [
+        {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": INVALID_REQUEST, "message": out[0]["error"]["message"]},
+        }
+    ]
+    assert "batch" in out[0]["error"]["message"]
+
+
+def test_a_failed_handover_answers_waiting_and_later_requests_with_the_reason(session) -> None:
+    s, out = session
+    s.receive(init("2025-06-18"))
+    s.receive(CALL)
+    s.fail("ImportError: no module named mcp")
+    s.receive('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{}}')
+    errors = [m for m in out if "error" in m]
+    assert [m["id"] for m in errors] == [7, 8]
+    assert all(
+        m["error"]["code"] == INTERNAL_ERROR and "no module named mcp" in m["error"]["message"]
+        for m in errors
+    )
+    assert not s.handover(Engine())  # too late: the session stays failed
+    s.end_of_input()
+    assert s.done.is_set()
+
+
+def test_anything_unusual_is_left_to_the_sdk(session) -> None:
+    s, out = session
+    s.receive(
+        '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}'
+    )
+    s.receive("not json")
+    s.receive('{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}')
+    assert out == [] and len(s.pending) == 3
+
+
+def test_the_snapshot_is_what_the_sdk_server_answers_today(tmp_path) -> None:
+    from ctx_tree_mcp.snapshot import REBUILD, record_answers
+
+    snap = load_snapshot()
+    for version in snap["versions"]:
+        assert record_answers(version, str(tmp_path)) == snap["answers"][version], (
+            f"the start-up snapshot is stale: run `{REBUILD}`"
+        )
