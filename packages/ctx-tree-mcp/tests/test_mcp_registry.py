@@ -44,7 +44,12 @@ def test_tools_list_stays_small() -> None:
         ("ctx_tree_read", {"path": "a.py", "bogus": 1}, "bogus", "unknown argument; allowed: path"),
         ("ctx_tree_read", {"path": "a.py", "budget_tokens": 5}, "budget_tokens", "100..50000"),
         ("ctx_tree_grep", {"pattern": "x", "context_lines": 11}, "context_lines", "0..10"),
-        ("ctx_tree_search", {"query": "x", "mode": "semantic"}, "mode", "one of: 'keyword'"),
+        (
+            "ctx_tree_search",
+            {"query": "x", "mode": "fuzzy"},
+            "mode",
+            "one of: 'keyword', 'semantic' or 'hybrid'",
+        ),
         ("ctx_tree_search", {"query": "x", "limit": "many"}, "limit", "expected an integer"),
         ("ctx_tree_compose", {"seed_ids": "x", "weights": []}, "seed_ids", "expected a list"),
         ("ctx_tree_read", {"path": "\ud800"}, "path", "surrogate"),

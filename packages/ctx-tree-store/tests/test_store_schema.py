@@ -18,9 +18,18 @@ def objects(con: apsw.Connection, type_: str) -> set[str]:
 def test_fresh_store_has_the_whole_schema(store: Store):
     con = store.con
     assert con.execute("PRAGMA user_version").get == SCHEMA_VERSION == MIGRATIONS[-1].version
-    assert {"nodes", "edges", "fts", "leases", "counters", "usage_daily", "walker_runs"} <= objects(
-        con, "table"
-    )
+    assert {
+        "nodes",
+        "edges",
+        "fts",
+        "leases",
+        "counters",
+        "usage_daily",
+        "walker_runs",
+        "nodes_vec",
+        "nodes_vec_bits",
+        "walker_state",
+    } <= objects(con, "table")
     assert {
         "idx_nodes_kind_status",
         "idx_nodes_created",
@@ -31,7 +40,13 @@ def test_fresh_store_has_the_whole_schema(store: Store):
         "idx_edges_dst",
         "idx_nodes_status_updated",
     } <= objects(con, "index")
-    assert {"nodes_fts_ai", "nodes_fts_ad", "nodes_fts_au"} == objects(con, "trigger")
+    assert {
+        "nodes_fts_ai",
+        "nodes_fts_ad",
+        "nodes_fts_au",
+        "nodes_vec_ad",
+        "nodes_vec_pruned",
+    } == objects(con, "trigger")
     assert objects(con, "view") == {"fts_source"}
     columns = [r[1] for r in con.execute("PRAGMA table_info(nodes)")]
     assert columns == [

@@ -69,3 +69,16 @@ def test_a_0_1_0_store_still_answers_search_and_takes_writes(tmp_path: Path):
 
 def expected_hash() -> str:
     return json.loads((FIXTURES / "store-0.1.0.json").read_text())["project_hash"]
+
+
+def test_a_0_1_0_store_gains_the_vector_tables_and_takes_vectors(tmp_path: Path):
+    path, expected = _copy_fixture(tmp_path / "home" / expected_hash())
+    note_id = next(n["id"] for n in expected["nodes"] if n["kind"] == "note")
+    with Store.open(path) as store:
+        assert store.vector_models() == {}
+        assert store.vector_backlog("m") > 0
+        note = store.require(note_id)
+        assert store.put_vectors("m", [(note_id, note.content_hash, [0.1, 0.2, 0.3])]) == 1
+        hits = store.vector_search("m", [0.1, 0.2, 0.3], filters=Filters(status=tuple(NodeStatus)))
+        assert [h.node.id for h in hits] == [note_id]
+        assert store.integrity() == ("ok", True)

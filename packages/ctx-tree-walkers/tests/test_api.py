@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ctx_tree_schema import Node
 from ctx_tree_store import Store
-from ctx_tree_walkers import Coordinator, EmbeddingProvider, SummarizerProvider
+from ctx_tree_walkers import Coordinator, EmbeddingProvider, SummarizerProvider, SummaryResult
 from walkers_testlib import T0, Timeline, add_pending, make_config, status_of
 
 BIG = "src/app.py:10:    handle_request(session, payload)  # the real match\n" * 2
@@ -21,12 +21,17 @@ class FakeEmbedder:
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return [[float(len(t)), 0.0, 1.0] for t in texts]
 
+    def embed_query(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
 
 class FakeSummarizer:
     model = "fake-sum"
 
-    def summarize(self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500) -> str:
-        return f"{len(nodes)} nodes under {root.id}"
+    def summarize(
+        self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500
+    ) -> SummaryResult:
+        return SummaryResult(f"{len(nodes)} nodes under {root.id}", 10, 5)
 
 
 def test_provider_protocols_are_structural() -> None:

@@ -242,7 +242,7 @@ def test_lost_lease_stops_a_long_run(store_file) -> None:
 
 def test_unknown_walker_rejected(store_file) -> None:
     with pytest.raises(ValueError, match="unknown walker"):
-        Coordinator(store_file, make_config(), walkers=("dedupe",))
+        Coordinator(store_file, make_config(), walkers=("nosuch",))
 
 
 def test_real_sleep_is_cut_short_by_stop(store_file) -> None:

@@ -153,13 +153,22 @@ def test_vacuum_returns_pages(store, tmp_path) -> None:
 
 def test_run_once_all_and_unknown(store, tmp_path) -> None:
     out = run_once(store, make_config(), "all", now_ms=T0)
-    assert list(out) == ["filter", "staleness", "pruner"]
+    assert list(out) == [
+        "filter",
+        "staleness",
+        "pruner",
+        "embedding",
+        "dedupe",
+        "summarizer",
+    ]
+    assert out["embedding"] == out["dedupe"] == "off (no embedding provider configured)"
+    assert out["summarizer"] == "off (no ANTHROPIC_API_KEY)"
     assert out["filter"] == "nothing pending"
     assert out["staleness"] == "checked 0 file roots: none changed"
     assert out["pruner"].startswith("0 pruned (0 stale, 0 superseded), 0 deleted")
     assert list(run_once(store, make_config(), "pruner")) == ["pruner"]
     with pytest.raises(ValueError, match="unknown walker"):
-        run_once(store, make_config(), "dedupe")
+        run_once(store, make_config(), "nosuch")
 
 
 def test_reverted_file_gets_a_live_copy_of_its_earlier_version(tmp_path):

@@ -161,6 +161,22 @@ class App:
 
             raise StoreUnwritable(exc.path, f"{exc.reason}; {what} was not saved")
 
+    @cached_property
+    def _embedder(self) -> tuple[Any, str | None]:
+        from ctx_tree_walkers import ProviderUnavailable
+
+        from .providers import SettingsError, embedder_from_config
+
+        try:
+            return embedder_from_config(self.config), None
+        except (SettingsError, ProviderUnavailable) as exc:
+            return None, f"embedding provider not usable ({exc}): keyword results"
+
+    def embedder(self) -> tuple[Any, str | None]:
+        """``(provider, None)``; ``(None, None)`` when none is configured; ``(None, reason)``
+        when the configured one cannot be built (unknown name, model not loadable)."""
+        return self._embedder
+
     def session_id(self) -> str:
         """Node id of this process's ``session`` node, created (and committed) on first use.
 
@@ -251,6 +267,9 @@ class App:
         self._usage, self._usage_calls = {}, 0
 
     def close(self) -> None:
+        embedder = self.__dict__.get("_embedder", (None, None))[0]
+        if embedder is not None and hasattr(embedder, "close"):
+            embedder.close()
         if "store" in self.__dict__:
             self.flush_counters()
             self.store.close()

@@ -4,8 +4,8 @@ of ``ctx_tree_mcp.commands``.
 
     ctx-tree read PATH [--symbol S | --lines A:B | --query Q] [--budget N]
     ctx-tree grep PATTERN [PATH] [--glob G] [-i] [-F] [-C N] [--budget N]
-    ctx-tree search QUERY [--limit N] [--kind K]
-    ctx-tree walk | stats | demo [PATH] | serve | inspect [PATH]     ctx-tree --help for all
+    ctx-tree search QUERY [--mode keyword|semantic|hybrid] [--limit N] [--kind K]
+    ctx-tree walk | reembed | stats | demo [PATH] | serve | inspect [PATH]     ctx-tree --help for all
 
 ``--root`` is accepted before or after the verb. Hints and errors are written in CLI syntax.
 Exit status: 0 on success, 2 for bad input (the message names the flag), 1 otherwise.

@@ -1,4 +1,4 @@
-"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``stats``,
+"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``reembed``, ``stats``,
 ``stores``, ``forget``, ``doctor``, ``demo``, ``serve``, ``inspect``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
 
 Add a command: write ``def _name(args) -> str`` (the text to print; raise
@@ -66,8 +66,29 @@ def _walk_args(p: argparse.ArgumentParser) -> None:
         "walker",
         nargs="?",
         default="all",
-        choices=["filter", "staleness", "pruner", "all"],
+        choices=["filter", "staleness", "pruner", "embedding", "dedupe", "summarizer", "all"],
         help="which walker (default: all)",
+    )
+
+
+def _reembed(args: argparse.Namespace) -> str | int:
+    import sys
+
+    from .reembed import ReembedFailed, reembed
+
+    with open_app(args) as app:
+        try:
+            return reembed(app, args.batch, progress=sys.stderr.isatty())
+        except ReembedFailed as exc:
+            print(f"ctx-tree: {exc}", file=sys.stderr)
+            return 1
+
+
+def _reembed_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--batch",
+        type=int,
+        help="texts per request, 1 or more (default: walkers.embeddingBatchSize, 32)",
     )
 
 
@@ -202,6 +223,12 @@ def _inspect_args(p: argparse.ArgumentParser) -> None:
 #: Every CLI-only command, in ``--help`` order (after the tool verbs).
 COMMANDS: tuple[Command, ...] = (
     Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
+    Command(
+        "reembed",
+        "embed every live node with the configured model (resumable; progress on stderr)",
+        _reembed,
+        _reembed_args,
+    ),
     Command("stats", "node counts by kind and status, store size, tokens served vs stored", _stats),
     Command("stores", "every store: project path, size, node count, last use", _stores),
     Command(

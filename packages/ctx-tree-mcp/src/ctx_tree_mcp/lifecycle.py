@@ -47,7 +47,14 @@ class WalkerService:
     def _build(self) -> Coordinator:
         from ctx_tree_walkers import Coordinator
 
-        return Coordinator(self.app.store_file, self.app.config, **self.options)
+        from .providers import summarizer_from_config
+
+        options = dict(self.options)
+        if "embedder" not in options:
+            options["embedder"] = self.app.embedder()[0]
+        if "summarizer" not in options:
+            options["summarizer"] = summarizer_from_config(self.app.config)
+        return Coordinator(self.app.store_file, self.app.config, **options)
 
     async def _main(self) -> None:
         try:

@@ -12,7 +12,8 @@ if TYPE_CHECKING:
 
 
 def walk(app: App, which: str = "all") -> str:
-    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` once; returns a report,
+    """Run one walker (``filter``, ``staleness``, ``pruner``, ``embedding``, ``dedupe``,
+    ``summarizer``) or ``all`` once, with the configured providers; returns a report,
     one line per walker, e.g. ``filter: 3 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)``.
 
     No lease is taken (see ``ctx_tree_walkers.run_once``): running it next to a server is safe.
@@ -22,7 +23,15 @@ def walk(app: App, which: str = "all") -> str:
     from ctx_tree_walkers import run_once
 
     started = time.perf_counter()
-    reports = run_once(app.store, app.config, which)
+    from .providers import summarizer_from_config
+
+    embedder, _problem = app.embedder()
+    summarizer = summarizer_from_config(app.config)
+    try:
+        reports = run_once(app.store, app.config, which, embedder=embedder, summarizer=summarizer)
+    finally:
+        if summarizer is not None:
+            summarizer.close()
     took = (time.perf_counter() - started) * 1000
     width = max(len(name) for name in reports)
     lines = [f"{(name + ':').ljust(width + 1)} {summary}" for name, summary in reports.items()]

@@ -25,6 +25,8 @@ DEFAULTS: dict[str, Any] = {
         "embeddingBatchSize": 32,
         "summarizerSubtreeThreshold": 25,
         "dedupeIntervalMs": 60000,
+        "dedupeThreshold": 0.97,
+        "summarizerIntervalMs": 300000,
         "stalenessIntervalMs": 30000,
         "prunerIntervalMs": 300000,
         "filterIntervalMs": 1000,
@@ -37,6 +39,28 @@ DEFAULTS: dict[str, Any] = {
         "grep": False,
     },
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
+    "embedding": {
+        "provider": "",
+        "baseUrl": "",
+        "apiKeyEnv": "OPENAI_API_KEY",
+        "dimensions": 0,
+        "timeoutMs": 30000,
+        "queryTimeoutMs": 3000,
+        "queryPrefix": "",
+        "documentPrefix": "",
+        "queryInputType": "",
+        "documentInputType": "",
+        "maxChars": 4000,
+    },
+    "search": {"rrfK": 60, "candidates": 100},
+    "summarizer": {
+        "baseUrl": "",
+        "requestsPerMinute": 5,
+        "dailyTokenCap": 200000,
+        "timeoutMs": 60000,
+        "maxInputChars": 24000,
+        "maxTokens": 400,
+    },
 }
 
 
@@ -65,7 +89,7 @@ class Config:
 
 
 def _type_name(value: Any) -> str:
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string"}.get(
+    return {bool: "a boolean", int: "an integer", float: "a number >= 0", str: "a string"}.get(
         type(value), type(value).__name__
     )
 
@@ -87,6 +111,8 @@ def _check(value: Any, default: Any, where: str, source: str) -> Any:
         return out
     if isinstance(default, bool):
         ok = isinstance(value, bool)
+    elif isinstance(default, float):
+        ok = isinstance(value, int | float) and not isinstance(value, bool) and value >= 0
     elif isinstance(default, int):
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     else:

@@ -8,7 +8,6 @@ Migration 2 adds ctx-tree's own search column (``terms``: symbol, path and ident
 split from camelCase/snake_case), re-creates the FTS5 table over a view of non-pruned nodes so
 pruned rows leave the index and ``integrity-check`` holds, and adds the walker lease table and
 the usage counters.
-
 Migration 3 adds Chinese, Japanese and Korean search terms (characters and bigrams of CJK runs)
 to the ``terms`` of nodes already stored; it calls ``ctx_cjk_terms(text)``, a SQL function the
 store registers on every connection.
@@ -16,6 +15,12 @@ store registers on every connection.
 Migration 4 adds two observable records for the inspector: usage counters per UTC day and per
 tool (``usage_daily``), and the walker runs that changed something, with what they changed and
 the node counts by status after the run (``walker_runs``).
+
+Migration 5 adds the vectors (``nodes_vec``: one float32 vector per node and model, keyed by
+``nodes.rowid`` like the FTS index; ``nodes_vec_bits``: its sign bits, a dense table scanned
+first by semantic search) and ``walker_state`` (cursors and daily counters of the walkers).
+Plain tables, so opening a store never needs the sqlite-vec extension; the vectors leave with
+their node (deleted or pruned) through triggers.
 
 The update trigger is one trigger whose two statements run in order (delete the old entry, then
 insert the new one): SQLite runs separate triggers on one event in no documented order, and an
@@ -148,11 +153,41 @@ CREATE TABLE walker_runs (
 CREATE INDEX idx_walker_runs_finished ON walker_runs(finished_at);
 """
 
+_V5 = """
+CREATE TABLE nodes_vec (
+  rowid INTEGER PRIMARY KEY,
+  embedding_model TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  embedding BLOB NOT NULL,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX idx_nodes_vec_model ON nodes_vec(embedding_model);
+CREATE TABLE nodes_vec_bits (
+  rowid INTEGER PRIMARY KEY,
+  embedding_model TEXT NOT NULL,
+  bits BLOB NOT NULL
+);
+CREATE TRIGGER nodes_vec_ad AFTER DELETE ON nodes BEGIN
+  DELETE FROM nodes_vec WHERE rowid = old.rowid;
+  DELETE FROM nodes_vec_bits WHERE rowid = old.rowid;
+END;
+CREATE TRIGGER nodes_vec_pruned AFTER UPDATE OF status ON nodes
+  WHEN new.status = 'pruned' AND old.status != 'pruned' BEGIN
+  DELETE FROM nodes_vec WHERE rowid = old.rowid;
+  DELETE FROM nodes_vec_bits WHERE rowid = old.rowid;
+END;
+CREATE TABLE walker_state (
+  name TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+);
+"""
+
 #: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "docs/data-model.md: nodes, edges, fts", _V1),
     Migration(2, "search terms column, fts over non-pruned nodes, leases, counters", _V2),
     Migration(3, "CJK characters and bigrams in the search terms of stored nodes", _V3),
     Migration(4, "usage per day and tool, walker run history", _V4),
+    Migration(5, "vectors per node and model (nodes_vec, nodes_vec_bits), walker_state", _V5),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -1,4 +1,4 @@
-"""ctx-tree's SQLite store: nodes, edges, FTS5 BM25 search, spine and edge walks.
+"""ctx-tree's SQLite store: nodes, edges, FTS5 BM25 and vector search, spine and edge walks.
 
 Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``.
 """
@@ -42,10 +42,12 @@ from .terms import (
     query_words,
     split_identifier,
 )
+from .vectors import DimensionMismatch, VectorHit, VectorUnavailable
 
 __all__ = [
     "DEFAULT_STATUSES",
     "STORE_FILE",
+    "DimensionMismatch",
     "FileTree",
     "GraphNode",
     "IllegalTransition",
@@ -62,6 +64,8 @@ __all__ = [
     "StoreGraph",
     "StoreInfo",
     "StoreUnwritable",
+    "VectorHit",
+    "VectorUnavailable",
     "__version__",
     "cjk_terms",
     "content_hash",

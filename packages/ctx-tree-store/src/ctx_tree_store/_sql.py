@@ -204,3 +204,65 @@ NEWEST_SESSION_CWD = (
     "SELECT json_extract(metadata, '$.cwd') FROM nodes WHERE kind = 'session' "
     "ORDER BY id DESC LIMIT 1"
 )
+
+# Vectors (nodes_vec: float32 per node and model; nodes_vec_bits: its sign bits, scanned first).
+VEC_MODELS = "SELECT embedding_model, count(*) FROM nodes_vec GROUP BY embedding_model"
+VEC_COUNT_MODEL = "SELECT count(*) FROM nodes_vec WHERE embedding_model = ?"
+VEC_ELIGIBLE_COUNT = (
+    "SELECT count(*) FROM nodes WHERE kind != 'session' AND status IN ('live', 'pending')"
+)
+VEC_MISSING = (
+    f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n LEFT JOIN nodes_vec v ON v.rowid = n.rowid "
+    "WHERE n.status IN ('live', 'pending') AND n.kind != 'session' AND n.content != '' "
+    "AND n.rowid > ? AND (v.rowid IS NULL OR v.embedding_model != ? "
+    "OR v.content_hash != n.content_hash) ORDER BY n.rowid LIMIT ?"
+)
+VEC_NODE_STATE = "SELECT rowid, content_hash FROM nodes WHERE id = ? AND status != 'pruned'"
+VEC_PUT = (
+    "INSERT OR REPLACE INTO nodes_vec (rowid, embedding_model, content_hash, embedding, created_at) "
+    "VALUES (?, ?, ?, ?, ?)"
+)
+VEC_PUT_BITS = (
+    "INSERT OR REPLACE INTO nodes_vec_bits (rowid, embedding_model, bits) VALUES (?, ?, ?)"
+)
+VEC_DIMENSIONS = "SELECT length(embedding) / 4 FROM nodes_vec WHERE embedding_model = ? LIMIT 1"
+# Step 1: the candidates nearest by Hamming distance of the sign bits (a dense 48-byte row per
+# node at 384 dimensions, so the scan stays in a few MB).
+VEC_BITS_NEAREST = (
+    "SELECT rowid FROM nodes_vec_bits WHERE embedding_model = ? "
+    "ORDER BY vec_distance_hamming(vec_bit(bits), vec_bit(?)) LIMIT ?"
+)
+VEC_BITS_NEAREST_FILTERED = (
+    "SELECT b.rowid FROM nodes_vec_bits b JOIN nodes n ON n.rowid = b.rowid "
+    "WHERE b.embedding_model = ? {where} "
+    "ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(?)) LIMIT ?"
+)
+# Step 2: exact cosine distance on the candidates, filters applied.
+VEC_RERANK = (
+    f"SELECT vec_distance_cosine(v.embedding, ?) AS d, {N_NODE_COLUMNS} "
+    "FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
+    "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where} ORDER BY d LIMIT ?"
+)
+VEC_OF_NODE = (
+    "SELECT v.embedding FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
+    "WHERE n.id = ? AND v.embedding_model = ?"
+)
+VEC_DELETE_OTHER_MODELS = "DELETE FROM nodes_vec WHERE embedding_model != ?"
+VEC_DELETE_OTHER_BITS = "DELETE FROM nodes_vec_bits WHERE embedding_model != ?"
+VEC_AFTER = (
+    f"SELECT v.rowid, {N_NODE_COLUMNS} FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
+    "WHERE v.embedding_model = ? AND v.rowid > ? AND n.status = 'live' {where} "
+    "ORDER BY v.rowid LIMIT ?"
+)
+
+WALKER_STATE_GET = "SELECT value FROM walker_state WHERE name = ?"
+WALKER_STATE_SET = (
+    "INSERT INTO walker_state (name, value) VALUES (?, ?) "
+    "ON CONFLICT(name) DO UPDATE SET value = excluded.value"
+)
+VEC_OTHER_MODEL = "SELECT embedding_model FROM nodes_vec WHERE embedding_model != ? LIMIT 1"
+# Summarizer: parents with at least N live children that are not summaries.
+SUBTREES_OVER = (
+    "SELECT parent_id, count(*) FROM nodes WHERE parent_id IS NOT NULL AND status = 'live' "
+    "AND kind != 'summary' GROUP BY parent_id HAVING count(*) >= ? ORDER BY parent_id LIMIT ?"
+)

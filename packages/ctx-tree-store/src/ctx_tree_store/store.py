@@ -21,7 +21,7 @@ from typing import Any
 import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
 
-from . import _sql
+from . import _sql, vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
 from .terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
@@ -148,6 +148,8 @@ class Store:
         self._lock = threading.RLock()
         self._depth = 0
         self._unrankable_words: set[str] = set()
+        self._vec_loaded = False
+        self._vec_error: str | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -190,6 +192,7 @@ class Store:
             self._identity = file_identity(self.path)
             self.generation += 1
             self._unrankable_words.clear()
+            self._vec_loaded = False  # a new connection: sqlite-vec is loaded again on demand
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
@@ -916,6 +919,72 @@ class Store:
             if p.exists():
                 total += p.stat().st_size
         return total
+
+    # -- vectors (see vectors.py and docs/search.md) -------------------------------------
+    def vector_models(self) -> dict[str, int]:
+        """``{embedding model: vectors stored}``."""
+        return vectors.models(self)
+
+    def other_vector_model(self, model: str) -> str | None:
+        """A model other than ``model`` whose vectors the store holds, or None."""
+        return vectors.other_model(self, model)
+
+    def vector_backlog(self, model: str) -> int:
+        """About how many live and pending nodes still lack a ``model`` vector."""
+        return vectors.backlog(self, model)
+
+    def missing_vectors(
+        self, model: str, limit: int = 32, after_rowid: int = 0
+    ) -> list[tuple[int, Node]]:
+        """``(rowid, node)`` of live/pending nodes needing a ``model`` vector, oldest first."""
+        return vectors.missing(self, model, limit, after_rowid)
+
+    def put_vectors(
+        self,
+        model: str,
+        items: Sequence[tuple[str, str, Sequence[float]]],
+        *,
+        at: int | None = None,
+    ) -> int:
+        """Store ``(node_id, content_hash, vector)`` rows of ``model`` in one transaction
+        (skipping nodes gone or changed since); returns how many. Raises
+        ``DimensionMismatch`` and ``VectorUnavailable``."""
+        return vectors.put(self, model, items, at=at if at is not None else now_ms())
+
+    def vector_search(
+        self, model: str, query: Sequence[float], limit: int = 10, filters: Filters | None = None
+    ) -> list[vectors.VectorHit]:
+        """Nearest nodes to ``query`` among ``model`` vectors (cosine), filtered as :meth:`search`."""
+        return vectors.nearest(self, model, query, limit, filters)
+
+    def vector_of(self, node_id: str, model: str) -> list[float] | None:
+        """The ``model`` vector stored for ``node_id``, or None."""
+        return vectors.vector_of(self, node_id, model)
+
+    def live_vectors_after(
+        self, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
+    ) -> list[tuple[int, Node]]:
+        """``(rowid, node)`` of live nodes with a ``model`` vector, rowid after ``after_rowid``."""
+        return vectors.live_after(self, model, after_rowid, limit, kinds)
+
+    def drop_other_vectors(self, model: str) -> int:
+        """Delete every vector that is not of ``model``; returns how many."""
+        return vectors.drop_other_models(self, model)
+
+    def subtrees_over(self, threshold: int, limit: int = 100) -> list[tuple[str, int]]:
+        """``(parent id, live non-summary children)`` for parents with at least ``threshold``
+        such children, by id (the summarizer's candidates)."""
+        return [(r[0], r[1]) for r in self._query(_sql.SUBTREES_OVER, (threshold, limit))]
+
+    def walker_state(self, name: str) -> str | None:
+        """A walker's persisted value (cursor, daily counter), or None."""
+        rows = self._query(_sql.WALKER_STATE_GET, (name,))
+        return rows[0][0] if rows else None
+
+    def set_walker_state(self, name: str, value: str) -> None:
+        """Persist a walker's value (one transaction)."""
+        with self.transaction() as con:
+            con.execute(_sql.WALKER_STATE_SET, (name, value))
 
     # -- sessions ------------------------------------------------------------------------
     def ensure_session(self, session_id: str, cwd: str) -> str:

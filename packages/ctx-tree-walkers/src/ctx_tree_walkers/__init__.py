@@ -1,10 +1,11 @@
-"""ctx-tree's background walkers (docs/walkers.md): filter, staleness marker and pruner.
+"""ctx-tree's background walkers (docs/walkers.md): filter, staleness marker and pruner; the
+embedding indexer, dedupe and summarizer when their providers are given.
 
 * :class:`Coordinator` runs them on their intervals inside a server's asyncio loop, with the
   database work in a worker thread on its own connection and a cross-process lease per walker.
 * :func:`run_once` runs them once, synchronously (``ctx-tree walk``).
-* :class:`EmbeddingProvider` / :class:`SummarizerProvider` are the typed provider interfaces of
-  docs/walkers.md (no implementation in v1).
+* :class:`EmbeddingProvider` / :class:`SummarizerProvider` are the provider interfaces; the
+  HTTP implementations live in ``ctx_tree_mcp.providers`` and are injected.
 
 See ``docs/walkers.md``. Everything public is in ``__all__``.
 """
@@ -18,24 +19,38 @@ from ._common import KeepGoing, Yielder, polite, record_run, walker_interval_ms,
 from ._coordinator import (
     FIRST_DELAY_MS,
     LEASE_PREFIX,
+    PROVIDER_WALKERS,
     WALKER_NAMES,
     WALKERS,
     Coordinator,
     WalkerState,
+    bind_providers,
     default_holder,
 )
+from ._dedupe import DEDUPE_KINDS, DedupeReport, dedupe
+from ._embedding import EmbeddingReport, embed_missing, index_embeddings
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
-from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, WalkerError
+from ._summarizer import SummarizerReport, summarize_subtrees, tokens_used
+from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
 from .testing import ManualClock
+
+__version__ = "0.1.0"
 
 
 def run_once(
-    store: Store, config: Config, which: str = "all", *, now_ms: int | None = None
+    store: Store,
+    config: Config,
+    which: str = "all",
+    *,
+    now_ms: int | None = None,
+    embedder: EmbeddingProvider | None = None,
+    summarizer: SummarizerProvider | None = None,
 ) -> dict[str, str]:
-    """Run one walker (``filter``, ``staleness``, ``pruner``) or ``all`` of them once, in that
-    order, on ``store``; returns ``{walker: one-line summary}``.
+    """Run one walker (a name of :data:`WALKER_NAMES`) or ``all`` of them once, in that
+    order, on ``store``; returns ``{walker: one-line summary}``. ``embedding`` and ``dedupe``
+    need ``embedder``, ``summarizer`` needs ``summarizer``; without it they report ``off``.
 
     ``now_ms`` (epoch ms, default: now) is the time the walkers act at: the pruner's retention
     horizons count back from it and status changes are stamped with it. No lease is taken: a
@@ -50,22 +65,27 @@ def run_once(
     else:
         raise ValueError(f"unknown walker {which!r}; one of: {', '.join(WALKER_NAMES)}, all")
     at = wall_ms() if now_ms is None else int(now_ms)
+    bound = {**WALKERS, **bind_providers(embedder, summarizer)}
     out: dict[str, str] = {}
     for name in names:
         started = wall_ms()
-        report = WALKERS[name](store, config, now_ms=at, keep_going=polite())
+        report = bound[name](store, config, now_ms=at, keep_going=polite())
         record_run(store, name, started, wall_ms(), report)
         out[name] = report.summary()
     return out
 
 
 __all__ = [
+    "DEDUPE_KINDS",
     "FIRST_DELAY_MS",
     "LEASE_PREFIX",
+    "PROVIDER_WALKERS",
     "WALKERS",
     "WALKER_NAMES",
     "Coordinator",
+    "DedupeReport",
     "EmbeddingProvider",
+    "EmbeddingReport",
     "FilterReport",
     "KeepGoing",
     "ManualClock",
@@ -73,14 +93,18 @@ __all__ = [
     "PrunerReport",
     "StalenessReport",
     "SummarizerProvider",
-    "WalkerError",
+    "SummarizerReport",
+    "SummaryResult",
     "WalkerState",
     "Yielder",
-    "__version__",
+    "bind_providers",
     "check_root",
     "classify",
+    "dedupe",
     "default_holder",
+    "embed_missing",
     "filter_pending",
+    "index_embeddings",
     "is_progress_line",
     "mark_stale",
     "noise_reason",
@@ -89,15 +113,8 @@ __all__ = [
     "record_run",
     "run_once",
     "source_path",
+    "summarize_subtrees",
+    "tokens_used",
     "walker_interval_ms",
     "wall_ms",
 ]
-
-
-def __getattr__(name: str) -> str:
-    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
-    if name != "__version__":
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib.metadata import version
-
-    return version("ctx-tree-walkers")

@@ -64,11 +64,15 @@ def wall_ms() -> int:
 
 
 def walker_interval_ms(config: Config, name: str) -> int:
-    """The configured interval of walker ``name`` (``filter``, ``staleness``, ``pruner``)."""
+    """The configured interval of walker ``name`` (``filter``, ``staleness``, ``pruner``,
+    ``embedding``, ``dedupe``, ``summarizer``)."""
     key = {
         "filter": "filterIntervalMs",
         "staleness": "stalenessIntervalMs",
         "pruner": "prunerIntervalMs",
+        "embedding": "embeddingIdleMs",
+        "dedupe": "dedupeIntervalMs",
+        "summarizer": "summarizerIntervalMs",
     }[name]
     return int(config.get("walkers", key))
 

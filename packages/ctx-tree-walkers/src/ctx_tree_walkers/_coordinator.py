@@ -5,8 +5,9 @@ that owns its **own** ``Store`` connection on the same file (never the tool hand
 walker batch never blocks a tool call: SQLite's WAL lets the handlers read while a walker
 writes, and a walker write transaction is one short batch.
 
-Each walker (``filter``, ``staleness``, ``pruner``) runs every ``walkers.<name>IntervalMs``
-(0 disables it in the server). Before each run the coordinator takes or renews the database
+Each walker (``filter``, ``staleness``, ``pruner``; ``embedding``, ``dedupe`` and
+``summarizer`` when their provider is given) runs every ``walkers.<name>IntervalMs``
+(``embeddingIdleMs`` for the indexer; 0 disables it in the server). Before each run the coordinator takes or renews the database
 lease ``walker:<name>`` with a TTL of twice the interval; while one process holds it the others
 skip that walker, so N servers sharing a store do the work once. A long run renews the lease
 between batches and stops if it was lost. On shutdown the current batch finishes (each batch is
@@ -37,16 +38,36 @@ from ctx_tree_schema import Config
 from ctx_tree_store import Store, StoreError
 
 from ._common import KeepGoing, Yielder, record_run, walker_interval_ms, wall_ms
+from ._dedupe import dedupe
+from ._embedding import index_embeddings
 from ._filter import filter_pending
 from ._pruner import prune
 from ._staleness import mark_stale
+from ._summarizer import summarize_subtrees
+from .providers import EmbeddingProvider, SummarizerProvider
 
 log = logging.getLogger(__name__)
 
-WALKER_NAMES: tuple[str, ...] = ("filter", "staleness", "pruner")
+WALKER_NAMES: tuple[str, ...] = (
+    "filter",
+    "staleness",
+    "pruner",
+    "embedding",
+    "dedupe",
+    "summarizer",
+)
+#: The walkers that need a provider (run only when one is given).
+PROVIDER_WALKERS = {"embedding": "embedder", "dedupe": "embedder", "summarizer": "summarizer"}
 #: First run after start-up: the filter sweeps leftovers at once (pending nodes of a crashed
 #: server); the others wait a little so a cold start serves its first tool calls undisturbed.
-FIRST_DELAY_MS = {"filter": 0, "staleness": 2_000, "pruner": 10_000}
+FIRST_DELAY_MS = {
+    "filter": 0,
+    "staleness": 2_000,
+    "pruner": 10_000,
+    "embedding": 3_000,
+    "dedupe": 20_000,
+    "summarizer": 30_000,
+}
 LEASE_PREFIX = "walker:"
 
 
@@ -62,7 +83,28 @@ WALKERS: dict[str, WalkerFn] = {
     "filter": filter_pending,
     "staleness": mark_stale,
     "pruner": prune,
+    "embedding": index_embeddings,
+    "dedupe": dedupe,
+    "summarizer": summarize_subtrees,
 }
+
+
+def bind_providers(
+    embedder: EmbeddingProvider | None, summarizer: SummarizerProvider | None
+) -> dict[str, WalkerFn]:
+    """The walker functions with their providers bound; those whose provider is None are left
+    out (they have nothing to do)."""
+    import functools
+
+    given = {"embedder": embedder, "summarizer": summarizer}
+    out: dict[str, WalkerFn] = {}
+    for name, fn in WALKERS.items():
+        role = PROVIDER_WALKERS.get(name)
+        if role is None:
+            out[name] = fn
+        elif given[role] is not None:
+            out[name] = functools.partial(fn, provider=given[role])
+    return out
 
 
 @dataclass(slots=True)
@@ -89,7 +131,9 @@ class Coordinator:
 
     ``now_ms`` returns epoch ms; ``sleep(seconds)`` is awaited between ticks (default
     ``asyncio.sleep``); :meth:`stop` cuts any sleep short. ``open_store`` opens the worker thread's own
-    connection (default ``Store.open``). ``walkers`` picks a subset of :data:`WALKER_NAMES`.
+    connection (default ``Store.open``). ``walkers`` picks a subset of :data:`WALKER_NAMES`;
+    ``embedder`` and ``summarizer`` are the providers of the ``embedding``/``dedupe`` and
+    ``summarizer`` walkers, which do not run without theirs.
     """
 
     def __init__(
@@ -105,6 +149,8 @@ class Coordinator:
         functions: dict[str, WalkerFn] | None = None,
         first_delay_ms: dict[str, int] | None = None,
         yield_ratio: float = 1.0,
+        embedder: EmbeddingProvider | None = None,
+        summarizer: SummarizerProvider | None = None,
     ) -> None:
         self.store_file = str(Path(store_file)) if str(store_file) != ":memory:" else ":memory:"
         self.config = config
@@ -113,10 +159,12 @@ class Coordinator:
         self._now = now_ms
         self._sleep = sleep or asyncio.sleep
         self._open_store = open_store
-        self._functions = {**WALKERS, **(functions or {})}
+        self._functions = {**bind_providers(embedder, summarizer), **(functions or {})}
         delays = {**FIRST_DELAY_MS, **(first_delay_ms or {})}
         self.state: dict[str, WalkerState] = {}
         for name in walkers:
+            if name in PROVIDER_WALKERS and name not in self._functions:
+                continue  # no provider: nothing to do
             if name not in self._functions:
                 raise ValueError(f"unknown walker {name!r}; one of {', '.join(WALKER_NAMES)}")
             interval = walker_interval_ms(config, name) if name in WALKER_NAMES else 1000

@@ -12,6 +12,7 @@ dependencies"), it never stops the server.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from ctx_tree_schema import Node
@@ -44,12 +45,27 @@ class EmbeddingProvider(Protocol):
         ...
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """One vector per text, in order, each ``dimensions`` long.
+        """One document vector per text, in order, each ``dimensions`` long.
 
         Called with at most ``walkers.embeddingBatchSize`` texts. Raises
-        :class:`ProviderUnavailable` when the backend cannot be reached.
+        :class:`ProviderUnavailable` when the backend cannot be reached, times out or answers
+        vectors of the wrong length.
         """
         ...
+
+    def embed_query(self, text: str) -> list[float]:
+        """The vector of a search query (some models embed queries and documents differently).
+        Raises :class:`ProviderUnavailable` like :meth:`embed`."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryResult:
+    """A summary and what it cost (the summarizer's daily token cap counts both)."""
+
+    text: str
+    input_tokens: int = 0
+    output_tokens: int = 0
 
 
 @runtime_checkable
@@ -63,7 +79,9 @@ class SummarizerProvider(Protocol):
         summary node's ``metadata.model``."""
         ...
 
-    def summarize(self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500) -> str:
+    def summarize(
+        self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500
+    ) -> SummaryResult:
         """A summary of ``root`` and its subtree ``nodes`` (root first, then spine order),
         at most ``max_tokens`` tokens. Raises :class:`ProviderUnavailable` when the model cannot
         be called."""

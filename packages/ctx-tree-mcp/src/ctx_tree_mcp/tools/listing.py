@@ -17,14 +17,16 @@ def render_listing(
     budget: int = LISTING_BUDGET,
     *,
     next_call: bool = False,
+    notes: Sequence[str] = (),
 ) -> str:
     """``rows`` numbered, as many as fit ``budget`` (minus the manifest), then the manifest.
 
     ``more_hint`` says how to get the rest (used when rows were cut or the limit was reached);
     with ``next_call`` it is an exact call and is given as the manifest's ``next``. When every
-    row is shown the manifest is just its head and that hint.
+    row is shown the manifest is just its head and that hint. Each of ``notes``
+    becomes a ``note`` line of the manifest.
     """
-    room = budget - 80 - estimate_tokens(more_hint)
+    room = budget - 80 - estimate_tokens(more_hint) - sum(estimate_tokens(n) for n in notes)
     out: list[str] = []
     for i, row in enumerate(rows, 1):
         line = f"{i}. {row}\n"
@@ -38,6 +40,8 @@ def render_listing(
         manifest.add("shown", f"{len(out)} of {len(rows)}")
     if more_hint:
         manifest.add("next" if next_call else "more", more_hint)
+    for note in notes:
+        manifest.add("note", note)
     if len(out) == len(rows):
         return "".join(out) + manifest.render()  # everything shown: no tokens line to report
     return finish("".join(out), manifest, budget, sum(estimate_tokens(r) for r in rows), "listing")

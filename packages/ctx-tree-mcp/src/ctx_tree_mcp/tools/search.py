@@ -1,4 +1,5 @@
-"""``ctx_tree_search``: keyword search (FTS5, BM25) over everything stored (docs/tools.md)."""
+"""``ctx_tree_search``: keyword (FTS5, BM25), semantic (vectors) or hybrid (RRF of both)
+search over everything stored (docs/search.md, docs/tools.md)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,13 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Keyword search (BM25) over stored reads, greps and notes. Hits give path:lines, symbol and "
-    "node_id (read with ctx_tree_get). filters: status, kind, since, until (epoch ms), parent_id, session_id."
+    "Search stored reads, greps and notes. mode: keyword (BM25), semantic (embeddings) or hybrid "
+    "(both, fused); without an embedding provider semantic/hybrid answer keyword hits with a note. "
+    "Hits give path:lines, symbol and node_id (read with ctx_tree_get). filters: status, kind, "
+    "since, until (epoch ms), parent_id, session_id."
 )
-#: Only keyword search exists in this version; the other modes are refused with this text.
-MODE_ERROR = "mode {mode!r} is not available: v1 has keyword search only (semantic and hybrid search are planned); use mode='keyword'"
+MODES = ("keyword", "semantic", "hybrid")
+MODE_ERROR = "mode {mode!r} is not one of keyword, semantic, hybrid"
 #: What an empty answer says: search covers the store, not the files on disk.
 NOTHING_STORED = (
     "only stored content is searched: files read and grep output through ctx-tree, notes, and "
@@ -33,9 +36,10 @@ class Args(Input):
     query: Annotated[
         str, Cli("words or identifiers (camelCase and snake_case are split)", positional=True)
     ]
-    mode: Annotated[Literal["keyword"], Cli("search mode; only keyword in this version")] = (
-        "keyword"
-    )
+    mode: Annotated[
+        Literal["keyword", "semantic", "hybrid"],
+        Cli("keyword (BM25), semantic (embeddings) or hybrid (RRF of both)", short="-m"),
+    ] = "keyword"
     limit: Annotated[int, Field(ge=1, le=100), Cli("hits listed", short="-n")] = 10
     filters: Annotated[
         dict[str, Any] | None,
@@ -65,16 +69,19 @@ def search(
     filters: dict[str, Any] | None = None,
 ) -> str:
     """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, best first, one per line:
-    ``path:start-end symbol kind node_id=<id> score=<bm25> | snippet``.
+    ``path:start-end symbol kind node_id=<id> score=<score> | snippet``. The score is BM25
+    (keyword), cosine similarity (semantic) or the RRF score (hybrid).
 
-    Raises ``ToolInputError`` for an empty query, ``mode`` other than ``keyword``,
-    a bad limit or malformed filters.
+    A provider problem (none configured, unreachable, slow, wrong dimensions) answers keyword
+    hits with a ``note`` in the manifest (docs/search.md). Raises ``ToolInputError`` for an
+    empty query, an unknown ``mode``, a bad limit, malformed filters, and for semantic/hybrid
+    on a store holding another model's vectors (the message names ``ctx-tree reembed``).
     """
     from ctx_tree_schema import Filters
 
     from ..describe import line
 
-    if mode != "keyword":
+    if mode not in MODES:
         raise ToolInputError("mode", MODE_ERROR.format(mode=mode))
     if not isinstance(query, str) or not query.strip():
         raise ToolInputError("query", "give a few words or identifiers to search for")
@@ -83,38 +90,68 @@ def search(
         parsed = Filters.from_mapping(filters)
     except ValueError as exc:
         raise ToolInputError("filters", str(exc)) from None
-    hits = [
-        h for h in app.store.search(query, limit=limit, filters=parsed) if not app.hidden(h.node)
-    ]
+    notes: list[str] = []
+    if mode == "keyword":
+        hits: list[Any] = app.store.search(query, limit=limit, filters=parsed)
+    else:
+        from ..retrieval import MixedModels
+        from ..retrieval import search as vector_search
+
+        try:
+            hits, notes = vector_search(app, query, mode, limit, parsed)
+        except MixedModels as exc:
+            raise ToolInputError("mode", str(exc)) from None
+    hits = [h for h in hits if not app.hidden(h.node)]
+    digits = 2 if mode == "keyword" else 4
     partial = sum(1 for h in hits if not h.matched_all)
     rows = []
     for hit in hits:
         snippet = " ".join(hit.snippet.split())[:160]
         some = " (some words)" if not hit.matched_all else ""
-        rows.append(line(hit.node, f" score={hit.score:.2f}{some} | {snippet}"))
-    head = f"search {query[:80]!r}: {plural(len(hits), 'hit')}, best first"
+        rows.append(line(hit.node, f" score={hit.score:.{digits}f}{some} | {snippet}"))
+    shown = f"{query[:80]!r}" + ("" if mode == "keyword" else f" ({mode})")
+    head = f"search {shown}: {plural(len(hits), 'hit')}, best first"
     if partial:
         head += f"; {len(hits) - partial} with every word, {partial} with only some (marked)"
     if not hits:
         more = NOTHING_STORED
     elif len(hits) == limit and limit < 100:
         more = call(
-            "ctx_tree_search", query=query, limit=min(100, limit * 2), filters=filters or None
+            "ctx_tree_search",
+            query=query,
+            mode=None if mode == "keyword" else mode,
+            limit=min(100, limit * 2),
+            filters=filters or None,
         )
     elif len(hits) == limit:
         more = "narrow with filters (kind, since, parent_id …)"
     else:
         more = ""
-    return render_listing(head, rows, more, next_call=bool(hits) and len(hits) == limit < 100)
+    return render_listing(
+        head, rows, more, next_call=bool(hits) and len(hits) == limit < 100, notes=notes
+    )
+
+
+async def search_tool(app: App, **arguments: Any) -> str:
+    """The registered handler: keyword search runs on the event loop as every store handler;
+    semantic and hybrid wait on the embedding provider (bounded by
+    ``embedding.queryTimeoutMs``), so they run in a worker thread and other calls go on."""
+    if arguments.get("mode", "keyword") == "keyword":
+        return search(app, **arguments)
+    import functools
+
+    import anyio
+
+    return await anyio.to_thread.run_sync(functools.partial(search, app, **arguments))
 
 
 SPEC = ToolSpec(
     name="ctx_tree_search",
     description=DESCRIPTION,
     args=Args,
-    handler=search,
+    handler=search_tool,
     example={"query": "token budget manifest", "limit": 5, "filters": {"kind": ["file_chunk"]}},
-    help="keyword search (BM25) over everything stored",
+    help="keyword, semantic or hybrid search over everything stored",
     sugar=(
         Sugar(
             "--kind",

@@ -1,0 +1,42 @@
+"""Embedding and summarizer providers (HTTP clients), injected into the walkers and used by
+``ctx_tree_search``. The protocols live in ``ctx_tree_walkers.providers``; see docs/search.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ctx_tree_schema import Config
+
+from .anthropic import AnthropicSummarizer, summarizer_from_config
+from .settings import PROVIDERS, EmbeddingSettings, SettingsError, embedding_settings
+
+
+def embedder_from_config(config: Config, env: Mapping[str, str] | None = None) -> Any | None:
+    """The configured embedding provider, or None (no provider: keyword search only).
+
+    Raises ``SettingsError`` for an unknown provider name, ``ProviderUnavailable`` when the
+    in-process model cannot be loaded.
+    """
+    settings = embedding_settings(config, env)
+    if settings is None:
+        return None
+    if settings.provider == "model2vec":
+        from .local import Model2VecEmbedder
+
+        return Model2VecEmbedder(settings)
+    from .embedder import HttpEmbedder
+
+    return HttpEmbedder(settings)
+
+
+__all__ = [
+    "PROVIDERS",
+    "AnthropicSummarizer",
+    "EmbeddingSettings",
+    "SettingsError",
+    "embedder_from_config",
+    "embedding_settings",
+    "summarizer_from_config",
+]

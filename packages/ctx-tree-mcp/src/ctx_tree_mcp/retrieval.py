@@ -1,0 +1,113 @@
+"""Semantic and hybrid retrieval for ``ctx_tree_search`` (docs/search.md).
+
+* semantic: the query's vector (the configured provider) against the stored vectors of the
+  same model, filtered like keyword search.
+* hybrid: Reciprocal Rank Fusion of the BM25 ranking and the vector ranking, each
+  ``search.candidates`` long: ``score(node) = sum(1 / (search.rrfK + rank))`` over the
+  rankings that hold the node (ranks from 1).
+
+Nothing here fails the call for a provider problem: no provider, an unreachable or slow one,
+vectors of the wrong length, or sqlite-vec missing give keyword results and a one-line note.
+Only a store holding another model's vectors refuses (``MixedModels``), since its vectors
+cannot be compared with the query's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Filters, Node
+
+    from .app import App
+
+REEMBED_COMMAND = "ctx-tree reembed"
+MIXED_ERROR = (
+    "the store holds vectors of model {other!r} but the configured model is {model!r}; run "
+    "`" + REEMBED_COMMAND + "` to re-embed every node with {model!r} (resumable), or configure "
+    "{other!r} again; keyword search works meanwhile (mode='keyword')"
+)
+NO_PROVIDER = (
+    "no embedding provider is configured (embedding.provider or CTX_TREE_EMBEDDING_PROVIDER; "
+    "see docs/search.md): keyword results"
+)
+
+
+class MixedModels(ValueError):
+    """The store's vectors are of another model; the message names ``ctx-tree reembed``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    node: Node
+    score: float
+    snippet: str
+    matched_all: bool = True  # a keyword hit holding only some of the query's words: False
+
+
+def rrf(rankings: Sequence[Sequence[str]], k: int) -> list[tuple[str, float]]:
+    """Reciprocal Rank Fusion: ``[(id, score)]`` best first; ties keep first-seen order."""
+    scores: dict[str, float] = {}
+    for ranking in rankings:
+        for rank, node_id in enumerate(ranking, 1):
+            scores[node_id] = scores.get(node_id, 0.0) + 1.0 / (k + rank)
+    return sorted(scores.items(), key=lambda item: -item[1])
+
+
+def _opening(node: Node) -> str:
+    return " ".join(node.content[:400].split())
+
+
+def search(
+    app: App, query: str, mode: str, limit: int, filters: Filters
+) -> tuple[list[Hit], list[str]]:
+    """``(hits, notes)`` for ``mode`` ``semantic`` or ``hybrid``. Raises :class:`MixedModels`."""
+    from ctx_tree_store import DimensionMismatch, VectorUnavailable
+    from ctx_tree_walkers import ProviderUnavailable
+
+    store = app.store
+    embedder, problem = app.embedder()
+    notes: list[str] = []
+    vector_hits = None
+    if embedder is None:
+        notes.append(problem or NO_PROVIDER)
+    else:
+        other = store.other_vector_model(embedder.model)
+        if other is not None:
+            raise MixedModels(MIXED_ERROR.format(other=other, model=embedder.model))
+        pool = (
+            limit if mode == "semantic" else max(limit, int(app.config.get("search", "candidates")))
+        )
+        try:
+            qv = embedder.embed_query(query)
+            vector_hits = store.vector_search(embedder.model, qv, min(pool, 200), filters)
+        except ProviderUnavailable as exc:
+            notes.append(f"embedding provider unavailable ({exc}): keyword results")
+        except DimensionMismatch as exc:
+            notes.append(f"{exc}; run `{REEMBED_COMMAND}`: keyword results")
+        except VectorUnavailable as exc:
+            notes.append(f"{exc}: keyword results")
+        if vector_hits is not None:
+            behind = store.vector_backlog(embedder.model)
+            if behind:
+                notes.append(
+                    f"about {behind} nodes are not embedded yet (the embedding walker is catching "
+                    f"up; `{REEMBED_COMMAND}` does it now)"
+                )
+    if vector_hits is None:  # the fallback: keyword results
+        hits = store.search(query, limit, filters)
+        return [Hit(h.node, h.score, h.snippet, h.matched_all) for h in hits], notes
+    if mode == "semantic":
+        return [Hit(h.node, h.similarity, _opening(h.node)) for h in vector_hits[:limit]], notes
+    pool = min(max(limit, int(app.config.get("search", "candidates"))), 200)
+    keyword_hits = store.search(query, pool, filters)
+    nodes = {h.node.id: Hit(h.node, h.score, h.snippet, h.matched_all) for h in keyword_hits}
+    for h in vector_hits:
+        nodes.setdefault(h.node.id, Hit(h.node, h.similarity, _opening(h.node)))
+    fused = rrf(
+        [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits]],
+        int(app.config.get("search", "rrfK")),
+    )
+    return [Hit(nodes[i].node, score, nodes[i].snippet) for i, score in fused[:limit]], notes

@@ -1,0 +1,203 @@
+"""The embedding, dedupe and summarizer walkers with the real HTTP providers and fake servers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.maintenance import walk
+from ctx_tree_mcp.providers import summarizer_from_config
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.search import search
+from ctx_tree_schema import EdgeKind, NodeKind, NodeStatus
+from ctx_tree_store import NewNode
+from ctx_tree_walkers import run_once, tokens_used
+from mcp_fakes import fake_server
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("CTX_TREE_EMBEDDING_PROVIDER", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+def make_app(tmp_path: Path, config: dict) -> App:
+    root = tmp_path / "proj"
+    (root / ".ctx-tree").mkdir(parents=True, exist_ok=True)
+    (root / ".ctx-tree" / "config.json").write_text(json.dumps(config))
+    return App(root, home=tmp_path / "home")
+
+
+def walker_line(report: str, name: str) -> str:
+    return next(line for line in report.splitlines() if line.startswith(name + ":"))
+
+
+def test_embedding_walker_embeds_new_nodes_and_reports_it(tmp_path: Path):
+    with fake_server() as fake:
+        app = make_app(tmp_path, {"embedding": {"provider": "ollama", "baseUrl": fake.url}})
+        try:
+            for i in range(5):
+                note(app, f"note number {i} about caching layers")
+            line = walker_line(walk(app, "embedding"), "embedding")
+            assert "5 nodes embedded with nomic-embed-text in 1 batches" in line
+            assert walker_line(walk(app, "embedding"), "embedding").startswith(
+                "embedding: 0 nodes embedded"
+            )
+            fake.behaviour["status"] = 503
+            note(app, "one more note")
+            line = walker_line(walk(app, "embedding"), "embedding")
+            assert "provider failed" in line and "HTTP 503" in line and "retried next tick" in line
+        finally:
+            app.close()
+
+
+def test_dedupe_supersedes_near_duplicates_and_search_shows_one(tmp_path: Path):
+    with fake_server() as fake:
+        app = make_app(
+            tmp_path,
+            {
+                "embedding": {"provider": "ollama", "baseUrl": fake.url},
+                "walkers": {"dedupeThreshold": 0.97},
+            },
+        )
+        try:
+            note(app, "The deploy failed because the disk was full on the build host.")
+            note(app, "The deploy failed because the disk was full on the build host!")
+            note(app, "Unrelated: the linter wants trailing commas.")
+            walk(app, "embedding")
+            line = walker_line(walk(app, "dedupe"), "dedupe")
+            assert line == "dedupe: checked 3 nodes: 1 near-duplicates superseded in 1 groups"
+            notes = [n for n in app.store.recent(10) if n.kind is NodeKind.NOTE]
+            assert len(notes) == 2  # live ones only
+            everything = app.store.recent(10, filters=None, kind=NodeKind.NOTE)
+            assert len(everything) == 2
+            hits = search(app, "deploy disk full", mode="keyword")
+            assert "1 hits" in hits and hits.count("node_id=") == 1
+            superseded = [
+                n
+                for n in app.store.get_many(
+                    [r[0] for r in app.store.con.execute("SELECT id FROM nodes")]
+                ).values()
+                if n.status is NodeStatus.SUPERSEDED
+            ]
+            assert len(superseded) == 1
+            kept = app.store.adjacent(superseded[0].id, [EdgeKind.SUPERSEDES], "in", spine=False)
+            assert kept and kept[0][0] > superseded[0].id  # the newer one stays live
+            assert walker_line(walk(app, "dedupe"), "dedupe").startswith("dedupe: checked 0 nodes")
+        finally:
+            app.close()
+
+
+def subtree(app: App, children: int) -> str:
+    [root] = app.store.insert([NewNode(NodeKind.NOTE, "root of a big subtree")])
+    app.store.insert(
+        [
+            NewNode(NodeKind.NOTE, f"child {i}: a finding about module {i}", parent_id=root)
+            for i in range(children)
+        ]
+    )
+    return root
+
+
+def test_summarizer_request_shape_summary_node_and_edges(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    with fake_server() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        app = make_app(
+            tmp_path,
+            {"walkers": {"summarizerSubtreeThreshold": 3}, "summarizerModel": "claude-haiku-4-5"},
+        )
+        try:
+            root = subtree(app, 4)
+            line = walker_line(walk(app, "summarizer"), "summarizer")
+            assert line.startswith(
+                "summarizer: 1 summaries written (0 replacing older ones) of 1 subtrees"
+            )
+            assert "150 tokens" in line
+            [req] = fake.requests
+            assert req["path"] == "/v1/messages"
+            assert req["headers"]["x-api-key"] == "sk-ant-test"
+            assert req["headers"]["anthropic-version"] == "2023-06-01"
+            body = req["body"]
+            assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 400
+            assert body["messages"][0]["role"] == "user"
+            assert "child 3: a finding about module 3" in body["messages"][0]["content"]
+            [summary] = [c for c in app.store.children(root) if c.kind is NodeKind.SUMMARY]
+            assert summary.content == "A summary of the material."
+            assert summary.metadata["model"] == "claude-haiku-4-5"
+            assert summary.metadata["covers"] == 4
+            edges = app.store.adjacent(summary.id, [EdgeKind.SUMMARIZES], "out", spine=False)
+            assert len(edges) == 4
+            # Nothing new: no second call.
+            walk(app, "summarizer")
+            assert len(fake.requests) == 1
+        finally:
+            app.close()
+
+
+def test_summarizer_daily_cap_and_rate_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    with fake_server() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        app = make_app(
+            tmp_path,
+            {
+                "walkers": {"summarizerSubtreeThreshold": 2},
+                "summarizer": {"dailyTokenCap": 100, "requestsPerMinute": 5},
+            },
+        )
+        try:
+            for _ in range(3):
+                subtree(app, 2)
+            provider = summarizer_from_config(app.config)
+            now = 1_800_000_000_000
+            out = run_once(app.store, app.config, "summarizer", now_ms=now, summarizer=provider)
+            # The first call spends 150 tokens (> cap 100): the next one is refused.
+            assert out["summarizer"].startswith("1 summaries written")
+            assert "daily token cap reached (100 tokens on 2027-01-15)" in out["summarizer"]
+            assert tokens_used(app.store, now) == 150 and len(fake.requests) == 1
+            next_day = now + 86_400_000
+            app2 = make_app(
+                tmp_path,
+                {
+                    "walkers": {"summarizerSubtreeThreshold": 2},
+                    "summarizer": {"dailyTokenCap": 10_000, "requestsPerMinute": 1},
+                },
+            )
+            try:
+                out = run_once(
+                    app2.store, app2.config, "summarizer", now_ms=next_day, summarizer=provider
+                )
+                assert out["summarizer"].startswith("1 summaries written")
+                assert "rate limit reached (1 requests a minute)" in out["summarizer"]
+                out = run_once(
+                    app2.store,
+                    app2.config,
+                    "summarizer",
+                    now_ms=next_day + 61_000,
+                    summarizer=provider,
+                )
+                assert out["summarizer"].startswith("1 summaries written")
+                assert len(fake.requests) == 3
+            finally:
+                app2.close()
+            provider.close()
+        finally:
+            app.close()
+
+
+def test_summarizer_is_off_without_a_key(tmp_path: Path):
+    app = make_app(tmp_path, {"walkers": {"summarizerSubtreeThreshold": 2}})
+    try:
+        subtree(app, 3)
+        assert summarizer_from_config(app.config) is None
+        assert (
+            walker_line(walk(app, "summarizer"), "summarizer")
+            == "summarizer: off (no ANTHROPIC_API_KEY)"
+        )
+    finally:
+        app.close()

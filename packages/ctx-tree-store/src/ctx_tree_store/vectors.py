@@ -1,0 +1,231 @@
+"""Vectors in the store: one float32 embedding per node and model (see docs/search.md).
+
+``nodes_vec`` holds the vector (little-endian float32, keyed by ``nodes.rowid``, with the model
+name and the content hash it was computed from); ``nodes_vec_bits`` holds its sign bits. A
+nearest-neighbour query scans the bits first (Hamming distance, a dense table of 48 bytes a row
+at 384 dimensions) for :data:`CANDIDATES_MIN` or more candidates, then ranks those by exact
+cosine distance with the filters applied. A store with fewer vectors than that is ranked
+exactly. Vectors leave with their node (deleted or pruned) through the DDL's triggers.
+
+The sqlite-vec extension (its PyPI wheel ships the loadable library) is loaded into the
+connection on the first vector call, so keyword-only use never pays for it; where it cannot
+be loaded the vector calls raise :class:`VectorUnavailable` and keyword search is unaffected.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ctx_tree_schema import Filters, Node
+
+from . import _sql
+from ._errors import StoreError
+
+if TYPE_CHECKING:
+    from .store import Store
+
+#: Candidates taken from the sign-bit scan before exact ranking (at least; 20 x limit if more).
+CANDIDATES_MIN = 400
+
+
+class VectorUnavailable(StoreError, RuntimeError):
+    """The sqlite-vec extension cannot be loaded here (message says why); keyword search works."""
+
+
+class DimensionMismatch(StoreError, ValueError):
+    """A vector's length differs from the vectors already stored for that model."""
+
+
+@dataclass(frozen=True, slots=True)
+class VectorHit:
+    """A node and its cosine similarity to the query (1.0 = same direction)."""
+
+    node: Node
+    similarity: float
+
+
+def pack(vector: Sequence[float]) -> bytes:
+    """A vector as sqlite-vec's float32 blob."""
+    from sqlite_vec import serialize_float32
+
+    return serialize_float32(list(vector))
+
+
+def unpack(blob: bytes) -> list[float]:
+    """The inverse of :func:`pack`."""
+    import struct
+
+    return list(struct.unpack(f"<{len(blob) // 4}f", blob))
+
+
+def sign_bits(vector: Sequence[float]) -> bytes:
+    """One bit per dimension (1 when positive), packed 8 a byte, zero-padded: the scan key."""
+    out = bytearray((len(vector) + 7) // 8)
+    for i, x in enumerate(vector):
+        if x > 0:
+            out[i >> 3] |= 1 << (i & 7)
+    return bytes(out)
+
+
+def ensure_loaded(store: Store) -> None:
+    """Load sqlite-vec into the store's connection once. Raises :class:`VectorUnavailable`."""
+    if store._vec_error is not None:
+        raise VectorUnavailable(store._vec_error)
+    if store._vec_loaded:
+        return
+    with store._lock:
+        try:
+            import sqlite_vec
+
+            store.con.enable_load_extension(True)
+            try:
+                store.con.load_extension(sqlite_vec.loadable_path())
+            finally:
+                store.con.enable_load_extension(False)
+        except Exception as exc:  # ImportError, apsw.ExtensionLoadingError, OSError
+            store._vec_error = f"sqlite-vec cannot be loaded: {type(exc).__name__}: {exc}"
+            raise VectorUnavailable(store._vec_error) from None
+        store._vec_loaded = True
+
+
+def models(store: Store) -> dict[str, int]:
+    """``{model: vectors stored}``."""
+    return dict(store._query(_sql.VEC_MODELS))
+
+
+def other_model(store: Store, model: str) -> str | None:
+    """A model other than ``model`` that the store holds vectors of, or None (an index probe)."""
+    rows = store._query(_sql.VEC_OTHER_MODEL, (model,))
+    return rows[0][0] if rows else None
+
+
+def dimensions(store: Store, model: str) -> int | None:
+    """Length of the vectors stored for ``model``, or None when there are none."""
+    rows = store._query(_sql.VEC_DIMENSIONS, (model,))
+    return int(rows[0][0]) if rows else None
+
+
+def backlog(store: Store, model: str) -> int:
+    """About how many live and pending nodes have no vector of ``model`` yet (two index counts:
+    vectors of stale or superseded nodes make it an underestimate)."""
+    eligible = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
+    have = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
+    return max(0, eligible - have)
+
+
+def missing(
+    store: Store, model: str, limit: int = 32, after_rowid: int = 0
+) -> list[tuple[int, Node]]:
+    """``(rowid, node)`` of live and pending nodes (not sessions, not empty) with no vector of
+    ``model`` for their current content, oldest first, rowid greater than ``after_rowid``."""
+    from .store import _row_to_node
+
+    rows = store._query(_sql.VEC_MISSING, (after_rowid, model, limit))
+    return [(r[0], _row_to_node(r[1:])) for r in rows]
+
+
+def put(
+    store: Store, model: str, items: Sequence[tuple[str, str, Sequence[float]]], *, at: int
+) -> int:
+    """Store ``(node_id, content_hash, vector)`` for ``model`` in one transaction; returns how
+    many were written. A node that is gone, pruned or whose content changed since (another
+    hash) is skipped. Raises :class:`DimensionMismatch` when a vector's length differs from
+    the model's stored vectors (nothing is written then), :class:`VectorUnavailable`."""
+    ensure_loaded(store)
+    written = 0
+    with store.transaction() as con:
+        want = dimensions(store, model)
+        for node_id, digest, vector in items:
+            if want is None:
+                want = len(vector)
+            if len(vector) != want or not vector:
+                raise DimensionMismatch(
+                    f"{model}: got a vector of {len(vector)} dimensions, the store holds {want}"
+                )
+            row = con.execute(_sql.VEC_NODE_STATE, (node_id,)).fetchall()
+            if not row or row[0][1] != digest:
+                continue
+            blob = pack(vector)
+            con.execute(_sql.VEC_PUT, (row[0][0], model, digest, blob, at))
+            con.execute(_sql.VEC_PUT_BITS, (row[0][0], model, sign_bits(vector)))
+            written += 1
+    return written
+
+
+def vector_of(store: Store, node_id: str, model: str) -> list[float] | None:
+    """The stored vector of ``node_id`` for ``model``, or None."""
+    rows = store._query(_sql.VEC_OF_NODE, (node_id, model))
+    return unpack(rows[0][0]) if rows else None
+
+
+def nearest(
+    store: Store,
+    model: str,
+    query: Sequence[float],
+    limit: int = 10,
+    filters: Filters | None = None,
+    *,
+    candidates: int = CANDIDATES_MIN,
+) -> list[VectorHit]:
+    """The ``limit`` nodes whose ``model`` vectors are nearest to ``query`` (cosine), filtered
+    like :meth:`Store.search` (live and pending by default). Raises :class:`VectorUnavailable`
+    and :class:`DimensionMismatch` (query length differs from the stored vectors)."""
+    from .store import _row_to_node
+
+    ensure_loaded(store)
+    want = dimensions(store, model)
+    if want is None:
+        return []
+    if len(query) != want:
+        raise DimensionMismatch(
+            f"{model}: the query vector has {len(query)} dimensions, the store holds {want}"
+        )
+    limit = max(1, min(int(limit), 200))
+    where, args = store._filter_sql(filters, "n")
+    blob = pack(query)
+    take = max(candidates, 20 * limit)
+    with store._lock:
+        bits = sign_bits(query)
+        ids = [r[0] for r in store.con.execute(_sql.VEC_BITS_NEAREST, (model, bits, take))]
+        hits = _rerank(store, model, blob, ids, where, args, limit)
+        if len(hits) < limit and len(ids) == take:
+            # The filters removed most candidates: take them from the filtered rows instead.
+            sql = _sql.VEC_BITS_NEAREST_FILTERED.format(where=where)
+            ids = [r[0] for r in store.con.execute(sql, [model, *args, bits, take])]
+            hits = _rerank(store, model, blob, ids, where, args, limit)
+    return [VectorHit(_row_to_node(r[1:]), 1.0 - float(r[0])) for r in hits]
+
+
+def _rerank(
+    store: Store, model: str, blob: bytes, ids: list[int], where: str, args: list[Any], limit: int
+) -> list[tuple]:
+    if not ids:
+        return []
+    sql = _sql.VEC_RERANK.format(marks=",".join("?" * len(ids)), where=where)
+    return store.con.execute(sql, [blob, model, *ids, *args, limit]).fetchall()
+
+
+def live_after(
+    store: Store, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
+) -> list[tuple[int, Node]]:
+    """``(rowid, node)`` of live nodes holding a ``model`` vector, rowid after ``after_rowid``,
+    oldest first; only ``kinds`` when given (the dedupe walker's cursor walk)."""
+    from .store import _row_to_node
+
+    where, args = "", []
+    if kinds:
+        where = f" AND n.kind IN ({','.join('?' * len(kinds))})"
+        args = list(kinds)
+    sql = _sql.VEC_AFTER.format(where=where)
+    rows = store._query(sql, [model, after_rowid, *args, limit])
+    return [(r[0], _row_to_node(r[1:])) for r in rows]
+
+
+def drop_other_models(store: Store, model: str) -> int:
+    """Delete every vector not of ``model`` (after a re-embed); returns how many."""
+    with store.transaction() as con:
+        con.execute(_sql.VEC_DELETE_OTHER_BITS, (model,))
+        con.execute(_sql.VEC_DELETE_OTHER_MODELS, (model,))
+        return con.changes()
