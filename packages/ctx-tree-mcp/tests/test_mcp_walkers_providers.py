@@ -74,7 +74,7 @@ def test_dedupe_supersedes_near_duplicates_and_search_shows_one(tmp_path: Path):
             everything = app.store.recent(10, filters=None, kind=NodeKind.NOTE)
             assert len(everything) == 2
             hits = search(app, "deploy disk full", mode="keyword")
-            assert "1 hits" in hits and hits.count("node_id=") == 1
+            assert "1 hit," in hits and hits.count("node_id=") == 1
             superseded = [
                 n
                 for n in app.store.get_many(
