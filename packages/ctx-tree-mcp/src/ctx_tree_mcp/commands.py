@@ -35,8 +35,12 @@ class Command:
 
 
 @contextmanager
-def open_app(args: argparse.Namespace) -> Iterator[App]:
+def open_app(args: argparse.Namespace, *, check_config: bool = True) -> Iterator[App]:
     """The :class:`App` for ``--root`` (else ``$CLAUDE_PROJECT_DIR``, else the cwd), closed after.
+
+    With ``check_config`` (every verb but a diagnosis) the configuration is loaded first, so
+    every verb reports a bad file the same way (``ConfigError``, exit 2), and unknown keys are
+    reported as one line on stderr.
 
     Raises ``ToolInputError`` (``--root``) when the root is not a directory.
     """
@@ -48,10 +52,21 @@ def open_app(args: argparse.Namespace) -> Iterator[App]:
             "--root", f"{root} is not a directory; give the project's root directory"
         )
     app = App(root, session="cli")
+    if check_config:
+        report_unknown_keys(app)
     try:
         yield app
     finally:
         app.close()
+
+
+def report_unknown_keys(app: App) -> None:
+    """Load ``app.config`` (raising ``ConfigError`` for a bad file) and print its unknown
+    keys, if any, as one line on stderr."""
+    import sys
+
+    if note := app.config.unknown_summary():
+        print(f"ctx-tree: {note}", file=sys.stderr)
 
 
 def _walk(args: argparse.Namespace) -> str:

@@ -26,8 +26,26 @@ def where(node: Node) -> str:
     if node.kind.value == "note":
         return f"note {meta.get('title') or ''}".rstrip()
     if node.kind.value == "session":
-        return f"session {meta.get('session_id', '')} started_at={meta.get('started_at', 0)}"
+        import time
+
+        started = when(int(meta.get("started_at", 0)), time.time_ns() // 1_000_000)
+        return f"session {meta.get('session_id', '')} started {started}"
     return node.source_uri or ""
+
+
+def when(epoch_ms: int, now_ms: int) -> str:
+    """``2026-11-30T09:10:11Z (3 min ago)``: an epoch-ms time as ISO 8601 UTC and its age."""
+    import datetime
+
+    stamp = datetime.datetime.fromtimestamp(epoch_ms / 1000, datetime.UTC)
+    age = max(0, now_ms - epoch_ms) // 1000
+    for unit, seconds in (("d", 86_400), ("h", 3_600), ("min", 60)):
+        if age >= seconds:
+            ago = f"{age // seconds} {unit} ago"
+            break
+    else:
+        ago = f"{age} s ago"
+    return f"{stamp:%Y-%m-%dT%H:%M:%SZ} ({ago})"
 
 
 def line(node: Node, extra: str = "") -> str:

@@ -106,14 +106,15 @@ def fitted_answer(
     budget: int,
     make_body: Callable[[int], tuple[str, Any]],
     make_manifest: Callable[[Any], Manifest],
-    source_tokens: int,
+    source_tokens: int | Callable[[], int],
     what: str,
     reserve: int = 120,
 ) -> str:
     """Answer whose body was built for the room the manifest really leaves.
 
     ``make_body(room_tokens) -> (body, state)`` builds the content within ``room_tokens``;
-    ``make_manifest(state)`` describes it (so pointers like ``next`` are exact). The first
+    ``make_manifest(state)`` describes it (so pointers like ``next`` are exact);
+    ``source_tokens`` may be a callable read after the last ``make_manifest``. The first
     try leaves ``reserve`` tokens (at most half the budget) for the manifest; the body is then
     rebuilt for the room the manifest really leaves: less when it is larger, more when it is
     smaller. The manifest's optional lines are dropped when they would cost more than a
@@ -139,7 +140,8 @@ def fitted_answer(
         room = wanted if fits else min(room - 4, wanted - 4)
     if chosen is None:
         chosen = (body, manifest)
-    return finish(chosen[0], chosen[1], budget, source_tokens, what)
+    whole = source_tokens() if callable(source_tokens) else source_tokens
+    return finish(chosen[0], chosen[1], budget, whole, what)
 
 
 #: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).

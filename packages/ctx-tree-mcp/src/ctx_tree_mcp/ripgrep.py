@@ -14,6 +14,7 @@ backreferences raises :class:`NeedsBacktracking`: the caller searches with
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -190,9 +191,18 @@ _LINE = re.compile(rb"^([^\x00\n]*)\x00(\d+)([:-])([^\n]*)$", re.M)
 
 
 def _parse_block(
-    block: bytes, result: GrepResult, keep_bytes: int, excerpt: Callable[[str], str]
+    block: bytes,
+    result: GrepResult,
+    keep_bytes: int,
+    excerpt: Callable[[str], str],
+    max_matches: int | None = None,
 ) -> None:
+    """Add rg's output lines in ``block`` to ``result``; stops before match ``max_matches + 1``
+    (so the count never passes the cap, even inside one read)."""
     for path_b, num, kind, text_b in _LINE.findall(block):
+        if kind == b":" and max_matches is not None and result.match_count >= max_matches:
+            result.capped = True
+            return
         path = path_b.decode("utf-8", "replace")
         if path.startswith("./"):
             path = path[2:]
@@ -256,20 +266,20 @@ async def run_rg(
             block = pending + block
             end = block.rfind(b"\n") + 1
             pending = block[end:]
-            _parse_block(block[:end], result, keep_bytes, cut)
-            if result.match_count >= max_matches:
-                result.capped = True
+            _parse_block(block[:end], result, keep_bytes, cut, max_matches)
+            if result.capped:
                 return
         if pending:
-            _parse_block(pending, result, keep_bytes, cut)
+            _parse_block(pending, result, keep_bytes, cut, max_matches)
 
     try:
         try:
             await asyncio.wait_for(consume(), timeout=timeout_s)
         except TimeoutError:
             result.timed_out = True
-        if result.capped or result.timed_out:
-            proc.kill()
+        if (result.capped or result.timed_out) and proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):  # rg may have exited meanwhile
+                proc.kill()
             await _drain(proc)
         stderr = await proc.stderr.read() if proc.stderr else b""
         code = await proc.wait()

@@ -104,10 +104,12 @@ def serve(root: str | None = None) -> int:
 
     app = App(project_root(root))
     try:
-        app.config
+        config = app.config
     except ConfigError as exc:
         print(f"ctx-tree: configuration error: {exc}", file=sys.stderr)
         return 2
+    if note := config.unknown_summary():
+        log.warning("%s", note)
     server = build_server(app)
     try:
         anyio_run_stdio(server)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 import json
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,7 +68,8 @@ class ConfigError(SchemaError, ValueError):
 
 
 class ConfigWarning(UserWarning):
-    """An unknown config key (ignored)."""
+    """An unknown config key (ignored). Kept for callers that filter it; unknown keys are now
+    listed in :attr:`Config.unknown` instead of being warned about."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +81,20 @@ class Config:
     """
 
     data: dict[str, Any]
+    #: ``"<file>: unknown key <dotted.key> (ignored)"`` for each unknown key, in file order.
+    unknown: tuple[str, ...] = ()
+
+    def unknown_summary(self) -> str:
+        """The unknown keys as one line (``""`` when there are none), e.g.
+        ``"/p/.ctx-tree/config.json: unknown keys capture.maxByte, colour (ignored)"``."""
+        by_file: dict[str, list[str]] = {}
+        for note in self.unknown:
+            source, _, rest = note.rpartition(": unknown key ")
+            by_file.setdefault(source, []).append(rest.removesuffix(" (ignored)"))
+        return "; ".join(
+            f"{source}: unknown key{'s' if len(keys) > 1 else ''} {', '.join(keys)} (ignored)"
+            for source, keys in by_file.items()
+        )
 
     def get(self, section: str, key: str | None = None) -> Any:
         """``config.get("capture", "maxBytes")`` → 100000. Raises KeyError for an unknown key."""
@@ -94,7 +108,7 @@ def _type_name(value: Any) -> str:
     )
 
 
-def _check(value: Any, default: Any, where: str, source: str) -> Any:
+def _check(value: Any, default: Any, where: str, source: str, unknown: list[str]) -> Any:
     if isinstance(default, dict):
         if not isinstance(value, dict):
             raise ConfigError(
@@ -103,11 +117,9 @@ def _check(value: Any, default: Any, where: str, source: str) -> Any:
         out = copy.deepcopy(default)
         for key, sub in value.items():
             if key not in default:
-                warnings.warn(
-                    f"{source}: unknown key {where}.{key} (ignored)", ConfigWarning, stacklevel=4
-                )
+                unknown.append(f"{source}: unknown key {where}.{key} (ignored)")
                 continue
-            out[key] = _check(sub, default[key], f"{where}.{key}", source)
+            out[key] = _check(sub, default[key], f"{where}.{key}", source, unknown)
         return out
     if isinstance(default, bool):
         ok = isinstance(value, bool)
@@ -128,18 +140,20 @@ def _check(value: Any, default: Any, where: str, source: str) -> Any:
 def merge_config(*layers: tuple[str, dict[str, Any]]) -> Config:
     """Merge ``(source_name, mapping)`` layers over :data:`DEFAULTS`, later wins per top-level key.
 
-    Raises :class:`ConfigError` for a wrong type; warns :class:`ConfigWarning` for unknown keys.
+    Raises :class:`ConfigError` for a wrong type; unknown keys are ignored and listed in
+    :attr:`Config.unknown` (callers report them, e.g. as one line on stderr).
     """
     data = copy.deepcopy(DEFAULTS)
+    unknown: list[str] = []
     for source, layer in layers:
         if not isinstance(layer, dict):
             raise ConfigError(f"{source}: expected a JSON object at the top level")
         for key, value in layer.items():
             if key not in DEFAULTS:
-                warnings.warn(f"{source}: unknown key {key} (ignored)", ConfigWarning, stacklevel=2)
+                unknown.append(f"{source}: unknown key {key} (ignored)")
                 continue
-            data[key] = _check(value, DEFAULTS[key], key, source)
-    return Config(data)
+            data[key] = _check(value, DEFAULTS[key], key, source, unknown)
+    return Config(data, tuple(unknown))
 
 
 def read_config_file(path: Path) -> dict[str, Any] | None:

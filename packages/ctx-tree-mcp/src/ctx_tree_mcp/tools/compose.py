@@ -14,7 +14,7 @@ from pydantic import Field
 
 from ..budget import check_budget, check_int, estimate_tokens, fit_lines
 from ..errors import ToolInputError
-from ..render import Manifest, finish, number_lines
+from ..render import Manifest, call, fitted_answer, number_lines
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, ToolSpec
 
@@ -67,9 +67,11 @@ def plan(
     depth: int = 2,
     weights: dict[str, Any] | None = None,
     include_stale: bool = False,
+    room: int | None = None,
 ) -> tuple[Any, int]:
     """Validate the arguments and plan a compose without rendering or counting anything (the
-    inspector's preview uses it too): returns ``(ComposePlan, budget)``. Raises
+    inspector's preview uses it too): returns ``(ComposePlan, budget)``. The plan packs
+    ``room`` tokens (default: the budget less 160 for the manifest). Raises
     ``ToolInputError`` for no or unknown seeds, a depth outside 0..5, bad weights or budget."""
     from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
@@ -110,7 +112,7 @@ def plan(
         return plan_compose(
             graph,
             seed_ids,
-            budget_tokens=max(1, budget - 160),
+            budget_tokens=max(1, budget - 160 if room is None else room),
             depth=depth,
             query=query or None,
             weights=w,
@@ -135,46 +137,117 @@ def compose(
     weights: dict[str, Any] | None = None,
     include_stale: bool = False,
 ) -> str:
-    """Handle ``ctx_tree_compose`` (arguments and errors as :func:`plan`)."""
-    from ctx_tree_compose import render_manifest
-
-    packed, budget = plan(app, seed_ids, query, budget_tokens, depth, weights, include_stale)
-    depth = int(depth)
+    """Handle ``ctx_tree_compose`` (arguments and errors as :func:`plan`). The plan is made
+    for the room the manifest leaves (``render.fitted_answer``), so small budgets still get
+    content and a ``next``."""
+    budget = check_budget(budget_tokens)
+    depth = check_int(depth, "depth", 0, 5)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
     nodes: dict[str, Any] = {}
-    chosen = [i.id for i in packed.included] + ([packed.truncated.id] if packed.truncated else [])
-    nodes.update(app.store.get_many(chosen))
-    withheld = [nid for nid in chosen if app.hidden(nodes.get(nid))]
-    parts: list[str] = []
-    for inc in packed.included:
-        if inc.id in withheld:
-            continue
-        node = nodes[inc.id]
-        if node.kind.value == "session" and not node.content:
-            continue  # an empty spine root: its id is in the manifest, a header would be noise
-        parts.append(_header(node) + _body(node, node.content))
-    if packed.truncated and packed.truncated.id not in withheld:
-        node = nodes[packed.truncated.id]
-        head = _header(node)
-        body, _ = fit_lines(
-            _body(node, node.content), max(0, packed.truncated.kept_tokens - estimate_tokens(head))
+
+    def body(room: int) -> tuple[str, Any]:
+        packed = plan(
+            app, seed_ids, query, budget_tokens, depth, weights, include_stale, room=room
+        )[0]
+        chosen = [i.id for i in packed.included]
+        chosen += [packed.truncated.id] if packed.truncated else []
+        dropped = [d.id for d in packed.dropped if d.reason == "budget"][:MAX_DROPPED_LABELLED]
+        nodes.update(app.store.get_many([i for i in (*chosen, *dropped) if i not in nodes]))
+        withheld = [nid for nid in chosen if app.hidden(nodes.get(nid))]
+        parts: list[str] = []
+        for inc in packed.included:
+            if inc.id in withheld:
+                continue
+            node = nodes[inc.id]
+            if node.kind.value == "session" and not node.content:
+                continue  # an empty spine root: its id is in the manifest, a header would be noise
+            parts.append(_header(node) + _body(node, node.content))
+        if packed.truncated and packed.truncated.id not in withheld:
+            node = nodes[packed.truncated.id]
+            head = _header(node)
+            text, _ = fit_lines(
+                _body(node, node.content),
+                max(0, packed.truncated.kept_tokens - estimate_tokens(head)),
+            )
+            parts.append(head + text + "[…truncated]\n")
+        return "".join(parts), (packed, withheld)
+
+    total = 0
+
+    def manifest(state: Any) -> Manifest:
+        nonlocal total
+        packed, withheld = state
+        total = (
+            sum(i.tokens for i in packed.included)
+            + sum(d.tokens for d in packed.dropped)
+            + (packed.truncated.total_tokens if packed.truncated else 0)
         )
-        parts.append(head + body + "[…truncated]\n")
-    manifest = Manifest(f"compose from {len(seed_ids)} seed(s), depth {depth}")
-    if withheld:
-        manifest.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
-    manifest.lines.extend(
-        line for line in render_manifest(packed, max_dropped=12).splitlines() if line.strip()
-    )
-    total = (
-        sum(i.tokens for i in packed.included)
-        + sum(d.tokens for d in packed.dropped)
-        + (packed.truncated.total_tokens if packed.truncated else 0)
-    )
-    text = finish("".join(parts), manifest, budget, total, "candidates")
+        return _manifest(packed, withheld, nodes, seed_ids, depth)
+
+    text = fitted_answer(budget, body, manifest, lambda: total, "candidates", reserve=160)
     app.count("compose", tokens_served=estimate_tokens(text))
     return text
+
+
+MAX_DROPPED_LABELLED = 8
+
+
+def _label(node: Any, node_id: str) -> str:
+    from ..describe import where
+
+    return f"{where(node)} {node_id}" if node is not None else node_id
+
+
+def _manifest(
+    plan: Any,
+    withheld: list[str],
+    nodes: dict[str, Any],
+    seed_ids: list[str],
+    depth: int,
+) -> Manifest:
+    """The compose manifest: counts, then labelled included, truncated and dropped nodes, and
+    a ``next`` that reaches content this answer did not show."""
+    n_trunc = 0 if plan.truncated is None else 1
+    m = Manifest(
+        f"compose from {len(seed_ids)} seed(s), depth {depth}: {plan.used_tokens:,}/"
+        f"{plan.budget_tokens:,} tokens; {len(plan.included)} included, {n_trunc} truncated,"
+        f" {len(plan.dropped)} dropped" + ("; candidates capped" if plan.capped else "")
+    )
+    if withheld:
+        m.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
+    if plan.included:
+        m.add(
+            "included",
+            ", ".join(f"{i.id}({i.score:.2f}, {i.tokens}t)" for i in plan.included),
+            optional=True,
+        )
+    if plan.truncated is not None:
+        t = plan.truncated
+        m.add(
+            "truncated", f"{_label(nodes.get(t.id), t.id)} kept {t.kept_tokens}/{t.total_tokens}t"
+        )
+    budget_dropped = [d for d in plan.dropped if d.reason == "budget"]
+    if budget_dropped:
+        best = budget_dropped[0]
+        m.add(
+            "dropped", f"{_label(nodes.get(best.id), best.id)} ({best.score:.2f}, {best.tokens}t)"
+        )
+        rest = [
+            f"{_label(nodes.get(d.id), d.id)} ({d.score:.2f}, {d.tokens}t)"
+            for d in budget_dropped[1:MAX_DROPPED_LABELLED]
+        ]
+        more = len(plan.dropped) - min(len(budget_dropped), MAX_DROPPED_LABELLED)
+        m.add(
+            "also dropped",
+            "; ".join(rest) + (f" (+{more} more, e.g. by status or depth)" if more else ""),
+            optional=True,
+        )
+    if plan.truncated is not None and plan.truncated.id not in withheld:
+        m.add("next", call("ctx_tree_get", node_id=plan.truncated.id))
+    elif budget_dropped:
+        m.add("next", call("ctx_tree_get", node_id=budget_dropped[0].id))
+    return m
 
 
 SPEC = ToolSpec(

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
-from ..render import Manifest, call, finish
+from ..render import Manifest, call, fitted_answer
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, NodeId, ToolSpec
 
@@ -53,33 +53,59 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     content = node.content
     if offset > len(content):
         raise ToolInputError("offset", f"{offset} is past the end ({len(content)} characters)")
-    page, cut = fit_lines(content[offset:], max(1, budget - MANIFEST_RESERVE))
     first_line = content.count("\n", 0, offset) + 1
     lines = node.lines
-    label = where(node)
-    manifest = Manifest(f"node {node.id} · {node.kind.value} · {node.status.value} · {label}")
-    if lines and offset == 0:
-        manifest.add("lines", f"{lines[0]}-{lines[1]} of the source file")
-    manifest.add(
-        "page",
-        f"characters {offset}-{offset + len(page)} of {len(content)} (content line {first_line})",
-    )
-    if node.truncated:
-        manifest.add(
-            "note",
-            f"stored truncated at capture.maxBytes; the source had {node.original_bytes:,} bytes",
+    after = _after_chunk(app, node)
+
+    def body(room: int) -> tuple[str, tuple[str, bool]]:
+        page, cut = fit_lines(content[offset:], max(1, room))
+        return (page if page.endswith("\n") or not page else page + "\n"), (page, cut)
+
+    def manifest(state: tuple[str, bool]) -> Manifest:
+        page, cut = state
+        m = Manifest(f"node {node.id} · {node.kind.value} · {node.status.value} · {where(node)}")
+        if lines and offset == 0:
+            m.add("lines", f"{lines[0]}-{lines[1]} of the source file", optional=True)
+        m.add(
+            "page",
+            f"characters {offset}-{offset + len(page)} of {len(content)} (content line {first_line})",
         )
-    if cut:
-        manifest.add("next", call("ctx_tree_get", node_id=node.id, offset=offset + len(page)))
-    text = finish(
-        page if page.endswith("\n") or not page else page + "\n",
-        manifest,
-        budget,
-        estimate_tokens(content),
-        "node",
+        if node.truncated:
+            m.add(
+                "note",
+                f"stored truncated at capture.maxBytes; the source had {node.original_bytes:,} bytes",
+                optional=True,
+            )
+        if cut:
+            m.add("next", call("ctx_tree_get", node_id=node.id, offset=offset + len(page)))
+        elif after:
+            m.add("next", after)
+        return m
+
+    text = fitted_answer(
+        budget, body, manifest, estimate_tokens(content), "node", reserve=MANIFEST_RESERVE
     )
     app.count("get", tokens_served=estimate_tokens(text))
     return text
+
+
+def _after_chunk(app: App, node) -> str:
+    """For a file chunk that is not the file's end: the read of the lines after it."""
+    lines = node.lines
+    meta = node.metadata
+    if (
+        node.kind.value != "file_chunk"
+        or not lines
+        or meta.get("is_file_root")
+        or not node.parent_id
+    ):
+        return ""
+    root = app.store.get(node.parent_id)
+    total = int(root.metadata.get("total_lines", 0)) if root is not None else 0
+    rel = meta.get("relpath")
+    if not rel or lines[1] >= total:
+        return ""
+    return call("ctx_tree_read", path=rel, start_line=lines[1] + 1)
 
 
 SPEC = ToolSpec(

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
 from ..budget import check_int
 from ..errors import ToolInputError
+from ..render import call, plural
 from ..surface import tool_ref
 from .listing import render_listing
 from .spec import Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
     from ..app import App
+
+
+def now_ms() -> int:
+    import time
+
+    return time.time_ns() // 1_000_000
+
 
 NEIGHBORS_DESCRIPTION = (
     "Nodes linked to node_id (spine parent/children and edges) up to depth hops."
@@ -51,6 +59,11 @@ class RecentArgs(Input):
         str | None, Cli("one node kind, e.g. file_chunk, tool_output, note (data-model.md)")
     ] = None
     limit: Annotated[int, Field(ge=1, le=200), Cli("nodes listed", short="-n")] = 20
+    status: Annotated[
+        list[Literal["pending", "live", "stale", "superseded"]] | None,
+        Field(description="default: live only"),
+        Cli("only nodes in these statuses (repeatable); default live", flag="--status"),
+    ] = None
 
 
 def _node(app: App, node_id: str):
@@ -114,12 +127,20 @@ def path_to_root(app: App, node_id: str) -> str:
     return render_listing(f"path to root from {start.id}: {len(chain)} nodes", rows, "")
 
 
-def recent(app: App, since: int | None = None, kind: str | None = None, limit: int = 20) -> str:
-    """Handle ``ctx_tree_recent``: newest live nodes first, optionally since an epoch-ms time
-    and of one kind. Raises ``ToolInputError`` for a bad kind, time or limit."""
-    from ctx_tree_schema import Filters, NodeKind
+def recent(
+    app: App,
+    since: int | None = None,
+    kind: str | None = None,
+    limit: int = 20,
+    status: list[str] | None = None,
+) -> str:
+    """Handle ``ctx_tree_recent``: newest nodes first (live ones unless ``status`` lists
+    others), optionally since an epoch-ms time and of one kind; each with its creation time
+    as ISO 8601 UTC and how long ago. Raises ``ToolInputError`` for a bad kind, status, time
+    or limit."""
+    from ctx_tree_schema import Filters, NodeKind, NodeStatus
 
-    from ..describe import line
+    from ..describe import line, when
 
     limit = check_int(limit, "limit", 1, 200)
     if since is not None and (
@@ -133,11 +154,28 @@ def recent(app: App, since: int | None = None, kind: str | None = None, limit: i
             raise ToolInputError(
                 "kind", f"unknown kind {kind!r}; one of: {', '.join(k.value for k in NodeKind)}"
             ) from None
-    filters = Filters(since=since, kind=(NodeKind(kind),) if kind else None)
+    try:
+        statuses = tuple(NodeStatus(s) for s in (status or ["live"]))
+    except ValueError:
+        raise ToolInputError(
+            "status", f"unknown status in {status!r}; use pending, live, stale or superseded"
+        ) from None
+    filters = Filters(status=statuses, since=since, kind=(NodeKind(kind),) if kind else None)
     nodes = app.store.recent(limit=limit, filters=filters)
-    rows = [line(n, f" created_at={n.created_at}") for n in nodes if not app.hidden(n)]
-    more = f"raise limit (now {limit}) or pass since=" if len(nodes) == limit else ""
-    return render_listing(f"recent: {len(nodes)} nodes", rows, more)
+    now = now_ms()
+    rows = [line(n, f" created {when(n.created_at, now)}") for n in nodes if not app.hidden(n)]
+    more = (
+        call("ctx_tree_recent", since=since, kind=kind, limit=min(200, limit * 2), status=status)
+        if len(nodes) == limit and limit < 200
+        else ""
+    )
+    which = "/".join(s.value for s in statuses)
+    return render_listing(
+        f"recent {which}: {plural(len(nodes), 'node')}, newest first",
+        rows,
+        more,
+        next_call=bool(more),
+    )
 
 
 NEIGHBORS = ToolSpec(

@@ -158,8 +158,10 @@ async def grep(
         result.match_count -= result.counts.pop(rel)
         result.files.pop(rel, None)
     _hide_private_keys(app, result)
+    # The limits are part of the key: a capped output is a different output.
     key = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
-    key = json.dumps([*key, True] if multiline else key)  # old keys unchanged
+    key += [cfg["maxMatches"], max_bytes]
+    key = json.dumps([*key, True] if multiline else key)
     uri = "grep://" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
     order = sorted(result.counts, key=lambda p: (-result.counts[p], p))  # best files first
     lines = {
@@ -196,7 +198,18 @@ async def grep(
         terms=pattern,
         original_bytes=None if result.kept_all else result.output_bytes,
     )
-    text = _render(app, result, order, stored, lines, per_file, node_id, budget, engine)
+    text = _render(
+        app,
+        result,
+        order,
+        stored,
+        lines,
+        per_file,
+        node_id,
+        budget,
+        engine,
+        context=context_lines > 0,
+    )
     app.count(
         "grep",
         tokens_served=estimate_tokens(text),
@@ -216,6 +229,8 @@ def _render(
     node_id: str,
     budget: int,
     engine: str = "rg",
+    *,
+    context: bool = False,
 ) -> str:
     full_tokens = (result.output_bytes + 3) // 4
     total_m, total_f = result.match_count, len(order)
@@ -252,7 +267,7 @@ def _render(
     partial: str | None = None
     partial_chars = 0  # stored characters of the partly shown file's lines already shown
     for p in stored:
-        block_lines = lines[p]
+        block_lines = _separated(lines[p]) if context else lines[p]
         if total_m == 1 and len(block_lines) == 1:
             block = f"{p}:{block_lines[0]}\n"  # one hit: rg -n shape, nothing to manage
         else:
@@ -278,7 +293,7 @@ def _render(
             blocks.append("\n".join(kept) + "\n")
             room -= used
             partial = p
-            partial_chars = sum(len(f"{p}:{text}\n") for text in kept[1:])
+            partial_chars = sum(len(f"{p}:{text}\n") for text in kept[1:] if text != _SEP)
         break
     seen = set(shown) | ({partial} if partial else set())
     rest = [p for p in order if p not in seen]
@@ -288,7 +303,7 @@ def _render(
         for p in rest:
             entry = f"{p} ({result.counts[p]})"
             cost += estimate_tokens(entry + ", ")
-            if cost > max(room, 0):
+            if cost > max(room, 0) and len(names) >= MIN_FILES_NAMED:
                 break
             names.append(entry)
         more = len(rest) - len(names)
@@ -343,6 +358,25 @@ def _hide_private_keys(app: App, result: GrepResult) -> None:
         for line in lines:
             if any(first <= line.number <= last for first, last in ranges):
                 line.text = "[REDACTED:private_key]"
+
+
+_SEP = "--"
+#: Files the "other files" line names even when the budget is spent (then "+N more").
+MIN_FILES_NAMED = 3
+
+
+def _separated(block_lines: list[str]) -> list[str]:
+    """A file's ``<n>:``/``<n>-`` lines with ``--`` between groups that are not adjacent, as
+    ``rg -C`` prints them (display only: the stored output has no separators)."""
+    out: list[str] = []
+    last = None
+    for text in block_lines:
+        number = int(text[: len(text) - len(text.lstrip("0123456789"))] or 0)
+        if last is not None and number > last + 1:
+            out.append(_SEP)
+        out.append(text)
+        last = number
+    return out
 
 
 def _is_match(formatted: str) -> bool:

@@ -38,7 +38,10 @@ def render_listing(
     manifest = Manifest(head)
     if len(out) < len(rows):
         manifest.add("shown", f"{len(out)} of {len(rows)}")
-    if more_hint:
+    if len(out) < len(rows) and next_call:
+        # a longer list would show the same first rows again: no next that makes no progress
+        manifest.add("more", "rows past the listing's budget are not shown: narrow the query")
+    elif more_hint:
         manifest.add("next" if next_call else "more", more_hint)
     for note in notes:
         manifest.add("note", note)

@@ -1,0 +1,115 @@
+"""Every ``next:`` reaches new content: follow the chain of a set of answers (read by outline,
+symbol, lines and query; grep; get; compose; search; recent) and assert each step shows bytes
+no earlier step showed, and that the chain ends."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+from ctx_tree_compose import estimate_tokens as tokens
+from ctx_tree_mcp.tools.registry import run_tool
+
+MAX_STEPS = 400
+
+
+def parse_next(text: str) -> tuple[str, dict] | None:
+    """The call on the answer's ``next:`` line: tool name and arguments."""
+    m = re.search(r"^next: (ctx_tree_\w+)\(", text, re.M)
+    if m is None:
+        return None
+    name, pos, args = m.group(1), m.end(), {}
+    decoder = json.JSONDecoder()
+    while text[pos] != ")":
+        key = re.match(r"(\w+)=", text[pos:])
+        assert key, text[pos:]
+        value, end = decoder.raw_decode(text, pos + key.end())
+        args[key.group(1)] = value
+        pos = end + (2 if text.startswith(", ", end) else 0)
+    return name, args
+
+
+def body(text: str) -> str:
+    return text.split("-- ctx-tree:", 1)[0]
+
+
+def call(app, name: str, args: dict) -> str:
+    return asyncio.run(run_tool(app, name, args))
+
+
+def follow(app, name: str, args: dict, budget: int | None) -> list[str]:
+    """Answers of the call and every ``next`` after it; asserts progress and an end."""
+    seen = ""
+    answers = []
+    for _ in range(MAX_STEPS):
+        text = call(app, name, args)
+        if budget is not None and "budget_tokens" in args:
+            assert tokens(text) <= args["budget_tokens"]
+        shown = body(text)
+        assert shown.strip(), f"{name}({args}) showed nothing:\n{text}"
+        assert shown not in seen, f"{name}({args}) repeats earlier content:\n{text}"
+        seen += shown
+        answers.append(text)
+        step = parse_next(text)
+        if step is None:
+            return answers
+        name, args = step
+        if budget is not None and name in ("ctx_tree_read", "ctx_tree_get"):
+            args.setdefault("budget_tokens", budget)
+    raise AssertionError(f"no end after {MAX_STEPS} steps: last {name}({args})")
+
+
+@pytest.fixture
+def files(root):
+    items = [{"id": i, "name": f"item{i}", "tags": ["alpha", "beta"]} for i in range(400)]
+    (root / "big.json").write_text(json.dumps({"items": items, "last": True}))
+    (root / "doc.md").write_text(
+        "# API\n\n"
+        + "".join(
+            f"## part {i}\n\n" + " ".join(f"w{i}x{j}" for j in range(90)) + "\n\n"
+            for i in range(30)
+        )
+    )
+    return root
+
+
+@pytest.mark.parametrize("budget", [150, 600])
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "big.json", "start_line": 1, "end_line": 1},
+        {"path": "big.json", "query": "item42 beta"},
+        {"path": "big.json"},
+        {"path": "src/argparse_copy.py", "symbol": "ArgumentParser.parse_known_args"},
+        {"path": "src/argparse_copy.py", "query": "parse known args namespace"},
+        {"path": "src/argparse_copy.py", "start_line": 100, "end_line": 400},
+        {"path": "src/decoder.py"},
+        {"path": "doc.md"},
+    ],
+)
+def test_read_chains_make_progress(app, files, args, budget):
+    follow(app, "ctx_tree_read", {**args, "budget_tokens": budget}, budget)
+
+
+@pytest.mark.parametrize("budget", [150, 600])
+def test_grep_get_and_compose_chains_make_progress(app, files, budget):
+    follow(app, "ctx_tree_grep", {"pattern": "def |item", "budget_tokens": budget}, budget)
+    follow(
+        app,
+        "ctx_tree_grep",
+        {"pattern": "return", "context_lines": 2, "budget_tokens": budget},
+        budget,
+    )
+    root_id = re.search(r"file node (\w+)", call(app, "ctx_tree_read", {"path": "src/decoder.py"}))
+    follow(app, "ctx_tree_get", {"node_id": root_id.group(1), "budget_tokens": budget}, budget)
+    follow(
+        app, "ctx_tree_compose", {"seed_ids": [root_id.group(1)], "budget_tokens": budget}, budget
+    )
+
+
+def test_search_and_recent_chains_make_progress(app, files):
+    call(app, "ctx_tree_read", {"path": "src/argparse_copy.py", "query": "x"})
+    follow(app, "ctx_tree_search", {"query": "parse args", "limit": 3}, None)
+    follow(app, "ctx_tree_recent", {"limit": 5}, None)

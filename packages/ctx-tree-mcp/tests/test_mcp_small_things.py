@@ -1,0 +1,135 @@
+"""The small things that add up: proportionate manifests, code at tiny budgets, named files,
+context separators, compose's next and labels, recent's times and statuses, plurals, the
+grep match cap, and configuration errors reported the same way by every verb."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+
+import pytest
+from ctx_tree_compose import estimate_tokens as tokens
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.tools.compose import compose
+from ctx_tree_mcp.tools.graph import recent
+from ctx_tree_mcp.tools.grep import grep
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.tools.search import search
+
+
+def run_grep(app, *args, **kw):
+    return asyncio.run(grep(app, *args, **kw))
+
+
+def _pct(text: str) -> list[int]:
+    return [int(p) for p in re.findall(r"^tokens: .*\((\d+)%\)$", text, re.M)]
+
+
+def test_manifest_never_reports_over_100_percent_and_stays_small(app, root):
+    (root / "tiny.py").write_text("import sys\n\n\ndef f():\n    return 1\n")
+    (root / "ctx.txt").write_text("one\nNEEDLE\n")
+    answers = [
+        read(app, "tiny.py"),
+        read(app, "tiny.py", start_line=1, end_line=1),
+        read(app, "tiny.py", symbol="f"),
+        run_grep(app, "NEEDLE", "ctx.txt"),
+    ]
+    for text in answers:
+        assert all(p <= 100 for p in _pct(text)), text
+        manifest = text[text.index("-- ctx-tree:") :]
+        assert tokens(manifest) <= 60, text  # a few lines, not more than the content warrants
+
+
+def test_symbol_at_a_tiny_budget_still_returns_code(app):
+    text = read(
+        app, "src/argparse_copy.py", symbol="ArgumentParser.parse_known_args", budget_tokens=150
+    )
+    assert tokens(text) <= 150
+    assert re.search(r"^\d+\t    def parse_known_args", text, re.M)
+    assert "next: ctx_tree_read(" in text
+
+
+def test_grep_other_files_are_named(app, root):
+    for i in range(40):
+        (root / f"f{i:02}.txt").write_text(f"TODO item {i}\n")
+    text = run_grep(app, "TODO", budget_tokens=120)
+    other = re.search(r"^other files: (.*)$", text, re.M).group(1)
+    assert len(re.findall(r"f\d\d\.txt \(1\)", other)) >= 3 and "more)" in other
+
+
+def test_context_groups_are_separated(app, root):
+    (root / "ctx.txt").write_text(
+        "one\ntwo\nNEEDLE a\nthree\nfour\nfive\nsix\nseven\nNEEDLE b\nx\n"
+    )
+    text = run_grep(app, "NEEDLE", "ctx.txt", context_lines=1)
+    assert "4-three\n--\n8-seven" in text
+
+
+def test_compose_gives_next_and_labels_dropped_nodes(app):
+    text = read(app, "src/decoder.py", budget_tokens=300)
+    root_id = re.search(r"file node (\w+)", text).group(1)
+    text = compose(app, [root_id], budget_tokens=300)
+    assert tokens(text) <= 300
+    dropped = re.search(r"^dropped: (.*)$", text, re.M).group(1)
+    assert "src/decoder.py:" in dropped
+    assert re.search(r'^next: ctx_tree_get\(node_id="\w+"\)', text, re.M)
+
+
+def test_recent_shows_times_and_live_nodes_unless_asked(app, root):
+    note(app, "a finding worth keeping for later")  # stored live
+    asyncio.run(grep(app, "raw_decode"))  # a grep output waits, pending, for the filter walker
+    live = recent(app)
+    assert re.search(r"created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago\)", live)
+    assert "[pending]" not in live and "note" in live
+    assert "[pending]" in recent(app, status=["pending"])
+
+
+def test_one_hit_is_singular(app):
+    note(app, "the zyxwvut marker")
+    assert "1 hit," in search(app, "zyxwvut")
+
+
+def test_grep_max_matches_caps_the_count_and_keys_the_node(app, root, tmp_path):
+    (root / "many.txt").write_text("alpha\n" * 713)
+    full = run_grep(app, "alpha", "many.txt")
+    assert full.startswith("many.txt\n") and "713 matches" in full
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text(json.dumps({"grep": {"maxMatches": 5}}))
+    capped_app = App(root, home=tmp_path / "home")
+    try:
+        capped = run_grep(capped_app, "alpha", "many.txt")
+    finally:
+        capped_app.close()
+    assert "-- ctx-tree: 5 matches in 1 file" in capped and "grep.maxMatches" in capped
+    node = lambda text: re.search(r"· node (\w+)", text).group(1)  # noqa: E731
+    assert node(full) != node(capped)
+
+
+@pytest.mark.parametrize(
+    "verb", [["read", "src/decoder.py"], ["search", "x"], ["recent"], ["stats"], ["grep", "x"]]
+)
+def test_bad_config_is_reported_by_every_verb(root, capsys, monkeypatch, tmp_path, verb):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text(json.dumps({"capture": {"maxBytes": "big"}}))
+    with pytest.raises(SystemExit) as exc:
+        main([*verb, "--root", str(root)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "configuration error" in err and "capture.maxBytes" in err and err.count("\n") == 1
+
+
+def test_unknown_keys_are_one_clean_line(root, capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text(
+        json.dumps({"capture": {"maxByte": 5}, "colour": 1})
+    )
+    main(["read", "src/decoder.py", "--lines", "1:1", "--root", str(root)])
+    out, err = capsys.readouterr()
+    assert out.startswith("1\t")
+    assert err.count("\n") == 1 and "unknown keys capture.maxByte, colour (ignored)" in err
+    assert "Warning" not in err and "warnings.warn" not in err
