@@ -187,7 +187,7 @@ def build(session: nox.Session) -> None:
         copy = venvs / "plugin-cache" / "ctx-tree"
         shutil.copytree(ROOT / "plugin", copy)
         out = subprocess.run(
-            [sys.executable, str(copy / "bin" / "ctx-tree-launch"), "--version"],
+            ["sh", str(copy / "bin" / "ctx-tree-launch"), "--version"],
             capture_output=True, text=True, env={**os.environ, "UV_FIND_LINKS": str(dist)},
         )  # fmt: skip
         if out.returncode != 0 or not out.stdout.startswith("ctx-tree-mcp "):

@@ -54,7 +54,7 @@ def targets() -> list[Target]:
         Target("ctx-tree-mcp", [str(BIN / "ctx-tree-mcp")], read),
         Target(
             "ctx-tree-mcp via plugin launcher",
-            ["python3", str(ROOT / "plugin" / "bin" / "ctx-tree-launch")],
+            ["sh", str(ROOT / "plugin" / "bin" / "ctx-tree-launch")],
             read,
         ),
         Target(

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 import tomllib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -67,6 +68,7 @@ def test_manifests_agree() -> None:
     assert MANIFEST["name"] == "ctx-tree"
     assert MANIFEST["version"] == _mcp_version()
     server = MANIFEST["mcpServers"]["ctx-tree"]
+    assert server["command"] == "sh"
     assert server["args"] == ["${CLAUDE_PLUGIN_ROOT}/bin/ctx-tree-launch"]
     (entry,) = [p for p in MARKETPLACE["plugins"] if p["name"] == "ctx-tree"]
     assert entry["source"] == "./plugin"
@@ -76,7 +78,7 @@ def test_manifests_agree() -> None:
 
 def _launch_command(launcher: Path, env: dict[str, str] | None = None) -> list[str]:
     out = subprocess.run(
-        [sys.executable, str(launcher), "--print-command", "--flag"],
+        ["sh", str(launcher), "--print-command", "--flag"],
         capture_output=True,
         text=True,
         check=True,
@@ -85,10 +87,44 @@ def _launch_command(launcher: Path, env: dict[str, str] | None = None) -> list[s
     return json.loads(out.stdout)
 
 
-def test_launcher_from_a_clone_runs_the_workspace_server() -> None:
-    argv = _launch_command(LAUNCHER)
+def _workspace(tmp_path: Path) -> Path:
+    """A clone's shape: the plugin inside a uv workspace whose environment holds an entry point
+    that echoes its arguments."""
+    ws = tmp_path / "ws"
+    shutil.copytree(PLUGIN, ws / "plugin")
+    (ws / "packages" / "ctx-tree-mcp").mkdir(parents=True)
+    (ws / "packages" / "ctx-tree-mcp" / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (ws / "pyproject.toml").write_text('[project]\nname = "ctx-tree-workspace"\n')
+    (ws / "uv.lock").write_text("")
+    exe = ws / ".venv" / "bin" / "ctx-tree-mcp"
+    exe.parent.mkdir(parents=True)
+    exe.write_text('#!/bin/sh\necho "entry point $*"\n')
+    exe.chmod(0o755)
+    return ws
+
+
+def _stamp(ws: Path, age_of_inputs: float) -> None:
+    """Write the launcher's stamp now, with the workspace inputs ``age_of_inputs`` s older."""
+    (ws / ".venv" / ".ctx-tree-launch-stamp").write_text("")
+    old = time.time() - age_of_inputs
+    for f in [ws / "uv.lock", ws / "pyproject.toml", *ws.glob("packages/*/pyproject.toml")]:
+        os.utime(f, (old, old))
+
+
+def test_launcher_from_a_clone_with_a_synced_environment_execs_its_entry_point(
+    tmp_path: Path,
+) -> None:
+    ws = _workspace(tmp_path)
+    launcher = ws / "plugin" / "bin" / "ctx-tree-launch"
+    argv = _launch_command(launcher)  # no stamp yet: would sync first; dry run shows uv run
     assert Path(argv[0]).name.startswith("uv")
-    assert argv[1:] == ["run", "--project", str(ROOT), "--frozen", "ctx-tree-mcp", "--flag"]
+    assert argv[1:] == ["run", "--project", str(ws), "--frozen", "ctx-tree-mcp", "--flag"]
+    _stamp(ws, age_of_inputs=60)
+    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True)
+    assert out.stdout == "entry point --flag\n"  # exec'd directly: no python, no uv
+    assert _launch_command(launcher) == [str(ws / ".venv" / "bin" / "ctx-tree-mcp"), "--flag"]
+    os.utime(ws / "packages" / "ctx-tree-mcp" / "pyproject.toml")  # edited after the sync
+    assert Path(_launch_command(launcher)[0]).name.startswith("uv")
 
 
 def test_launcher_from_a_marketplace_copy_runs_the_pinned_release(tmp_path: Path) -> None:
@@ -109,7 +145,7 @@ def test_launcher_without_uv_says_what_to_install(tmp_path: Path) -> None:
     shutil.copytree(PLUGIN, copy)
     env = {"PATH": str(tmp_path), "HOME": str(tmp_path), "PYTHONNOUSERSITE": "1"}
     out = subprocess.run(
-        [sys.executable, "-S", str(copy / "bin" / "ctx-tree-launch")],
+        [sys.executable, "-S", str(copy / "bin" / "ctx-tree-launch.py")],
         capture_output=True,
         text=True,
         env=env,
@@ -292,3 +328,39 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
         "plugin-e2e-marker" in json.dumps(r["body"].get("messages")) for r in handler.requests
     )
     assert list((home / ".ctx-tree").glob("*/store.db"))
+
+
+@needs_claude
+def test_tools_are_offered_on_the_first_turn_under_load(tmp_path: Path) -> None:
+    """Headless Claude Code waits only briefly for stdio servers before its first turn (a late
+    server is left out of that turn with no warning). With four CPU-bound processes on the
+    machine, the plugin's server must still be connected and its tools offered on turn one."""
+    home, project = tmp_path / "home", tmp_path / "proj"
+    home.mkdir()
+    project.mkdir()
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    handler = type("Fake", (_FakeAnthropic,), {"tool_input": {"path": "calc.py"}, "requests": []})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
+    try:
+        env = _env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
+                   ANTHROPIC_API_KEY="sk-ant-offline-fake")  # fmt: skip
+        del env["MCP_CONNECTION_NONBLOCKING"]  # the host's own headless default
+        run = _claude(
+            "-p", "Read calc.py.", "--plugin-dir", str(PLUGIN), "--allowedTools", TOOL,
+            "--output-format", "stream-json", "--verbose", cwd=project, env=env, timeout=180,
+        )  # fmt: skip
+    finally:
+        for p in burners:
+            p.kill()
+            p.wait()
+        server.shutdown()
+    events = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    init = next(e for e in events if e.get("subtype") == "init")
+    status = {s["name"]: s.get("status") for s in init.get("mcp_servers", [])}
+    assert status.get("plugin:ctx-tree:ctx-tree") == "connected", (status, run.stderr[-2000:])
+    assert TOOL in init["tools"]
+    first = next(r["body"] for r in handler.requests if "messages" in r["body"])
+    offered = {t.get("name") for t in first.get("tools") or []}
+    assert {TOOL, TOOL.replace("ctx_tree_read", "ctx_tree_grep")} <= offered

@@ -1,0 +1,162 @@
+#!/usr/bin/env python3
+"""Start the ctx-tree MCP server for the Claude Code plugin (stdio; extra arguments pass through).
+
+``ctx-tree-launch`` (POSIX sh) runs first: when the workspace environment is up to date it
+execs that environment's ``ctx-tree-mcp`` directly (a few ms). Otherwise it runs this file.
+
+Two ways the plugin is installed, one launcher:
+
+* From a clone (``claude --plugin-dir plugin``): this file's plugin directory sits inside the
+  ctx-tree uv workspace. The workspace environment is synced (``uv sync --frozen --inexact``,
+  its output to stderr), a stamp file is written in it, and its own ``ctx-tree-mcp`` is
+  exec'd; the stamp lets the next start skip uv while ``uv.lock`` and every
+  ``pyproject.toml`` are older than it. If the sync fails:
+  ``uv run --project <clone> --frozen ctx-tree-mcp``.
+* Through a marketplace: Claude Code copies only the plugin directory into its cache, so there
+  is no workspace beside it; run the published server pinned to this plugin's version:
+  ``uvx --from ctx-tree-mcp==<version> ctx-tree-mcp`` (``uv tool run``).
+
+``uv`` is found on PATH, then via ``$UV``, the ``uv`` Python package, and its usual install
+directories (a GUI-started Claude Code often has a short PATH). With no uv at all, a
+``ctx-tree-mcp`` on PATH is used. ``--print-command`` prints the chosen argv as JSON and exits.
+
+The store stays where the server puts it (``$CTX_TREE_HOME``, default ``~/.ctx-tree``), shared
+with the ``ctx-tree`` CLI; the project root is ``$CLAUDE_PROJECT_DIR``, which Claude Code sets.
+Kept compatible with Python 3.8+: this runs under whatever ``python3`` the host has.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+PLUGIN_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = "ctx-tree-mcp"
+
+
+def plugin_version():
+    manifest = PLUGIN_ROOT / ".claude-plugin" / "plugin.json"
+    return json.loads(manifest.read_text(encoding="utf-8"))["version"]
+
+
+def workspace_root():
+    """The ctx-tree clone holding this plugin directory, or None (marketplace cache copy)."""
+    repo = PLUGIN_ROOT.parent
+    try:
+        text = (repo / "pyproject.toml").read_text(encoding="utf-8")
+    except OSError:
+        return None
+    if 'name = "ctx-tree-workspace"' in text and (repo / "packages" / PACKAGE).is_dir():
+        return repo
+    return None
+
+
+def find_uv():
+    found = shutil.which("uv")
+    if found:
+        return found
+    env_uv = os.environ.get("UV")
+    if env_uv and os.access(env_uv, os.X_OK):
+        return env_uv
+    try:
+        from uv import find_uv_bin  # the PyPI "uv" package (python3 -m pip install uv)
+
+        return find_uv_bin()
+    except Exception:  # not installed, or installed without its binary
+        pass
+    home = Path.home()
+    for candidate in (
+        home / ".local" / "bin" / "uv",
+        home / ".cargo" / "bin" / "uv",
+        Path("/opt/homebrew/bin/uv"),
+        Path("/usr/local/bin/uv"),
+    ):
+        if os.access(str(candidate), os.X_OK):
+            return str(candidate)
+    return None
+
+
+STAMP = ".ctx-tree-launch-stamp"
+
+
+def environment(repo):
+    """The workspace's environment directory (``$UV_PROJECT_ENVIRONMENT`` or ``.venv``)."""
+    env = Path(os.environ.get("UV_PROJECT_ENVIRONMENT") or ".venv")
+    return env if env.is_absolute() else repo / env
+
+
+def synced_entry_point(repo):
+    """The environment's own ``ctx-tree-mcp`` when its stamp is newer than ``uv.lock`` and every
+    ``pyproject.toml`` of the workspace (the rule ``ctx-tree-launch`` applies too), else None."""
+    env = environment(repo)
+    exe = env / "bin" / PACKAGE
+    try:
+        built = (env / STAMP).stat().st_mtime
+        inputs = [repo / "uv.lock", repo / "pyproject.toml"]
+        inputs += sorted((repo / "packages").glob("*/pyproject.toml"))
+        if any(f.stat().st_mtime > built for f in inputs) or not os.access(str(exe), os.X_OK):
+            return None
+    except OSError:
+        return None
+    return exe
+
+
+def sync(uv, repo):
+    """Sync the workspace environment (output to stderr: stdout is the MCP wire); write the
+    stamp on success. Returns the entry point, or None when the sync failed."""
+    argv = [uv, "sync", "--project", str(repo), "--frozen", "--inexact", "--quiet"]
+    started = time.time()
+    if subprocess.call(argv, stdout=sys.stderr.fileno()) != 0:
+        return None
+    stamp = environment(repo) / STAMP
+    stamp.write_text("written by plugin/bin/ctx-tree-launch.py after uv sync\n", encoding="utf-8")
+    os.utime(str(stamp), (started, started))  # an edit made during the sync stays newer
+    return synced_entry_point(repo)
+
+
+def command(args, dry_run=False):
+    """The argv that starts the server, with ``args`` appended (``dry_run``: never sync)."""
+    uv = find_uv()
+    repo = workspace_root()
+    if repo is not None:
+        exe = synced_entry_point(repo)
+        if exe is None and uv and not dry_run:
+            exe = sync(uv, repo)
+        if exe is not None:
+            return [str(exe), *args]
+    if uv and repo is not None:
+        return [uv, "run", "--project", str(repo), "--frozen", PACKAGE, *args]
+    if uv:
+        return [uv, "tool", "run", "--from", f"{PACKAGE}=={plugin_version()}", PACKAGE, *args]
+    installed = shutil.which(PACKAGE)
+    if installed:
+        return [installed, *args]
+    return None
+
+
+def main():
+    args = sys.argv[1:]
+    dry_run = "--print-command" in args
+    args = [a for a in args if a != "--print-command"]
+    argv = command(args, dry_run)
+    if argv is None:
+        sys.stderr.write(
+            "ctx-tree: cannot start the MCP server: neither `uv` nor `ctx-tree-mcp` was found.\n"
+            "Install uv (python3 -m pip install uv, or https://docs.astral.sh/uv/) and restart "
+            "Claude Code; see docs/install.md.\n"
+        )
+        return 127
+    if dry_run:
+        print(json.dumps(argv))
+        return 0
+    if os.name == "nt":  # no real exec on Windows: relay the exit code
+        return subprocess.call(argv)
+    os.execv(argv[0], argv)
+    return 0  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())
