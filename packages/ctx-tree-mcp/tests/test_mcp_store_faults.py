@@ -168,6 +168,14 @@ def test_a_store_deleted_during_a_call_never_reports_the_note_saved(app: App):
     assert _notes(app.store_file) == ["third"]
 
 
+def test_closing_after_the_store_was_deleted_loses_only_statistics(app: App):
+    assert "class JSONDecoder" in read(app, "src/decoder.py", symbol="JSONDecoder")
+    app.count("ctx_tree_read", reads=1, tokens_served=10)
+    shutil.rmtree(app.store_file.parent)
+    app.close()  # the counters could not be written: logged, not raised
+    assert "store" not in app.__dict__
+
+
 # -- read-only store ---------------------------------------------------------------------------
 
 READ_ONLY = r"""

@@ -267,10 +267,18 @@ class App:
         self._usage, self._usage_calls = {}, 0
 
     def close(self) -> None:
+        """Write the usage counters and close the store. A store fault here (disk full, store
+        deleted) loses only those statistics: it is logged, never raised, so the answer the
+        process already computed still stands."""
         embedder = self.__dict__.get("_embedder", (None, None))[0]
         if embedder is not None and hasattr(embedder, "close"):
             embedder.close()
         if "store" in self.__dict__:
-            self.flush_counters()
+            from ctx_tree_store import StoreError
+
+            try:
+                self.flush_counters()
+            except StoreError as exc:
+                log.warning("usage counters not written: %s", exc)
             self.store.close()
             del self.__dict__["store"]

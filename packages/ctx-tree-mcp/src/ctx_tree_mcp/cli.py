@@ -268,6 +268,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(2) from None
     except Exception as exc:
         raise SystemExit(_fail(exc)) from None
+    except KeyboardInterrupt:
+        raise SystemExit(130) from None
     if isinstance(result, int):
         raise SystemExit(result)
     sys.stdout.write(result if result.endswith("\n") else result + "\n")

@@ -76,8 +76,8 @@ def connect(path: Path | str) -> apsw.Connection:
 def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[apsw.Connection, bool]:
     """A private in-memory store holding a copy of the store file at ``path``, migrated, for a
     process that cannot write the file; or an empty one when the file is missing, unreadable
-    or larger than ``max_bytes``. Returns ``(connection, copied)``. The file is opened
-    read-only (``immutable`` when even its WAL index cannot be opened) and never written.
+    or larger than ``max_bytes``. Returns ``(connection, copied)``. The file is read with
+    :func:`open_without_writing`.
     Raises :class:`SchemaVersionError` for a copy newer than this code.
     """
     con = _connect(":memory:")
@@ -88,28 +88,50 @@ def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[aps
         return con, False
     if size > max_bytes:
         return con, False
+    try:
+        source = open_without_writing(path)
+    except apsw.Error:
+        return con, False
+    try:
+        with con.backup("main", source, "main") as copy:
+            copy.step(-1)
+    except apsw.Error:
+        con.close()
+        return _connect(":memory:"), False
+    finally:
+        source.close()
+    version = con.execute("PRAGMA user_version").get
+    if version > SCHEMA_VERSION:
+        con.close()
+        raise SchemaVersionError(str(path), version, SCHEMA_VERSION)
+    con.execute("PRAGMA foreign_keys = ON")
+    _migrate(con, str(path))
+    return con, True
+
+
+def open_without_writing(path: Path | str) -> apsw.Connection:
+    """A read-only connection to the store file ``path`` that writes nothing, not even a
+    ``-wal`` or ``-shm`` file: a store with no WAL file (closed cleanly) is opened
+    ``immutable``; one in use is read through its WAL (``mode=ro``), else ``immutable``.
+    Raises ``apsw.Error`` when it cannot be read as a database."""
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    for query in ("mode=ro", "immutable=1"):
+    in_use = os.path.exists(str(path) + "-wal")
+    error: apsw.Error | None = None
+    for query in ("mode=ro", "immutable=1") if in_use else ("immutable=1",):
         try:
-            source = apsw.Connection(f"file:{quote(str(path))}?{query}", flags=flags)
-        except apsw.Error:
+            con = apsw.Connection(f"file:{quote(str(path))}?{query}", flags=flags)
+        except apsw.Error as exc:
+            error = exc
             continue
         try:
-            source.execute("SELECT count(*) FROM sqlite_master").get
-            with con.backup("main", source, "main") as copy:
-                copy.step(-1)
-        except apsw.Error:
-            continue
-        finally:
-            source.close()
-        version = con.execute("PRAGMA user_version").get
-        if version > SCHEMA_VERSION:
+            con.execute("SELECT count(*) FROM sqlite_master").get
+        except apsw.Error as exc:
             con.close()
-            raise SchemaVersionError(str(path), version, SCHEMA_VERSION)
-        con.execute("PRAGMA foreign_keys = ON")
-        _migrate(con, str(path))
-        return con, True
-    return con, False
+            error = exc
+            continue
+        return con
+    assert error is not None
+    raise error
 
 
 def file_identity(path: str) -> tuple[int, int] | None:

@@ -12,11 +12,11 @@ import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote
 
 import apsw
 
 from . import _sql
+from ._db import open_without_writing
 from .location import STORE_FILE, ctx_tree_home, legacy_hashes, store_path
 
 
@@ -36,9 +36,7 @@ class StoreInfo:
 
 
 def describe(path: Path) -> StoreInfo:
-    """A :class:`StoreInfo` for the store file ``path``, read without writing: a store with no
-    WAL file (closed cleanly) is opened ``immutable`` so no ``-wal``/``-shm`` file is made; one
-    in use is opened read-only through its WAL."""
+    """A :class:`StoreInfo` for the store file ``path``, read without writing anything."""
     size, last = 0, 0
     wal = Path(str(path) + "-wal")
     for f in (path, wal):
@@ -48,18 +46,14 @@ def describe(path: Path) -> StoreInfo:
             if st.st_size:
                 last = max(last, st.st_mtime_ns // 1_000_000)
     project, nodes, error = None, None, None
-    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    for query in ("mode=ro", "immutable=1") if wal.exists() else ("immutable=1",):
-        try:
-            con = apsw.Connection(f"file:{quote(str(path))}?{query}", flags=flags)
-        except apsw.Error as exc:
-            error = str(exc)
-            continue
+    try:
+        con = open_without_writing(path)
+    except apsw.Error as exc:
+        error = str(exc)
+    else:
         try:
             nodes = con.execute(_sql.COUNT_NODES).get
             project = con.execute(_sql.NEWEST_SESSION_CWD).get
-            error = None
-            break
         except apsw.Error as exc:
             error = str(exc)
         finally:
