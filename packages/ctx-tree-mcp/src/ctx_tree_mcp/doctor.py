@@ -201,53 +201,66 @@ def check_hooks(root: Path) -> Check | None:
     return Check("hooks", True, f"{len(commands)} hook commands in {hooks_file}")
 
 
-def check_startup(root: Path) -> Check:
+#: The ``initialize`` request the start-up measurement sends (raw JSON-RPC, one line).
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "ctx-tree-doctor", "version": "0"},
+    },
+}
+
+
+def server_command() -> list[str]:
+    """How to start this installation's MCP server: the ``ctx-tree-mcp`` script beside the
+    interpreter, else the interpreter running its ``main``."""
     server = Path(sys.executable).parent / "ctx-tree-mcp"
-    command = (
-        [str(server)]
-        if server.exists()
-        else [sys.executable, "-c", "from ctx_tree_mcp.server import main; main()"]
-    )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "ctx-tree-doctor", "version": "0"},
-        },
-    }
-    scratch = tempfile.TemporaryDirectory(prefix="ctx-tree-doctor-")  # never the real store
-    env = {**os.environ, "CTX_TREE_HOME": scratch.name}
-    started = time.perf_counter()
-    try:
+    if server.exists():
+        return [str(server)]
+    return [sys.executable, "-c", "from ctx_tree_mcp.server import main; main()"]
+
+
+def time_to_initialize(cwd: Path | str, command: list[str] | None = None) -> float | None:
+    """Seconds from spawning the server in ``cwd`` (with an empty temporary
+    ``CTX_TREE_HOME``, never the real store) to its ``initialize`` answer; None when it
+    answered something else. Raises ``OSError`` when it cannot be started."""
+    with tempfile.TemporaryDirectory(prefix="ctx-tree-doctor-") as scratch:
+        env = {**os.environ, "CTX_TREE_HOME": scratch}
+        started = time.perf_counter()
         proc = subprocess.Popen(
-            command,
-            cwd=root,
+            command or server_command(),
+            cwd=cwd,
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
         )
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            took = time.perf_counter() - started
+            proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    return took if b'"result"' in line else None
+
+
+def check_startup(root: Path) -> Check:
+    try:
+        took = time_to_initialize(root)
     except OSError as exc:
         return Check(
-            "start-up", False, f"{command[0]} does not start ({exc.strerror})", "reinstall ctx-tree"
+            "start-up", False, f"the server does not start ({exc.strerror})", "reinstall ctx-tree"
         )
-    try:
-        assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write((json.dumps(init) + "\n").encode())
-        proc.stdin.flush()
-        line = proc.stdout.readline()
-        took = time.perf_counter() - started
-        proc.stdin.close()
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        scratch.cleanup()
-    if b'"result"' not in line:
+    if took is None:
         return Check(
             "start-up",
             False,
