@@ -102,12 +102,15 @@ def search(
     if mode == "semantic":
         return [Hit(h.node, h.similarity, _opening(h.node)) for h in vector_hits[:limit]], notes
     pool = min(max(limit, int(app.config.get("search", "candidates"))), 200)
-    keyword_hits = store.search(query, pool, filters)
-    nodes = {h.node.id: Hit(h.node, h.score, h.snippet, h.matched_all) for h in keyword_hits}
+    keyword_hits = store.search(query, pool, filters, snippets=False)
+    nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
-        nodes.setdefault(h.node.id, Hit(h.node, h.similarity, _opening(h.node)))
+        nodes.setdefault(h.node.id, Hit(h.node, h.similarity, ""))
     fused = rrf(
         [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits]],
         int(app.config.get("search", "rrfK")),
     )
-    return [Hit(nodes[i].node, score, nodes[i].snippet) for i, score in fused[:limit]], notes
+    return [
+        Hit(nodes[i].node, score, _opening(nodes[i].node), nodes[i].matched_all)
+        for i, score in fused[:limit]
+    ], notes

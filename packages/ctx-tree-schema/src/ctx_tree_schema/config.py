@@ -51,7 +51,7 @@ DEFAULTS: dict[str, Any] = {
         "documentInputType": "",
         "maxChars": 4000,
     },
-    "search": {"rrfK": 60, "candidates": 100},
+    "search": {"rrfK": 60, "candidates": 50},
     "summarizer": {
         "baseUrl": "",
         "requestsPerMinute": 5,

@@ -101,8 +101,9 @@ SEARCH_NEWEST = (
     "SELECT fts.rowid, 0.0 FROM fts JOIN nodes n ON n.rowid = fts.rowid "
     "WHERE fts MATCH ? {where} ORDER BY fts.rowid DESC LIMIT ?"
 )
+SEARCH_SNIPPET = "snippet(fts, 0, '', '', '…', 16)"
 SEARCH_ROWS = (
-    f"SELECT n.rowid, {N_NODE_COLUMNS}, snippet(fts, 0, '', '', '…', 16) "
+    f"SELECT n.rowid, {N_NODE_COLUMNS}, {{snippet}} "
     "FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? AND fts.rowid IN ({marks})"
 )
 # The rowid of the cap-th newest match (after filters): ranking starts there.
@@ -208,8 +209,11 @@ NEWEST_SESSION_CWD = (
 # Vectors (nodes_vec: float32 per node and model; nodes_vec_bits: its sign bits, scanned first).
 VEC_MODELS = "SELECT embedding_model, count(*) FROM nodes_vec GROUP BY embedding_model"
 VEC_COUNT_MODEL = "SELECT count(*) FROM nodes_vec WHERE embedding_model = ?"
-VEC_ELIGIBLE_COUNT = (
-    "SELECT count(*) FROM nodes WHERE kind != 'session' AND status IN ('live', 'pending')"
+# Index-only counts (idx_nodes_status_updated, idx_nodes_kind_status): live and pending nodes,
+# and the sessions among them.
+VEC_ELIGIBLE_COUNT = "SELECT count(*) FROM nodes WHERE status IN ('live', 'pending')"
+VEC_SESSION_COUNT = (
+    "SELECT count(*) FROM nodes WHERE kind = 'session' AND status IN ('live', 'pending')"
 )
 VEC_MISSING = (
     f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n LEFT JOIN nodes_vec v ON v.rowid = n.rowid "
@@ -237,12 +241,14 @@ VEC_BITS_NEAREST_FILTERED = (
     "WHERE b.embedding_model = ? {where} "
     "ORDER BY vec_distance_hamming(vec_bit(b.bits), vec_bit(?)) LIMIT ?"
 )
-# Step 2: exact cosine distance on the candidates, filters applied.
+# Step 2: exact cosine distance on the candidates, filters applied; rowids only (the node rows
+# of the few hits kept are read afterwards, with VEC_ROWS).
 VEC_RERANK = (
-    f"SELECT vec_distance_cosine(v.embedding, ?) AS d, {N_NODE_COLUMNS} "
+    "SELECT v.rowid, vec_distance_cosine(v.embedding, ?) AS d "
     "FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
     "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where} ORDER BY d LIMIT ?"
 )
+VEC_ROWS = f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n WHERE n.rowid IN ({{marks}})"
 VEC_OF_NODE = (
     "SELECT v.embedding FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
     "WHERE n.id = ? AND v.embedding_model = ?"

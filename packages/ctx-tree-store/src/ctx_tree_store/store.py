@@ -707,7 +707,12 @@ class Store:
         return rows[0][0] if rows else value
 
     def search(
-        self, query: str, limit: int = 10, filters: Filters | None = None
+        self,
+        query: str,
+        limit: int = 10,
+        filters: Filters | None = None,
+        *,
+        snippets: bool = True,
     ) -> list[SearchHit]:
         """Keyword search over content and ``terms`` (FTS5 BM25, ``terms`` weighted x2).
 
@@ -736,7 +741,8 @@ class Store:
            its expression and of the ranking words: a recency window.
 
         Below the cap this is exact BM25 over all matches. Snippets are computed only for the
-        returned hits.
+        returned hits; ``snippets=False`` leaves them empty (hybrid search ranks more
+        candidates than it shows).
         """
         limit = max(1, min(int(limit), 200))
         if not query_words(query):
@@ -750,11 +756,11 @@ class Store:
         hits: list[SearchHit] = []
         all_expr = match_all_query(query)
         if all_expr is not None:
-            hits = self._search(all_expr, rank_expr, where, args, limit)
+            hits = self._search(all_expr, rank_expr, where, args, limit, snippets)
         if len(hits) < limit:
             any_expr = rank_expr or " OR ".join(_quote(w) for w in words)
             seen = {h.node.id for h in hits}
-            more = self._search(any_expr, rank_expr, where, args, limit + len(hits))
+            more = self._search(any_expr, rank_expr, where, args, limit + len(hits), snippets)
             partial = all_expr is not None
             hits.extend(
                 [replace(h, matched_all=not partial) for h in more if h.node.id not in seen][
@@ -779,7 +785,13 @@ class Store:
         return False
 
     def _search(
-        self, expr: str, rank_expr: str | None, where: str, args: list[Any], limit: int
+        self,
+        expr: str,
+        rank_expr: str | None,
+        where: str,
+        args: list[Any],
+        limit: int,
+        snippets: bool = True,
     ) -> list[SearchHit]:
         """Hits for the FTS expression ``expr``, ranked by BM25 of ``rank_expr`` (or newest
         first when None), among the :data:`SEARCH_CAP` newest matches after filters."""
@@ -817,7 +829,10 @@ class Store:
             rows = {
                 r[0]: r
                 for r in self.con.execute(
-                    _sql.SEARCH_ROWS.format(marks=marks), [expr, *(r[0] for r in ranked)]
+                    _sql.SEARCH_ROWS.format(
+                        marks=marks, snippet=_sql.SEARCH_SNIPPET if snippets else "''"
+                    ),
+                    [expr, *(r[0] for r in ranked)],
                 )
             }
         return [

@@ -3,7 +3,7 @@
 ``nodes_vec`` holds the vector (little-endian float32, keyed by ``nodes.rowid``, with the model
 name and the content hash it was computed from); ``nodes_vec_bits`` holds its sign bits. A
 nearest-neighbour query scans the bits first (Hamming distance, a dense table of 48 bytes a row
-at 384 dimensions) for :data:`CANDIDATES_MIN` or more candidates, then ranks those by exact
+at 384 dimensions) for :data:`CANDIDATES_MIN` (or 4 x limit) candidates, then ranks those by exact
 cosine distance with the filters applied. A store with fewer vectors than that is ranked
 exactly. Vectors leave with their node (deleted or pruned) through the DDL's triggers.
 
@@ -26,7 +26,7 @@ from ._errors import StoreError
 if TYPE_CHECKING:
     from .store import Store
 
-#: Candidates taken from the sign-bit scan before exact ranking (at least; 20 x limit if more).
+#: Candidates taken from the sign-bit scan before exact ranking (at least; 4 x limit if more).
 CANDIDATES_MIN = 400
 
 
@@ -108,9 +108,10 @@ def dimensions(store: Store, model: str) -> int | None:
 
 
 def backlog(store: Store, model: str) -> int:
-    """About how many live and pending nodes have no vector of ``model`` yet (two index counts:
-    vectors of stale or superseded nodes make it an underestimate)."""
+    """About how many live and pending nodes have no vector of ``model`` yet (index-only
+    counts: vectors of stale or superseded nodes make it an underestimate)."""
     eligible = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
+    eligible -= store._query(_sql.VEC_SESSION_COUNT)[0][0]
     have = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
     return max(0, eligible - have)
 
@@ -185,26 +186,32 @@ def nearest(
     limit = max(1, min(int(limit), 200))
     where, args = store._filter_sql(filters, "n")
     blob = pack(query)
-    take = max(candidates, 20 * limit)
+    take = max(candidates, 4 * limit)
     with store._lock:
         bits = sign_bits(query)
         ids = [r[0] for r in store.con.execute(_sql.VEC_BITS_NEAREST, (model, bits, take))]
-        hits = _rerank(store, model, blob, ids, where, args, limit)
-        if len(hits) < limit and len(ids) == take:
+        ranked = _rerank(store, model, blob, ids, where, args, limit)
+        if len(ranked) < limit and len(ids) == take:
             # The filters removed most candidates: take them from the filtered rows instead.
             sql = _sql.VEC_BITS_NEAREST_FILTERED.format(where=where)
             ids = [r[0] for r in store.con.execute(sql, [model, *args, bits, take])]
-            hits = _rerank(store, model, blob, ids, where, args, limit)
-    return [VectorHit(_row_to_node(r[1:]), 1.0 - float(r[0])) for r in hits]
+            ranked = _rerank(store, model, blob, ids, where, args, limit)
+        if not ranked:
+            return []
+        sql = _sql.VEC_ROWS.format(marks=",".join("?" * len(ranked)))
+        rows = {r[0]: r[1:] for r in store.con.execute(sql, [rowid for rowid, _ in ranked])}
+    return [
+        VectorHit(_row_to_node(rows[rowid]), 1.0 - float(d)) for rowid, d in ranked if rowid in rows
+    ]
 
 
 def _rerank(
     store: Store, model: str, blob: bytes, ids: list[int], where: str, args: list[Any], limit: int
-) -> list[tuple]:
+) -> list[tuple[int, float]]:
     if not ids:
         return []
     sql = _sql.VEC_RERANK.format(marks=",".join("?" * len(ids)), where=where)
-    return store.con.execute(sql, [blob, model, *ids, *args, limit]).fetchall()
+    return [(r[0], r[1]) for r in store.con.execute(sql, [blob, model, *ids, *args, limit])]
 
 
 def live_after(
