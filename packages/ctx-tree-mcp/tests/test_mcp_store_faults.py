@@ -69,6 +69,22 @@ def test_sqlite_full_on_the_first_capture_fails_that_call_alone(app: App):
     assert _notes(app.store_file) == ["kept once space came back"]
 
 
+def test_the_server_answers_disk_full_as_a_tool_error_in_words(app: App):
+    import asyncio
+
+    from ctx_tree_mcp.server import answer
+
+    pages = app.store.con.execute("PRAGMA page_count").get
+    app.store.con.execute(f"PRAGMA max_page_count = {pages + 2}")
+    text, is_error = asyncio.run(
+        answer(app, "ctx_tree_read", {"path": "src/argparse_copy.py", "symbol": "ArgumentParser"})
+    )
+    assert is_error and text.startswith("disk full: ") and "internal error" not in text
+    app.store.con.execute("PRAGMA max_page_count = 4294967294")
+    text, is_error = asyncio.run(answer(app, "ctx_tree_note", {"content": "works again"}))
+    assert not is_error and text.startswith("note saved")
+
+
 FULL_DISK = r"""
 import json, os, subprocess, sys
 from pathlib import Path

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import shutil
 import threading
+from pathlib import Path
 
 import pytest
 from ctx_tree_store import Store
@@ -262,3 +264,29 @@ def test_real_sleep_is_cut_short_by_stop(store_file) -> None:
     c, took = run(main())
     assert c.state["staleness"].runs == 1
     assert took < 1.0
+
+
+def test_a_store_deleted_under_the_walkers_is_closed_and_not_recreated(store_file) -> None:
+    cfg = make_config(walkers={"filterIntervalMs": 1000})
+    path = Path(store_file)
+    seen: dict[str, int] = {}
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(store_file, tl, cfg, walkers=("filter",))
+        task = c.start()
+        await tl.advance(1_000, parties=1)
+        seen["before"] = c.state["filter"].runs
+        shutil.rmtree(path.parent)  # ctx-tree forget while the server runs
+        await tl.advance(3_000, parties=1)
+        seen["deleted"] = c.state["filter"].runs
+        seen["recreated"] = int(path.exists())
+        Store.open(path).close()  # the server's next call makes a new store
+        await tl.advance(2_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    c = run(main())
+    assert seen["before"] >= 1 and seen["deleted"] == seen["before"] and seen["recreated"] == 0
+    assert c.state["filter"].runs > seen["before"] and c.state["filter"].errors == 0
