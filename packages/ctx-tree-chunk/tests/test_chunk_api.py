@@ -129,9 +129,21 @@ def test_detect_language(path, data, lang):
 
 def test_supported_languages():
     langs = supported_languages()
-    for name in ("python", "typescript", "tsx", "go", "rust", "bash", "markdown", "toml"):
+    for name in (
+        "python",
+        "typescript",
+        "tsx",
+        "go",
+        "rust",
+        "bash",
+        "markdown",
+        "toml",
+        "vue",
+        "svelte",
+        "ipynb",
+    ):
         assert name in langs
-    assert len(langs) == len(set(langs)) == 19
+    assert len(langs) == len(set(langs)) == 22
 
 
 def test_chunk_is_frozen():

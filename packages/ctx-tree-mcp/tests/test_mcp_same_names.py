@@ -85,3 +85,27 @@ def test_several_matches_that_do_not_fit_name_the_call_for_the_rest(app, root):
     text = read(app, "big.py", symbol="big", budget_tokens=300)
     assert "2 definitions match 'big'" in text
     assert re.search(r'next: ctx_tree_read\(path="big.py", start_line=\d+, end_line=62\)', text)
+
+
+def test_component_and_notebook_symbols_are_read(app, root):
+    import json
+
+    (root / "Hello.svelte").write_text(
+        "<script>\n  function greet(who) {\n    return who;\n  }\n</script>\n\n<h1>hi</h1>\n"
+    )
+    text = read(app, "Hello.svelte", symbol="greet")
+    assert "2\t  function greet(who) {" in text and "<h1>" not in text
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": "# Title"},
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "source": "def area(r):\n    return 3 * r * r",
+            "outputs": [{"output_type": "stream", "name": "stdout", "text": "x\n" * 500}],
+        },
+    ]
+    (root / "a.ipynb").write_text(json.dumps({"cells": cells, "metadata": {}}))
+    text = read(app, "a.ipynb", symbol="area")
+    assert "def area(r):" in text and "cells rendered as text" in text
+    outline = read(app, "a.ipynb", budget_tokens=400)
+    assert "# %% [output] cell 2" in outline and "[… " in outline  # capped

@@ -5,7 +5,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from ._languages import STRUCTURE_LANGUAGES, TREE_SITTER_LANGUAGES, detect_language
+from ._languages import (
+    RENDERED_LANGUAGES,
+    SFC_LANGUAGES,
+    STRUCTURE_LANGUAGES,
+    TREE_SITTER_LANGUAGES,
+    detect_language,
+)
 from ._text import Lines, decode, split_range
 from ._types import Chunk, ChunkedFile, ChunkError, Symbol
 
@@ -14,7 +20,7 @@ __all__ = ["chunk_bytes", "chunk_file", "grammar_problems", "supported_languages
 
 def supported_languages() -> tuple[str, ...]:
     """Names accepted as ``language=``: tree-sitter languages, then structure-chunked ones."""
-    return (*TREE_SITTER_LANGUAGES, *STRUCTURE_LANGUAGES)
+    return (*TREE_SITTER_LANGUAGES, *SFC_LANGUAGES, *RENDERED_LANGUAGES, *STRUCTURE_LANGUAGES)
 
 
 def grammar_problems() -> dict[str, str]:
@@ -55,17 +61,15 @@ def chunk_bytes(
             deciding whether to split.
 
     Returns:
-        A :class:`ChunkedFile`; empty input gives no chunks and ``total_lines == 0``.
+        A :class:`ChunkedFile`; empty input gives no chunks and ``total_lines == 0``. A
+        Jupyter notebook's chunks tile its rendering as cells (``ChunkedFile.rendered``); a
+        Vue or Svelte component's scripts are parsed, its other blocks are sections.
 
     Raises:
         BinaryContentError: a NUL byte in the first 8 KiB, or invalid UTF-8.
         ChunkError: an unknown ``language`` or a ``max_chunk_tokens`` below 1.
     """
-    if (
-        language is not None
-        and language not in TREE_SITTER_LANGUAGES
-        and (language not in STRUCTURE_LANGUAGES)
-    ):
+    if language is not None and language not in supported_languages():
         raise ChunkError(f"unsupported language {language!r}; see supported_languages()")
     if max_chunk_tokens < 1:
         raise ChunkError("max_chunk_tokens must be at least 1")
@@ -75,6 +79,20 @@ def chunk_bytes(
         language = detect_language(path, data)
     if not text:
         return ChunkedFile(language, 0, (), (), False)
+    if language in RENDERED_LANGUAGES:
+        from ._notebook import chunk_notebook, render
+
+        found = render(text)
+        if found is None:  # not a notebook after all: chunked as the JSON it is
+            language = "json"
+        else:
+            rendered, blocks, code_language = found
+            nb_lines, nb_chunks, nb_symbols, errors = chunk_notebook(
+                rendered, blocks, code_language, max_chunk_tokens, count_tokens
+            )
+            return ChunkedFile(
+                language, nb_lines.n, tuple(nb_chunks), tuple(nb_symbols), errors, rendered
+            )
     lines = Lines(text, offset, count_tokens)
     chunks: list[Chunk] | None = None
     symbols: list[Symbol] = []
@@ -88,6 +106,15 @@ def chunk_bytes(
             )
         except (ImportError, LookupError, OSError, RecursionError):
             chunks, symbols, has_errors = None, [], False  # grammar unavailable: windows
+    elif language in SFC_LANGUAGES:
+        from ._sfc import chunk_sfc
+
+        try:
+            chunks, symbols, has_errors = chunk_sfc(
+                language, data[offset:], offset, lines, max_chunk_tokens
+            )
+        except (ImportError, LookupError, OSError, RecursionError):
+            chunks, symbols, has_errors = None, [], False
     elif language in STRUCTURE_LANGUAGES:
         from ._structure import chunk_structure
 

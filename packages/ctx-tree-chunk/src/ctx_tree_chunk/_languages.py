@@ -35,6 +35,12 @@ def query_file(language: str) -> str:
     return f"{QUERY_OF.get(language, language)}.scm"
 
 
+# Single-file components: markup whose <script> blocks are parsed (see ``_sfc.py``).
+SFC_LANGUAGES: tuple[str, ...] = ("vue", "svelte")
+
+# Files whose chunks tile a rendering of them (see ``_notebook.py``).
+RENDERED_LANGUAGES: tuple[str, ...] = ("ipynb",)
+
 # Languages chunked by structure without a grammar (see ``_structure.py``).
 STRUCTURE_LANGUAGES: tuple[str, ...] = ("markdown", "json", "yaml", "toml")
 
@@ -74,6 +80,9 @@ EXTENSIONS: dict[str, str] = {
     ".swift": "swift",
     ".sh": "bash",
     ".bash": "bash",
+    ".vue": "vue",
+    ".svelte": "svelte",
+    ".ipynb": "ipynb",
     ".md": "markdown",
     ".markdown": "markdown",
     ".json": "json",

@@ -81,9 +81,12 @@ class ChunkedFile:
         language: detected or given language name, ``None`` for plain text.
         total_lines: number of lines; a last line without a trailing newline counts.
         chunks: chunks in order; they tile the file (every line in exactly one chunk,
-            ``"".join(c.text for c in chunks)`` equals the decoded text).
+            ``"".join(c.text for c in chunks)`` equals the decoded text, or ``rendered``).
         symbols: the outline in source order.
         has_errors: the grammar reported syntax errors (the partial tree was still used).
+        rendered: for a file whose chunks tile a rendering of it rather than its bytes (a
+            Jupyter notebook: its cells as text), that rendering; lines, byte offsets and
+            ``total_lines`` are then the rendering's. ``None`` otherwise.
     """
 
     language: str | None
@@ -91,3 +94,4 @@ class ChunkedFile:
     chunks: tuple[Chunk, ...]
     symbols: tuple[Symbol, ...]
     has_errors: bool
+    rendered: str | None = None

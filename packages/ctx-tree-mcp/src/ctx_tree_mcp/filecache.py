@@ -171,6 +171,8 @@ def _store_new(
         "size": len(data),
         "file_sha256": digest,
         "has_errors": chunked.has_errors,
+        # lines are those of a rendering (a notebook's cells as text), not of the file's bytes
+        "rendered": chunked.rendered is not None,
         "symbols": [[e.name, e.kind, e.start, e.def_line, e.end] for e in outline],
     }
     if truncated:

@@ -165,6 +165,8 @@ def _chunk_label(c: Node) -> str:
 def _head(view: FileView) -> str:
     flags = " (cached)" if view.cached else ""
     trunc = ", stored truncated at capture.maxBytes" if view.root.truncated else ""
+    if view.root.metadata.get("rendered"):
+        trunc += ", lines of its cells rendered as text (outputs capped)"
     return f"{view.relative} · {view.total_lines} lines · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
 
 
