@@ -152,3 +152,20 @@ def test_defaults_are_not_mutated_by_a_merge(dirs):
     config = load_config(home, root)
     config.data["capture"]["maxBytes"] = 1
     assert DEFAULTS["capture"]["maxBytes"] == 100000
+
+
+def test_bash_deny_is_a_list_of_command_strings():
+    assert DEFAULTS["bash"]["deny"] == []
+    config = merge_config(("p", {"bash": {"deny": ["git push", "aws"]}}))
+    assert config.get("bash", "deny") == ["git push", "aws"]
+    for bad in ("git push", ["ok", 3], [""], [["nested"]]):
+        with pytest.raises(
+            ConfigError, match=r"^p: bash\.deny: expected a list of non-empty strings"
+        ):
+            merge_config(("p", {"bash": {"deny": bad}}))
+
+
+def test_list_defaults_are_copied_not_shared():
+    config = merge_config(("p", {"bash": {"deny": ["aws"]}}))
+    config.data["bash"]["deny"].append("gcloud")
+    assert DEFAULTS["bash"]["deny"] == [] and merge_config().get("bash", "deny") == []

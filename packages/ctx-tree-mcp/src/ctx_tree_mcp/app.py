@@ -210,6 +210,7 @@ class App:
         terms: str = "",
         node_id: str = "",
         original_bytes: int | None = None,
+        redacted: bool = False,
     ) -> str:
         """Store a captured output under the session (or ``parent_id``); returns its node id.
 
@@ -217,13 +218,16 @@ class App:
         ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
         caller already cut it, when it did). ``pending`` leaves it for the filter walker. When a live node already holds the same
         content from the same source, its id is returned and nothing is written.
+        ``redacted=True``: the caller already passed ``content`` through :func:`redact_text`
+        (and renders its answer from that text), so it is not scanned twice.
         """
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
 
         from .redact import redact_text, redact_value
 
-        content = redact_text(content)
+        if not redacted:
+            content = redact_text(content)
         terms = redact_text(terms)
         metadata = redact_value(metadata)  # note titles, grep patterns: searchable, so redacted
         raw = content.encode("utf-8", "surrogatepass")

@@ -14,7 +14,8 @@ from typing import Any
 
 from ._errors import SchemaError
 
-#: Built-in defaults, key for key as docs/configuration.md (plus ``grep``, ours: ripgrep limits).
+#: Built-in defaults, key for key as docs/configuration.md (plus ours: ``grep``, ripgrep limits; ``bash``,
+#: the commands ``ctx_tree_bash`` refuses besides the built-in ones).
 DEFAULTS: dict[str, Any] = {
     "embeddingModel": "nomic-embed-text",
     "summarizerModel": "claude-haiku-4-5",
@@ -60,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
         "maxInputChars": 24000,
         "maxTokens": 400,
     },
+    "bash": {"deny": []},
 }
 
 
@@ -121,6 +123,13 @@ def _check(value: Any, default: Any, where: str, source: str, unknown: list[str]
                 continue
             out[key] = _check(sub, default[key], f"{where}.{key}", source, unknown)
         return out
+    if isinstance(default, list):
+        ok = isinstance(value, list) and all(isinstance(v, str) and v.strip() for v in value)
+        if not ok:
+            raise ConfigError(
+                f"{source}: {where}: expected a list of non-empty strings, got {json.dumps(value)[:60]}"
+            )
+        return list(value)
     if isinstance(default, bool):
         ok = isinstance(value, bool)
     elif isinstance(default, float):

@@ -50,11 +50,19 @@ class GrepMeta(TypedDict, total=False):
 
 
 class MonitorMeta(TypedDict, total=False):
-    """``tool_output`` of a command (``cmd://<hash>``)."""
+    """``tool_output`` of a command (``cmd://<hash>``): ``ctx_tree_bash`` or a captured
+    host tool call. ``exit_code`` and ``duration_ms`` (milliseconds) are None when unknown
+    or when the command was killed; ``source`` names who ran it (``ctx_tree_bash``,
+    ``hook:Bash``); ``output_bytes`` is the whole output's size, ``lines`` the stored text's."""
 
     command: str
-    exit_code: int
+    exit_code: int | None
+    duration_ms: int | None
     cwd: str
+    source: str
+    output_bytes: int
+    lines: int
+    timed_out: bool
 
 
 class WebChunkMeta(TypedDict, total=False):

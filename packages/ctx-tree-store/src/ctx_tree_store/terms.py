@@ -72,8 +72,8 @@ def index_terms(content: str, *extra: str | None) -> str:
     # Bytes and a translate table: several times faster than a regex over the text.
     words = content.encode("utf-8", "surrogatepass").translate(_ASCII_ALNUM).split()
     for word in set(words):
-        if word.islower() or word.isupper() or word[1:].islower():
-            continue  # one case throughout, or Capitalized: nothing to split
+        if word.islower() or word.isupper() or word[1:].islower() or word.isdigit():
+            continue  # one case throughout, Capitalized or a number: nothing to split
         parts = _CAMEL_BYTES.findall(word)
         if len(parts) > 1:
             for part in parts:
