@@ -57,6 +57,7 @@ from .spec import ToolSpec
 
 
 def _tools() -> tuple[ToolSpec, ...]:
+    from ..bash import tool as bash
     from . import compose, get, graph, grep, note, read, search
 
     return (
@@ -69,6 +70,7 @@ def _tools() -> tuple[ToolSpec, ...]:
         graph.PATH_TO_ROOT,
         graph.RECENT,
         note.SPEC,
+        bash.SPEC,
     )
 
 

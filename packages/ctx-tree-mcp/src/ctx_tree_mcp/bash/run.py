@@ -1,0 +1,245 @@
+"""Running one shell command: the user's shell, its own process group, a hard timeout.
+
+The command runs as ``$SHELL -c COMMAND`` (``/bin/sh`` when ``$SHELL`` is unset or not
+executable) in the project root, stdin from ``/dev/null`` (a command that reads stdin sees
+end-of-file at once), stdout and stderr on one pipe (so they interleave in the order written),
+in a new session and process group. At the timeout the whole group gets SIGTERM, then SIGKILL
+after :data:`KILL_GRACE_S`; processes the command left in the background when its shell
+exited are ended the same way. Only the first and last ``keep_bytes`` bytes of output are
+kept in memory; the rest is counted.
+
+Blocking (a ``selectors`` loop); the MCP server runs it in a worker thread and sets
+``cancel`` when the client cancels the call.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import selectors
+import signal
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["KILL_GRACE_S", "RunResult", "output_text", "run_command", "user_shell"]
+
+#: Seconds between SIGTERM and SIGKILL for the command's process group.
+KILL_GRACE_S = 0.5
+#: Seconds to wait for the output pipe to close after the shell exited, before background
+#: processes still holding it are ended.
+STRAGGLER_GRACE_S = 0.2
+_READ = 1 << 16
+
+
+@dataclass(slots=True)
+class RunResult:
+    """A finished command. ``head`` holds the first ``keep_bytes`` bytes of output and
+    ``tail`` the last ones after it (empty when nothing was dropped between them)."""
+
+    head: bytes
+    tail: bytes
+    total_bytes: int
+    exit_code: int | None  #: None when the shell was killed by a signal
+    signal: int | None  #: the signal that ended the shell, if one did
+    timed_out: bool
+    cancelled: bool
+    stragglers: bool  #: background processes were still running when the shell exited
+    duration_ms: int
+    shell: str
+    pgid: int  #: the command's process group (ended: nothing of it is left running)
+
+    @property
+    def dropped_bytes(self) -> int:
+        return self.total_bytes - len(self.head) - len(self.tail)
+
+
+def user_shell() -> str:
+    """``$SHELL`` when it names an executable file, else ``/bin/sh``."""
+    shell = os.environ.get("SHELL", "")
+    if shell and os.path.isabs(shell) and os.access(shell, os.X_OK) and Path(shell).is_file():
+        return shell
+    return "/bin/sh"
+
+
+class _Collector:
+    """Keeps the first ``keep`` bytes and the last ``keep`` bytes after them."""
+
+    def __init__(self, keep: int) -> None:
+        self.keep = max(keep, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        if chunk:
+            self.tail += chunk
+            if len(self.tail) > 2 * self.keep:
+                del self.tail[: len(self.tail) - self.keep]
+
+    def parts(self) -> tuple[bytes, bytes]:
+        return bytes(self.head), bytes(self.tail[-self.keep :]) if self.tail else b""
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - a member changed user (setuid): cannot signal
+        return False
+    return True
+
+
+def _end_group(pgid: int, proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the group, then SIGKILL whatever is left after :data:`KILL_GRACE_S`."""
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, KILL_GRACE_S)):
+        try:
+            os.killpg(pgid, sig)
+        except (ProcessLookupError, PermissionError):
+            return
+        end = time.monotonic() + grace
+        while time.monotonic() < end:
+            proc.poll()  # reap the shell so it does not count as alive
+            if not _group_alive(pgid):
+                return
+            time.sleep(0.01)
+
+
+def run_command(
+    command: str,
+    cwd: Path,
+    *,
+    timeout_s: float,
+    keep_bytes: int,
+    cancel: threading.Event | None = None,
+) -> RunResult:
+    """Run ``command`` with the user's shell in ``cwd`` until it ends or ``timeout_s`` seconds.
+
+    Raises ``OSError`` when the shell cannot be started (nothing ran). Never leaves a
+    process of the command's group running.
+    """
+    shell = user_shell()
+    start = time.monotonic()
+    deadline = start + timeout_s
+    proc = subprocess.Popen(
+        [shell, "-c", command],
+        cwd=str(cwd),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    pgid = proc.pid
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    os.set_blocking(fd, False)
+    out = _Collector(keep_bytes)
+    timed_out = cancelled = stragglers = False
+    exited_at: float | None = None
+    try:
+        with selectors.DefaultSelector() as sel:
+            sel.register(fd, selectors.EVENT_READ)
+            eof = False
+            while not eof:
+                now = time.monotonic()
+                if exited_at is None and proc.poll() is not None:
+                    exited_at = now
+                if exited_at is not None and now - exited_at > STRAGGLER_GRACE_S:
+                    stragglers = True
+                    break
+                if now >= deadline:
+                    timed_out = True
+                    break
+                if cancel is not None and cancel.is_set():
+                    cancelled = True
+                    break
+                for _ in sel.select(timeout=min(0.05, deadline - now)):
+                    eof = not _read_some(fd, out)
+            if not (timed_out or cancelled or stragglers):
+                try:
+                    proc.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:  # closed its stdout but kept running
+                    timed_out = True
+            if timed_out or cancelled or stragglers or _group_alive(pgid):
+                stragglers = stragglers or not (timed_out or cancelled)
+                _end_group(pgid, proc)
+                _drain(sel, fd, out)
+    finally:
+        if proc.poll() is None:
+            _end_group(pgid, proc)
+        proc.wait()
+        proc.stdout.close()
+    code = proc.returncode
+    head, tail = out.parts()
+    return RunResult(
+        head=head,
+        tail=tail,
+        total_bytes=out.total,
+        exit_code=code if code >= 0 else None,
+        signal=-code if code < 0 else None,
+        timed_out=timed_out,
+        cancelled=cancelled,
+        stragglers=stragglers and not (timed_out or cancelled),
+        duration_ms=round((time.monotonic() - start) * 1000),
+        shell=shell,
+        pgid=pgid,
+    )
+
+
+def _read_some(fd: int, out: _Collector) -> bool:
+    """Read what is available; False at end-of-file."""
+    try:
+        chunk = os.read(fd, _READ)
+    except BlockingIOError:
+        return True
+    if not chunk:
+        return False
+    out.add(chunk)
+    return True
+
+
+def _drain(sel: selectors.BaseSelector, fd: int, out: _Collector) -> None:
+    """Read what the ended processes left in the pipe (at most :data:`STRAGGLER_GRACE_S`)."""
+    end = time.monotonic() + STRAGGLER_GRACE_S
+    while time.monotonic() < end:
+        if not sel.select(timeout=max(0.0, end - time.monotonic())):
+            return
+        if not _read_some(fd, out):
+            return
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_OVERWRITE = re.compile(r"[^\n]*\r(?!\n)")
+
+
+def output_text(result: RunResult) -> tuple[str, bool]:
+    """The output as text, and whether it looks binary.
+
+    Undecodable bytes become U+FFFD, ANSI escape sequences are removed, ``\\r\\n`` becomes
+    ``\\n``, a line overwritten with ``\\r`` (progress bars) keeps its last state, and other
+    control characters become U+FFFD. When bytes were dropped between ``head`` and ``tail``
+    the two are joined with a newline (the caller's marker replaces that region).
+    """
+    if result.dropped_bytes:
+        text = (
+            result.head.decode("utf-8", "replace") + "\n" + result.tail.decode("utf-8", "replace")
+        )
+    else:
+        text = (result.head + result.tail).decode("utf-8", "replace")
+    sample = result.head[:8192]
+    binary = b"\x00" in sample or text[:8192].count("\ufffd") > len(sample) // 10
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    if "\r" in text:
+        text = _OVERWRITE.sub("", text.replace("\r\n", "\n"))
+    text = _CONTROL.sub("\ufffd", text)
+    return text, binary

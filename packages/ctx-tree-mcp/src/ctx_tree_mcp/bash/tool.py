@@ -1,0 +1,208 @@
+"""``ctx_tree_bash``: run a shell command in the project root; store all of its output; answer
+the exit status and the lines that matter within the budget.
+
+The answer starts with one status line (``exit 1 · 2,345 lines · 1.2 s``, or how the command
+was stopped), then numbered output lines (``<n>\\t<text>``, line numbers of the stored output)
+with a ``…`` marker for each omitted run, then the manifest with the ``ctx_tree_get`` call that
+pages the whole stored output.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+from typing import TYPE_CHECKING, Annotated
+
+from pydantic import Field
+
+from ..budget import check_budget, check_int, estimate_tokens
+from ..errors import ToolInputError
+from ..render import Manifest, fitted_answer
+from ..surface import call
+from ..tools.spec import Budget, Cli, Input, ToolSpec
+from .digest import render_lines, select_lines
+from .record import Recorded, record_output
+
+if TYPE_CHECKING:
+    from ..app import App
+    from .run import RunResult
+
+DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
+MAX_TIMEOUT_S = 600
+SOURCE = "ctx_tree_bash"
+
+
+class Args(Input):
+    command: Annotated[
+        str,
+        Cli("one shell command line, e.g. `make test 2>&1 | tail`", positional=True),
+    ]
+    timeout_s: Annotated[
+        int,
+        Field(ge=1, le=MAX_TIMEOUT_S),
+        Cli("seconds; then the command's process group is killed", flag="--timeout", short="-t"),
+    ] = 120
+    budget_tokens: Budget = 2000
+
+
+def check_command(app: App, command: object) -> str:
+    """The command, validated and not refused; else :class:`ToolInputError` (nothing runs)."""
+    from .denylist import refusal
+
+    if not isinstance(command, str) or not command.strip():
+        raise ToolInputError("command", "give a shell command, e.g. 'pytest -q'")
+    if "\x00" in command:
+        raise ToolInputError("command", "contains a NUL byte")
+    reason = refusal(command, app.config.get("bash", "deny"))
+    if reason:
+        raise ToolInputError("command", f"refused before running: {reason}")
+    return command
+
+
+def _check(app: App, command: object, timeout_s: object, budget_tokens: object) -> tuple:
+    budget = check_budget(budget_tokens)
+    timeout = check_int(timeout_s, "timeout_s", 1, MAX_TIMEOUT_S)
+    return check_command(app, command), timeout, budget
+
+
+def bash(app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000) -> str:
+    """Handle ``ctx_tree_bash`` (blocking); returns the answer text.
+
+    Raises ``ToolInputError`` for an empty, NUL-holding or refused command (see
+    ``docs/security.md``) and out-of-range ``timeout_s`` (1..600 seconds) or budget.
+    """
+    command, timeout, budget = _check(app, command, timeout_s, budget_tokens)
+    return _answer(app, command, _run(app, command, timeout, None), budget)
+
+
+async def bash_async(
+    app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
+) -> str:
+    """:func:`bash` for the event loop (the registered handler): the command runs in a
+    worker thread; cancelling the awaiting task ends the command's process group."""
+    command, timeout, budget = _check(app, command, timeout_s, budget_tokens)
+    cancel = threading.Event()
+    try:
+        result = await asyncio.to_thread(_run, app, command, timeout, cancel)
+    except asyncio.CancelledError:
+        cancel.set()
+        raise
+    return _answer(app, command, result, budget)
+
+
+def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -> RunResult:
+    from .run import run_command
+
+    try:
+        return run_command(
+            command,
+            app.root,
+            timeout_s=timeout,
+            keep_bytes=app.config.get("capture", "maxBytes"),
+            cancel=cancel,
+        )
+    except OSError as exc:
+        raise ToolInputError("command", f"the shell could not be started: {exc}") from None
+
+
+def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
+    from .run import output_text
+
+    text, binary = output_text(result)
+    meta = {
+        "timed_out": result.timed_out,
+        "signal": result.signal,
+        "shell": result.shell,
+        "binary": binary,
+    }
+    rec = record_output(
+        app,
+        text,
+        command=command,
+        cwd=str(app.root),
+        source=SOURCE,
+        exit_code=result.exit_code,
+        duration_ms=result.duration_ms,
+        original_bytes=result.total_bytes,
+        metadata=meta,
+    )
+    answer = _render(result, rec, binary, budget)
+    app.count(
+        "bash", tokens_served=estimate_tokens(answer), tokens_source=(result.total_bytes + 3) // 4
+    )
+    return answer
+
+
+def status_line(result: RunResult, lines: int) -> str:
+    """``exit 0 · 12 lines · 0.3 s``, or ``killed at the 5 s timeout (timeout_s) · …``."""
+    seconds = f"{result.duration_ms / 1000:.1f} s"
+    size = f"{lines:,} line{'s' if lines != 1 else ''}"
+    if result.timed_out:
+        how = "killed at the timeout (timeout_s); output before it below"
+    elif result.cancelled:
+        how = "cancelled by the client; output before it below"
+    elif result.signal is not None:
+        how = f"ended by signal {_signal_name(result.signal)}"
+    else:
+        how = f"exit {result.exit_code}"
+    return f"{how} · {size} · {seconds}\n"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return str(number)
+
+
+def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
+    content = rec.content
+    lines = content.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    head = status_line(result, len(lines))
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+
+    def body(room: int) -> tuple[str, list[tuple[int, int]]]:
+        chosen = select_lines(lines, max(room - estimate_tokens(head), 0))
+        text, gaps = render_lines(lines, chosen.shown)
+        return head + text, gaps
+
+    def manifest(gaps: list[tuple[int, int]]) -> Manifest:
+        stored = f"{len(lines):,} line{'s' if len(lines) != 1 else ''} stored"
+        m = Manifest(f"node {rec.node_id} · tool_output · {stored}")
+        if result.stragglers:
+            m.add("note", "processes the command left in the background were ended")
+        if binary:
+            m.add("note", "the output looks binary; undecodable bytes are shown as �")
+        if rec.truncated:
+            m.add(
+                "note",
+                f"output was {rec.original_bytes:,} bytes; the store keeps the first and last "
+                "parts (capture.maxBytes)",
+            )
+        if gaps:
+            runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
+            more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
+            m.add("omitted", f"lines {runs}{more}")
+            m.add("next", call("ctx_tree_get", node_id=rec.node_id, offset=offsets[gaps[0][0] - 1]))
+        return m
+
+    return fitted_answer(budget, body, manifest, (rec.original_bytes + 3) // 4, "output")
+
+
+SPEC = ToolSpec(
+    name="ctx_tree_bash",
+    description=DESCRIPTION,
+    args=Args,
+    handler=bash_async,
+    example={"command": "pytest -q", "timeout_s": 300, "budget_tokens": 1500},
+    # Runs any command: hosts should ask the user, as they do for their own shell tool.
+    # openWorldHint is left out: its MCP default (true) is right, and tools/list is paid
+    # on every turn.
+    annotations={"readOnlyHint": False, "destructiveHint": True},
+    help="run a shell command in the project root; full output stored, a digest shown",
+)

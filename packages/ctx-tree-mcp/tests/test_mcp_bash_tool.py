@@ -1,0 +1,154 @@
+"""ctx_tree_bash end to end over real processes: answers, the stored node, refusals, budgets."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.bash.record import keep_head_and_tail, record_output
+from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.budget import estimate_tokens
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.get import get
+
+
+def _node_id(answer: str) -> str:
+    return answer.split("-- ctx-tree: node ", 1)[1].split(" ", 1)[0]
+
+
+def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
+    answer = bash(app, "echo hello; echo oops >&2; exit 3")
+    assert answer.startswith("exit 3 · 2 lines · ")
+    assert "1\thello\n2\toops\n" in answer
+    node = app.store.get(_node_id(answer))
+    assert node is not None and node.kind.value == "tool_output"
+    assert node.content == "hello\noops\n"
+    assert node.parent_id == app.session_id()
+    assert node.source_uri.startswith("cmd://")
+    meta = node.metadata
+    assert meta["command"] == "echo hello; echo oops >&2; exit 3"
+    assert meta["exit_code"] == 3 and meta["source"] == "ctx_tree_bash"
+    assert meta["cwd"] == str(app.root) and isinstance(meta["duration_ms"], int)
+
+
+def test_refused_commands_never_run_and_store_nothing(app: App, tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    for command in (f"touch {marker}; env", f"touch {marker} && printenv", ""):
+        with pytest.raises(ToolInputError) as err:
+            bash(app, command)
+        assert err.value.argument == "command"
+    assert not marker.exists()
+    (app.root / ".ctx-tree").mkdir()
+    (app.root / ".ctx-tree" / "config.json").write_text(
+        json.dumps({"bash": {"deny": ["git push"]}})
+    )
+    fresh = App(app.root, home=app.home)
+    try:
+        with pytest.raises(ToolInputError, match=r"bash\.deny"):
+            bash(fresh, f"touch {marker}; git push origin main")
+        assert not marker.exists()
+        assert "store" not in fresh.__dict__  # refused before the store was even opened
+    finally:
+        fresh.close()
+
+
+def test_bad_arguments_are_tool_errors(app: App) -> None:
+    for kwargs, argument in (
+        ({"timeout_s": 0}, "timeout_s"),
+        ({"timeout_s": 601}, "timeout_s"),
+        ({"budget_tokens": 50}, "budget_tokens"),
+    ):
+        with pytest.raises(ToolInputError) as err:
+            bash(app, "true", **kwargs)
+        assert err.value.argument == argument
+
+
+def test_secrets_in_output_are_redacted_in_store_and_answer(app: App) -> None:
+    secret = "ghp_" + "a" * 36
+    answer = bash(app, f"echo token {secret}")
+    assert secret not in answer and "[REDACTED:github_token]" in answer
+    assert secret not in app.store.get(_node_id(answer)).content
+
+
+def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app: App) -> None:
+    answer = bash(app, "seq 1 200000", budget_tokens=2000)
+    assert estimate_tokens(answer) <= 2000
+    assert answer.startswith("exit 0 · ")
+    assert "\t200000\n" in answer  # the tail
+    node_id = _node_id(answer)
+    node = app.store.get(node_id)
+    assert node.truncated and node.original_bytes == 1_288_895
+    assert len(node.content.encode()) <= app.config.get("capture", "maxBytes")
+    assert node.content.startswith("1\n2\n") and node.content.endswith("200000\n")
+    assert "bytes left out here" in node.content
+    next_call = next(ln for ln in answer.splitlines() if ln.startswith("next: "))
+    offset = int(next_call.split("offset=")[1].rstrip(")"))
+    page = get(app, node_id, offset=offset, budget_tokens=500)
+    assert page.startswith("1\n2\n3\n")
+
+
+def test_timeout_answer_says_killed_and_shows_what_came_before(app: App) -> None:
+    start = time.monotonic()
+    answer = bash(app, "echo first-part; sleep 100", timeout_s=1)
+    assert time.monotonic() - start < 2.5
+    assert answer.startswith("killed at the timeout")
+    assert "first-part" in answer
+    node = app.store.get(_node_id(answer))
+    assert node.metadata["timed_out"] is True and node.metadata["exit_code"] is None
+
+
+def test_binary_output_never_breaks_the_answer(app: App) -> None:
+    answer = bash(app, "head -c 50000 /dev/urandom", budget_tokens=500)
+    answer.encode("utf-8")
+    assert estimate_tokens(answer) <= 500
+    assert "looks binary" in answer
+
+
+def test_failing_test_run_shows_the_failure_and_the_summary(app: App) -> None:
+    """A real pytest run of 300 tests, one failing, answered in a 1,500-token budget."""
+    pkg = app.root / "suite"
+    (pkg / "tests").mkdir(parents=True)
+    (pkg / "pytest.ini").write_text("[pytest]\n")
+    tests = "".join(
+        f"def test_case_{i:03d}():\n    assert {i} == {i}\n\n\n"
+        if i != 117
+        else "def test_total_is_right():\n    total = sum([1, 2, 3])\n    assert total == 7\n\n\n"
+        for i in range(300)
+    )
+    (pkg / "tests" / "test_many.py").write_text(tests)
+    command = f"cd suite && {sys.executable} -m pytest -v -p no:cacheprovider -p no:xdist tests"
+    answer = bash(app, command, budget_tokens=1500)
+    node = app.store.get(_node_id(answer))
+    assert estimate_tokens(answer) <= 1500 < estimate_tokens(node.content)
+    assert answer.startswith("exit 1 · ")
+    assert "FAILED tests/test_many.py::test_total_is_right" in answer
+    assert "assert 6 == 7" in answer
+    assert "1 failed, 299 passed" in answer
+
+
+def test_record_output_keeps_head_and_tail_and_redacts(app: App) -> None:
+    """The seam the capture hooks use for the host's own Bash/Grep/Glob results."""
+    big = "".join(f"line {i}\n" for i in range(50_000)) + "key AKIAQ3XK7NPLM2RT5VWZ\n"
+    rec = record_output(
+        app, big, command="make", cwd=str(app.root), source="hook:Bash", exit_code=2
+    )
+    node = app.store.get(rec.node_id)
+    assert node.content == rec.content and rec.truncated
+    assert node.content.startswith("line 0\n") and "[REDACTED:aws_access_key]" in node.content
+    assert "AKIAQ3XK7NPLM2RT5VWZ" not in node.content
+    assert node.metadata["source"] == "hook:Bash" and node.metadata["exit_code"] == 2
+    assert node.metadata["duration_ms"] is None
+
+
+def test_keep_head_and_tail_cuts_at_line_ends() -> None:
+    text = "".join(f"{i:05d}\n" for i in range(10_000))
+    out = keep_head_and_tail(text, 2000)
+    assert len(out.encode()) <= 2000
+    head, _, tail = out.partition("[…")
+    assert head.endswith("\n") and head.startswith("00000\n")
+    assert tail.endswith("09999\n")
+    assert keep_head_and_tail("short\n", 2000) == "short\n"
