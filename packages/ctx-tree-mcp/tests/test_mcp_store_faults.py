@@ -198,6 +198,7 @@ READ_ONLY = r"""
 import asyncio, json, os, subprocess, sys
 from pathlib import Path
 from ctx_tree_mcp.app import App, fault_message
+from ctx_tree_mcp.bash.tool import bash
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.read import read
@@ -221,6 +222,7 @@ def run_cli(*args):
 app = App(root, home=home)
 step("read", lambda: read(app, "src/decoder.py", symbol="JSONDecoder.decode"))
 step("grep", lambda: asyncio.run(grep(app, "def raw_decode", "src")))
+step("bash", lambda: bash(app, "echo hello from bash"))
 step("search", lambda: search(app, "mounted read-only finding"))
 step("note", lambda: note(app, "cannot be kept"))
 app.close()
@@ -232,7 +234,7 @@ print(json.dumps(out))
 
 
 @needs_mounts
-def test_a_read_only_store_still_answers_reads_greps_and_searches(root: Path, tmp_path: Path):
+def test_a_read_only_store_still_answers_reads_greps_bash_and_searches(root: Path, tmp_path: Path):
     home = tmp_path / "home"
     writer = App(root, home=home)
     note(writer, "a mounted read-only finding worth keeping")
@@ -249,7 +251,11 @@ def test_a_read_only_store_still_answers_reads_greps_and_searches(root: Path, tm
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     line = "ctx-tree: nothing is being stored: "
-    for name, expected in (("read", "def decode"), ("grep", "def raw_decode")):
+    for name, expected in (
+        ("read", "def decode"),
+        ("grep", "def raw_decode"),
+        ("bash", "hello from bash"),
+    ):
         assert out[name][0] == "ok", out[name]
         assert expected in out[name][1]
         assert [x for x in out[name][1].splitlines() if x.startswith(line)] == [
