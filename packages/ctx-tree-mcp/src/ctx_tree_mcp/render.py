@@ -45,10 +45,20 @@ class Manifest:
         kept = [ln for i, ln in enumerate(self.lines) if not (compact and i in self.optional)]
         return "\n".join([f"-- ctx-tree: {self.head}", *kept]) + "\n"
 
-    def compacted(self) -> Manifest:
-        """The manifest without its optional lines."""
+    def compacted(self, limit: int = 0) -> Manifest:
+        """The manifest without optional lines, the longest dropped first, until it costs at
+        most ``limit`` tokens (``0``: without any of them)."""
+        dropped: set[int] = set()
+        by_length = sorted(self.optional, key=lambda i: -len(self.lines[i]))
+        for i in by_length:
+            kept = [ln for j, ln in enumerate(self.lines) if j not in dropped]
+            if limit and estimate_tokens(Manifest(self.head, kept).render()) <= limit:
+                break
+            dropped.add(i)
         return Manifest(
-            self.head, [ln for i, ln in enumerate(self.lines) if i not in self.optional]
+            self.head,
+            [ln for i, ln in enumerate(self.lines) if i not in dropped],
+            {len([j for j in range(i) if j not in dropped]) for i in self.optional - dropped},
         )
 
 
@@ -117,7 +127,7 @@ def fitted_answer(
     ``source_tokens`` may be a callable read after the last ``make_manifest``. The first
     try leaves ``reserve`` tokens (at most half the budget) for the manifest; the body is then
     rebuilt for the room the manifest really leaves: less when it is larger, more when it is
-    smaller. The manifest's optional lines are dropped when they would cost more than a
+    smaller. The manifest's optional lines (the longest first) are dropped while it costs more than a
     quarter of the budget, or more than the body (past
     :data:`PROPORTIONATE_FLOOR` tokens), so a small budget still gets content.
     """
@@ -127,8 +137,9 @@ def fitted_answer(
         body, state = make_body(max(room, 0))
         manifest = make_manifest(state)
         cost = estimate_tokens(manifest.render())
-        if cost > min(budget // 4, max(estimate_tokens(body), PROPORTIONATE_FLOOR)):
-            manifest = manifest.compacted()
+        limit = min(budget // 4, max(estimate_tokens(body), PROPORTIONATE_FLOOR))
+        if cost > limit:
+            manifest = manifest.compacted(limit)
             cost = estimate_tokens(manifest.render())
         need = estimate_tokens(body) + cost + _TOKENS_LINE
         fits = need <= budget

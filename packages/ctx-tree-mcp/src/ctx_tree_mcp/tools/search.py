@@ -10,6 +10,7 @@ from pydantic import Field
 from ..budget import check_int
 from ..errors import ToolInputError
 from ..render import call, plural
+from ..surface import tool_ref
 from .listing import render_listing
 from .spec import Cli, Input, Sugar, ToolSpec
 
@@ -24,12 +25,15 @@ DESCRIPTION = (
 )
 MODES = ("keyword", "semantic", "hybrid")
 MODE_ERROR = "mode {mode!r} is not one of keyword, semantic, hybrid"
-#: What an empty answer says: search covers the store, not the files on disk.
-NOTHING_STORED = (
-    "only stored content is searched: files read and grep output through ctx-tree, notes, and "
-    "whatever capture hooks store. Fill it with ctx_tree_read(path=…) or ctx_tree_grep(pattern=…) "
-    "(which searches the files on disk now), then search again"
-)
+
+
+def nothing_stored() -> str:
+    """What an empty answer says: search covers the store, not the files on disk."""
+    return (
+        "only stored content is searched: files read and grep output through ctx-tree, notes, "
+        f"and whatever capture hooks store. Fill it with {tool_ref('ctx_tree_read')} or "
+        f"{tool_ref('ctx_tree_grep')} (which searches the files on disk now), then search again"
+    )
 
 
 class Args(Input):
@@ -114,7 +118,7 @@ def search(
     if partial:
         head += f"; {len(hits) - partial} with every word, {partial} with only some (marked)"
     if not hits:
-        more = NOTHING_STORED
+        more = nothing_stored()
     elif len(hits) == limit and limit < 100:
         more = call(
             "ctx_tree_search",
