@@ -174,3 +174,13 @@ def test_walker_runs_keep_the_last_n_with_status_counts(store: Store):
     assert runs[0].status_counts == {"live": 7, "pending": 1}
     raw = store.con.execute("SELECT status_counts FROM walker_runs LIMIT 1").get
     assert json.loads(raw) == {"live": 7, "pending": 1}
+
+
+def test_neighbors_of_a_big_parent_are_bounded_and_keep_its_edges(store: Store):
+    t = _tree(store, notes=60)
+    store.add_edges([(t["session"], t["root"], EdgeKind.REFERENCES)])
+    detail = browse.node_detail(store, t["session"])
+    vias = [via for _row, via in detail.neighbors]
+    assert vias.count("child") == browse.NEIGHBORS_MAX // 2
+    assert vias[-1] == "references:out" and len(vias) <= browse.NEIGHBORS_MAX
+    assert detail.children == 61

@@ -134,14 +134,14 @@ UPDATE nodes SET terms = trim(terms || ' ' || ctx_cjk_terms(content))
 """
 
 _V4 = """
-CREATE TABLE usage_daily (
+CREATE TABLE IF NOT EXISTS usage_daily (
   day TEXT NOT NULL,
   tool TEXT NOT NULL,
   name TEXT NOT NULL,
   value INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (day, tool, name)
 );
-CREATE TABLE walker_runs (
+CREATE TABLE IF NOT EXISTS walker_runs (
   id INTEGER PRIMARY KEY,
   walker TEXT NOT NULL,
   started_at INTEGER NOT NULL,
@@ -150,7 +150,7 @@ CREATE TABLE walker_runs (
   changes TEXT NOT NULL DEFAULT '{}',
   status_counts TEXT NOT NULL DEFAULT '{}'
 );
-CREATE INDEX idx_walker_runs_finished ON walker_runs(finished_at);
+CREATE INDEX IF NOT EXISTS idx_walker_runs_finished ON walker_runs(finished_at);
 """
 
 _V5 = """

@@ -185,6 +185,7 @@ BROWSE_ROWS = f"SELECT {BROWSE_COLUMNS} FROM nodes n WHERE n.id IN ({{marks}})"
 BROWSE_EDGES_OUT = "SELECT dst_id, kind, created_at FROM edges WHERE src_id = ? LIMIT ?"
 BROWSE_EDGES_IN = "SELECT src_id, kind, created_at FROM edges WHERE dst_id = ? LIMIT ?"
 CHILD_COUNT = "SELECT count(*) FROM nodes WHERE parent_id = ?"
+CHILD_IDS_FIRST = "SELECT id FROM nodes WHERE parent_id = ? ORDER BY rowid LIMIT ?"
 KIND_STATUS_COUNTS = "SELECT kind, status, count(*) FROM nodes GROUP BY kind, status"
 # Nodes created per time bucket (idx_nodes_created covers it).
 ACTIVITY = (

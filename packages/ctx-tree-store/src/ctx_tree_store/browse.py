@@ -64,7 +64,8 @@ class NodeDetail:
     """One node with its content, edges both ways (at most :data:`EDGES_MAX` each), the
     spine up to its root (the node first), its children count and up to
     :data:`NEIGHBORS_MAX` one-hop neighbours as ``(row, via)`` (``via`` as in
-    :meth:`Store.adjacent`)."""
+    :meth:`Store.adjacent`): the parent, the first ``NEIGHBORS_MAX // 2`` children, then
+    edges out and in."""
 
     row: NodeRow
     content: str
@@ -182,7 +183,13 @@ def node_detail(store: Store, node_id: str) -> NodeDetail | None:
     out_edges = store._query(_sql.BROWSE_EDGES_OUT, (node_id, EDGES_MAX))
     in_edges = store._query(_sql.BROWSE_EDGES_IN, (node_id, EDGES_MAX))
     spine = [n.id for n in store.path_to_root(node_id)]
-    near = store.adjacent(node_id)[:NEIGHBORS_MAX]
+    # One hop, as Store.adjacent orders it (parent, children, edges out, edges in), but
+    # bounded: a session may have tens of thousands of children.
+    near: list[tuple[str, str]] = [(node.parent_id, "parent")] if node.parent_id else []
+    first = store._query(_sql.CHILD_IDS_FIRST, (node_id, NEIGHBORS_MAX // 2))
+    near += [(r[0], "child") for r in first]
+    near += [(o, f"{k}:out") for o, k, _ in out_edges] + [(o, f"{k}:in") for o, k, _ in in_edges]
+    near = near[:NEIGHBORS_MAX]
     found = rows(
         store,
         [node_id, *spine, *(e[0] for e in out_edges), *(e[0] for e in in_edges)]

@@ -55,6 +55,8 @@ function num(n) {
   if (n >= 1e3) return (n / 1e3).toFixed(1) + "k";
   return String(n);
 }
+// The end of a long label (file name, lines, symbol) says more than its start.
+const tail = (s, n) => (s.length > n ? "…" + s.slice(s.length - n + 1) : s);
 const clip = (s, n = 240) => (s.length > n ? s.slice(0, n - 1) + "…" : s);
 const badge = (status) => el("span", { class: `badge s-${status}` }, status);
 function nodeLink(row, text) {
@@ -68,13 +70,19 @@ function showError(where, err) {
 // A listing row: kind, label, status, size (tokens), time.
 function rowEl(row, opts) {
   const o = opts || {};
+  let label = row.label || row.id;
+  if (o.nested && row.kind === "file_chunk") {
+    // under its file root a chunk needs only "file.py:10-20 symbol"
+    const colon = label.indexOf(":");
+    label = label.slice(label.lastIndexOf("/", colon < 0 ? label.length : colon) + 1);
+  }
   const cells = [
     el("span", { class: "kind" }, row.kind),
-    el("span", { class: "label", title: row.label }, row.withheld ? "(withheld: file now on the denylist) " : "", row.label || row.id),
+    el("span", { class: "label", title: row.label }, row.withheld ? "(withheld: file now on the denylist) " : "", tail(label, 44)),
     el("span", {}, badge(row.status)),
     el("span", { class: "size", title: `${row.chars} characters stored${row.truncated ? `, cut from ${row.original_bytes} bytes` : ""}` },
       `${num(row.tokens)} tok${row.truncated ? " ✂" : ""}`),
-    el("span", { class: "time", title: `created ${when(row.created_at)}, updated ${when(row.updated_at)}` }, when(row.created_at)),
+    el("span", { class: "time", title: `created ${when(row.created_at)}, updated ${when(row.updated_at)}` }, when(row.created_at).slice(5, 16)),
   ];
   if (o.twisty) cells.unshift(o.twisty);
   const div = el("div", { class: "row" + (row.id === state.node ? " sel" : ""), data: { id: row.id }, onclick: () => openNode(row.id) }, cells);
@@ -123,7 +131,7 @@ function nodeItem(row, fresh) {
   const item = el("div", { class: "node", data: { id: row.id } });
   const twisty = el("button", { class: "twisty", title: row.has_children ? "expand" : "",
     onclick: (ev) => { ev.stopPropagation(); if (row.has_children) toggle(item); } }, row.has_children ? "▸" : "·");
-  const r = rowEl(row, { twisty });
+  const r = rowEl(row, { twisty, nested: !!row.parent_id });
   if (fresh) r.classList.add("fresh");
   item.append(r);
   item.dataset.kind = row.kind;
@@ -183,10 +191,10 @@ async function openNode(id, keepScroll) {
     n.withheld ? el("p", { class: "muted" }, "withheld: the file is now on the denylist")
       : el("pre", { id: "content" }, n.content || "(empty)"),
     n.content_cut ? el("p", { class: "muted" }, `${n.content_cut} more characters not shown`) : null,
-    el("h3", {}, "Metadata"), meta,
-    el("h3", {}, `Edges (${n.edges.length})`), edges,
     el("h3", {}, "Path to root"), crumbs,
-    el("h3", {}, `Neighbours (${n.neighbors.length})`), graph(n)].filter(Boolean));
+    el("h3", {}, `Edges (${n.edges.length})`), edges,
+    el("h3", {}, `Neighbours (${n.neighbors.length})`), graph(n),
+    el("h3", {}, "Metadata"), meta].filter(Boolean));
   if (keepScroll) aside.scrollTop = top;
 }
 
@@ -204,12 +212,14 @@ function graph(n) {
     return e;
   };
   const cx = 300, cy = 150, nb = n.neighbors, count = nb.length;
-  const short = (s) => (s.length > 28 ? s.slice(0, 27) + "…" : s);
+  const short = (s) => tail(s, 24);
+  // Many neighbours: only the lateral ones (edges, parent) get a caption; hover names the rest.
+  const captioned = (r) => count <= 12 || r.via !== "child";
   nb.forEach((r, i) => {
     const a = (2 * Math.PI * i) / Math.max(1, count) - Math.PI / 2;
     const x = cx + Math.cos(a) * 230, y = cy + Math.sin(a) * 110;
     svg.append(mk("line", { x1: cx, y1: cy, x2: x, y2: y }));
-    svg.append(mk("text", { class: "via", x: (cx + x) / 2, y: (cy + y) / 2, "text-anchor": "middle" }, r.via));
+    if (captioned(r)) svg.append(mk("text", { class: "via", x: (cx + x) / 2, y: (cy + y) / 2, "text-anchor": "middle" }, r.via));
   });
   nb.forEach((r, i) => {
     const a = (2 * Math.PI * i) / Math.max(1, count) - Math.PI / 2;
@@ -217,7 +227,7 @@ function graph(n) {
     const g = mk("g", { class: "nb", "data-id": r.id });
     g.append(mk("title", {}, `${r.kind} ${r.label}`));
     g.append(mk("circle", { cx: x, cy: y, r: 7, fill: STATUS_COLORS[r.status] || "#888" }));
-    g.append(mk("text", { x, y: y + 18, "text-anchor": "middle" }, short(r.label || r.kind)));
+    if (captioned(r)) g.append(mk("text", { x, y: y + (y < cy ? -12 : 18), "text-anchor": "middle" }, short(r.label || r.kind)));
     g.addEventListener("click", () => openNode(r.id));
     svg.append(g);
   });
