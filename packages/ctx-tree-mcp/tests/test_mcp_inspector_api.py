@@ -171,6 +171,12 @@ def test_search_and_recent(client: TestClient, built: dict):
     assert {h["id"] for h in hits["hits"]} == {built[f"note{i}"] for i in range(5)}
     assert all("scanners" in h["snippet"] for h in hits["hits"])
     assert client.get("/api/search", params={"q": " "}).json()["error"].startswith("q:")
+    # hybrid without an embedding provider: keyword hits and a note saying so
+    hybrid = client.get("/api/search", params={"q": "scanners", "mode": "hybrid"}).json()
+    assert hybrid["mode"] == "hybrid" and "no embedding provider" in hybrid["notes"][0]
+    assert {h["id"] for h in hybrid["hits"]} >= {built[f"note{i}"] for i in range(5)}
+    bad = client.get("/api/search", params={"q": "x", "mode": "fuzzy"})
+    assert bad.status_code == 400 and bad.json()["error"].startswith("mode:")
     recent = client.get("/api/recent", params={"limit": 2, "hours": 2}).json()
     assert len(recent["rows"]) == 2 and recent["next"]
     assert sum(c for _t, c in recent["activity"]) >= 8

@@ -109,15 +109,21 @@ def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[aps
     return con, True
 
 
-def open_without_writing(path: Path | str) -> apsw.Connection:
+def open_without_writing(path: Path | str, *, live: bool = False) -> apsw.Connection:
     """A read-only connection to the store file ``path`` that writes nothing, not even a
     ``-wal`` or ``-shm`` file: a store with no WAL file (closed cleanly) is opened
     ``immutable``; one in use is read through its WAL (``mode=ro``), else ``immutable``.
-    Raises ``apsw.Error`` when it cannot be read as a database."""
+
+    ``live=True`` (a reader that must see later commits, e.g. the inspector) always reads
+    through the WAL (``mode=ro``): SQLite then creates the empty ``-wal`` and ``-shm`` files a
+    WAL reader needs when no writer left them, with the database file's permissions; the
+    database itself is still never written. Raises ``apsw.Error`` when it cannot be read as
+    a database."""
     flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
-    in_use = os.path.exists(str(path) + "-wal")
+    in_use = live or os.path.exists(str(path) + "-wal")
     error: apsw.Error | None = None
-    for query in ("mode=ro", "immutable=1") if in_use else ("immutable=1",):
+    queries = ("mode=ro",) if live else ("mode=ro", "immutable=1") if in_use else ("immutable=1",)
+    for query in queries:
         try:
             con = apsw.Connection(f"file:{quote(str(path))}?{query}", flags=flags)
         except apsw.Error as exc:
@@ -181,16 +187,18 @@ def _register_functions(con: apsw.Connection) -> None:
 
 
 def connect_readonly(path: Path | str) -> apsw.Connection:
-    """Open the existing store at ``path`` read-only (``SQLITE_OPEN_READONLY`` and
-    ``query_only``): nothing is created, migrated or written, permissions are left alone.
+    """Open the existing store at ``path`` read-only and live (:func:`open_without_writing`
+    with ``live=True``, plus ``query_only``), seeing other processes' commits: nothing is
+    created, migrated or written, permissions are left alone.
 
     Raises ``FileNotFoundError`` when there is no store file, :class:`SchemaVersionError` for a
-    newer schema and :class:`SchemaTooOld` for an older one.
+    newer schema, :class:`SchemaTooOld` for an older one, ``apsw.Error`` when it cannot be
+    read as a database.
     """
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no store at {path}: nothing was captured for this project yet")
-    con = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
+    con = open_without_writing(path, live=True)
     try:
         con.set_busy_timeout(BUSY_TIMEOUT_MS)
         con.execute("PRAGMA query_only = ON")

@@ -212,21 +212,38 @@ def node(app: App, node_id: str) -> dict[str, Any] | None:
 
 
 def search(app: App, params: Params) -> dict[str, Any]:
-    """Keyword search (FTS5 BM25, as ``ctx_tree_search``): ``q``, ``limit`` (1..100),
-    ``kind`` and ``status`` filters (default live and pending)."""
+    """Search as ``ctx_tree_search`` does: ``q``, ``mode`` (``keyword`` BM25, ``semantic`` or
+    ``hybrid`` when an embedding provider is configured; without one they answer keyword hits
+    and a note), ``limit`` (1..100), ``kind`` and ``status`` filters (default live and
+    pending). Returns ``mode``, ``notes`` and ``hits``."""
     from ctx_tree_schema import Filters
     from ctx_tree_store import browse
+
+    from ..retrieval import MixedModels
+    from ..retrieval import search as vector_search
+    from ..tools.search import MODE_ERROR, MODES
 
     query = (params.get("q") or "").strip()
     if not query:
         raise ToolInputError("q", "give a few words or identifiers to search for")
+    mode = params.get("mode") or "keyword"
+    if mode not in MODES:
+        raise ToolInputError("mode", MODE_ERROR.format(mode=mode))
     kinds, statuses = _filters(params)
     limit = _ints(params, "limit", 20, 1, 100)
     filters = Filters(kind=tuple(kinds) or None, status=tuple(statuses) or None)  # type: ignore[arg-type]
-    hits = app.store.search(query, limit=limit, filters=filters)
+    notes: list[str] = []
+    if mode == "keyword":
+        hits: list[Any] = app.store.search(query, limit=limit, filters=filters)
+    else:
+        try:
+            hits, notes = vector_search(app, query, mode, limit, filters)
+        except MixedModels as exc:
+            raise ToolInputError("mode", str(exc)) from None
     rows = browse.rows(app.store, [h.node.id for h in hits])
     return {
-        "mode": "keyword",
+        "mode": mode,
+        "notes": notes,
         "hits": [
             {**row_json(app, rows[h.node.id]), "score": h.score, "snippet": h.snippet}
             for h in hits

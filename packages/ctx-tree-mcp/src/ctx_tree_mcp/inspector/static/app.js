@@ -244,8 +244,9 @@ async function runSearch() {
   const out = $("#search-results");
   if (!q) { out.replaceChildren(); return; }
   try {
-    const res = await api("search", { q, limit: 50 });
+    const res = await api("search", { q, limit: 50, mode: $("#q-mode").value });
     $("#search-mode").textContent = `${res.hits.length} hits · ${res.mode}`;
+    $("#search-notes").textContent = res.notes.join(" · ");
     out.replaceChildren(...res.hits.map((h) => rowEl(h, { snippet: h.snippet.replace(/\s+/g, " ") })));
     if (!res.hits.length) out.append(el("p", { class: "muted" }, "no hits"));
   } catch (err) { showError(out, err); }
