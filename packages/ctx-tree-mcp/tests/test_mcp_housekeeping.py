@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -48,7 +49,12 @@ def test_stores_lists_every_store_with_project_size_nodes_and_last_use(tmp_path:
     assert alpha.startswith("* ") and " 2 " in alpha  # session + note
     assert " 4 " in beta and not beta.startswith("*")
     assert "0000000000000000" in text and "not a database" in text
-    assert "3 stores" in text and "* this project" in text
+    assert "3 stores" in text and "* this project" in text and "(gone)" not in text
+    shutil.rmtree(b.root)  # a project deleted or moved: its store is an orphan
+    text = stores(tmp_path / "home", current=a.store_file)
+    orphan = next(line for line in text.splitlines() if str(b.root) in line)
+    assert orphan.split()[0:2] == [str(b.root), "(gone)"] and "ctx-tree forget STORE" in text
+    assert "removed" in forget(b.store_file.parent, tmp_path / "home")
     # Listing wrote nothing: no WAL or shared-memory file appeared next to closed stores.
     assert not list((tmp_path / "home").glob("*/store.db-*"))
 

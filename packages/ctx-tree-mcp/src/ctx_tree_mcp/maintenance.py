@@ -91,7 +91,9 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
         return f"no stores in {home}\n"
     rows = [
         [
-            ("* " if s.path == current else "") + (s.project or "?"),
+            ("* " if s.path == current else "")
+            + (s.project or "?")
+            + (" (gone)" if s.project and not Path(s.project).exists() else ""),
             _mb(s.size_bytes),
             "?" if s.nodes is None else f"{s.nodes:,}",
             _when(s.last_used_ms),
@@ -105,6 +107,12 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
         + f"\n\n{len(found)} store{'s' if len(found) != 1 else ''}, {_mb(total)} in {home}"
         + ("; * this project" if current in {s.path for s in found} else "")
         + "\n"
+        + (
+            "a project marked (gone) no longer exists there: `ctx-tree forget STORE` deletes "
+            "its store\n"
+            if any(s.project and not Path(s.project).exists() for s in found)
+            else ""
+        )
     )
 
 
@@ -117,7 +125,7 @@ def forget(target: Path, home: Path | None = None) -> str:
 
     home = home or ctx_tree_home()
     target = target.expanduser().resolve()
-    if (target / STORE_FILE).is_file() and target.parent == home:
+    if (target / STORE_FILE).is_file() and target.parent == home.resolve():
         paths = [target / STORE_FILE]
     else:
         paths = project_stores(target, home)
