@@ -45,7 +45,7 @@ def check_python() -> Check:
     import re
     from importlib.metadata import metadata
 
-    need = metadata("ctx-tree-mcp").get("Requires-Python") or ""
+    need = metadata("ctx-tree-mcp")["Requires-Python"] or ""
     have = ".".join(map(str, sys.version_info[:3]))
     floor = re.search(r">=\s*(\d+)\.(\d+)", need)
     ok = floor is None or sys.version_info[:2] >= (int(floor[1]), int(floor[2]))
