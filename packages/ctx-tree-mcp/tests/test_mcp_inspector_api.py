@@ -276,3 +276,18 @@ def test_cli_inspect_without_a_store_says_so(tmp_path: Path):
     )
     assert out.returncode == 1 and "no store" in out.stderr
     assert not (tmp_path / "nohome").exists()
+
+
+def test_cli_inspect_without_a_display_opens_no_text_browser(built: dict):
+    env = {**os.environ, "CTX_TREE_HOME": str(built["home"])}
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    proc, _url = _start(["inspect", str(built["root"])], env)
+    try:
+        assert proc.stdout is not None
+        assert proc.stdout.readline().startswith("Ctrl-C")
+        assert proc.stdout.readline().startswith("(no display here")
+    finally:
+        proc.send_signal(signal.SIGINT)
+        proc.communicate(timeout=10)
+    assert proc.returncode == 0

@@ -8,8 +8,8 @@ Only GET (and HEAD) routes exist. The store is opened read-only (``docs/inspecto
 
 from __future__ import annotations
 
-import contextlib
 import logging
+import os
 import secrets
 import socket
 import sys
@@ -153,6 +153,14 @@ def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
+def _has_display() -> bool:
+    """Whether a graphical browser can open: macOS, Windows, or X11/Wayland. Elsewhere Python's
+    ``webbrowser`` would start a text browser (lynx, w3m) in this very terminal."""
+    return sys.platform in ("darwin", "win32") or bool(
+        os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+    )
+
+
 def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = sys.stdout) -> int:
     """Serve the inspector for ``app`` (read-only) on ``127.0.0.1:port`` (0: any free port)
     until Ctrl-C or SIGTERM; prints the URL first. Returns 0.
@@ -174,19 +182,23 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
         sock.close()
         raise
     url = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={token}"
-    out.write(f"ctx-tree inspect: {app.store_file} (read-only)\n{url}\nCtrl-C to stop.\n")
-    out.flush()
     server = uvicorn.Server(
         uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
     )
-    if open_browser:
-        import webbrowser
-
-        threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
     try:
-        # uvicorn re-raises the SIGINT it caught once it has shut down: that is the clean end.
-        with contextlib.suppress(KeyboardInterrupt):
-            server.run(sockets=[sock])
+        out.write(f"ctx-tree inspect: {app.store_file} (read-only)\n{url}\nCtrl-C to stop.\n")
+        if open_browser and _has_display():
+            import webbrowser
+
+            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+        elif open_browser:
+            out.write("(no display here: open the URL in a browser on this machine)\n")
+        out.flush()
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        # Ctrl-C before uvicorn took over the signal, or the SIGINT it re-raises once it has
+        # shut down: either way the clean end.
+        pass
     finally:
         sock.close()
     out.write("ctx-tree inspect: stopped\n")
