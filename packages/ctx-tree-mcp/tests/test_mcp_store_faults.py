@@ -272,3 +272,37 @@ def test_a_read_only_store_still_answers_reads_greps_bash_and_searches(root: Pat
     assert out["cli_stats"][0] == 0 and "Traceback" not in out["cli_stats"][2]
     after = {p.name: p.read_bytes() for p in writer.store_file.parent.iterdir()}
     assert after == before
+
+
+GONE_THEN_READ_ONLY = r"""
+import json, shutil, subprocess, sys
+from pathlib import Path
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.read import read
+
+root, home = Path(sys.argv[1]), Path(sys.argv[2])
+app = App(root, home=home)
+note(app, "before")
+shutil.rmtree(app.store_file.parent)
+for args in (["--bind", str(home), str(home)], ["-o", "remount,bind,ro", str(home)]):
+    subprocess.run(["mount", *args], check=True)
+app.check_store()
+print(json.dumps(app.answer(read(app, "src/decoder.py", symbol="JSONDecoder"))))
+"""
+
+
+@needs_mounts
+def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
+    root: Path, tmp_path: Path
+):
+    home = tmp_path / "home"
+    home.mkdir()
+    done = _private_mount(
+        'exec "$1" -c "$2" "$3" "$4"', sys.executable, GONE_THEN_READ_ONLY, str(root), str(home)
+    )
+    assert done.returncode == 0, done.stderr
+    text = json.loads(done.stdout)
+    assert "class JSONDecoder" in text
+    assert text.splitlines()[-1].startswith("ctx-tree: nothing is being stored: ")
+    assert "there is no store to search" in text

@@ -54,7 +54,8 @@ class App:
     #: Open the store read-only (the inspector): nothing is created, migrated or written.
     readonly: bool = False
     _session_node: str | None = field(default=None, init=False)
-    _session_gen: int = field(default=0, init=False)
+    #: The store (and its generation) ``_session_node`` belongs to.
+    _session_of: tuple[Any, int] | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _usage: dict[tuple[str, str], int] = field(default_factory=dict, init=False)
     _usage_calls: int = field(default=0, init=False)
@@ -142,9 +143,15 @@ class App:
         is gone) and forget the ids cached from the old one."""
         store = self.__dict__.get("store")
         if store is not None and store.replaced():
+            from ctx_tree_store import StoreUnwritable
+
             log.warning("the store %s was deleted or replaced; opening it anew", store.path)
-            store.reopen()
             self.views.clear()
+            try:
+                store.reopen()
+            except StoreUnwritable:  # it cannot be made again here: go on without storing
+                del self.__dict__["store"]
+                self.store  # falls back to an in-memory store
 
     def answer(self, text: str) -> str:
         """``text``, plus the :attr:`not_storing` line when nothing persists."""
@@ -180,16 +187,16 @@ class App:
     def session_id(self) -> str:
         """Node id of this process's ``session`` node, created (and committed) on first use.
 
-        Cached per store generation, and never from inside an open transaction (which could
+        Cached per store and generation, and never from inside an open transaction (which could
         still roll the row back): a failed write cannot leave a dangling session id behind.
         """
         with self._lock:
             store = self.store
-            if self._session_node is None or self._session_gen != store.generation:
+            if self._session_node is None or self._session_of != (store, store.generation):
                 node = store.ensure_session(self.session_key, str(self.root))
                 if store.in_transaction:
                     return node
-                self._session_node, self._session_gen = node, store.generation
+                self._session_node, self._session_of = node, (store, store.generation)
             return self._session_node
 
     def hidden(self, node: Any) -> bool:
