@@ -70,3 +70,15 @@ def test_tiny_budget_still_shows_the_best_match_head_and_a_next(app, console, bu
     assert re.search(r"^next: ctx_tree_read\(", text, re.M)
     # the best match is shown (its head) or named with the call that returns it
     assert "def export_html" in text or 'symbol="Console.export_html"' in text
+
+
+def test_query_on_a_one_line_json_shows_the_match_and_continues(app, root):
+    import json
+
+    items = [{"id": i, "name": f"item{i}", "tags": ["alpha", "gamma"]} for i in range(600)]
+    (root / "big.json").write_text(json.dumps({"items": items}))
+    text = read(app, "big.json", query="item342 gamma", budget_tokens=300)
+    assert tokens(text) <= 300
+    assert '"name": "item342"' in text  # the excerpt is at the rarest word, not the line's head
+    assert "around the first match" in text
+    assert re.search(r'^next: ctx_tree_get\(node_id="\w+", offset=\d+\)', text, re.M)

@@ -179,6 +179,8 @@ class _Cut:
     last: int
     shown_to: int
     partial: int = 0
+    #: characters of that line skipped before the part shown (an excerpt around a match)
+    skipped: int = 0
 
     @property
     def done(self) -> bool:
@@ -212,6 +214,44 @@ def _slice(view: FileView, first: int, last: int, room: int, label: str) -> tupl
     return head + fitted + _LINE_GOES_ON, _Cut(first, last, first - 1, len(fitted) - len(prefix))
 
 
+def _excerpt(
+    view: FileView, cut: _Cut, query: str, room: int, label: str
+) -> tuple[str, _Cut] | None:
+    """Line ``cut.first`` (longer than the budget, e.g. minified JSON) shown around the first
+    match of a query word past what ``cut`` showed, or None when there is none."""
+    from ctx_tree_store import query_words
+
+    where = _line_offset(view, cut.first)
+    if where is None:
+        return None
+    chunk = where[0]
+    s = chunk.metadata["lines"][0]
+    line = chunk.content.splitlines(keepends=True)[cut.first - s].rstrip("\n")
+    lowered = line.lower()
+    counts = {w: lowered.count(w) for w in query_words(query) if len(w) > 1}
+    counts = {w: n for w, n in counts.items() if n}
+    if not counts:
+        return None
+    rarest = min(counts, key=lambda w: (counts[w], -len(w)))  # the most telling word
+    found = lowered.find(rarest)
+    if found < cut.partial:
+        return None  # the head already shows it
+    start = max(0, found - EXCERPT_LEAD)
+    head = f"{label}\n{cut.first}\t…"
+    chars = max(0, 4 * (room - estimate_tokens(head + _LINE_GOES_ON)) - 4)
+    if chars <= 0:
+        return None
+    shown = line[start : start + chars]
+    end = start + len(shown)
+    if end >= len(line):  # the rest of the line fits: nothing continues
+        return f"{head}{shown}\n", _Cut(cut.first, cut.last, cut.first, 0, 0)
+    return f"{head}{shown}{_LINE_GOES_ON}", _Cut(cut.first, cut.last, cut.first - 1, end, start)
+
+
+#: Characters of context kept before a match in a line longer than the budget.
+EXCERPT_LEAD = 120
+
+
 def _line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
     """The chunk holding file line ``line`` and the character offset of that line in it."""
     for chunk in view.chunks:
@@ -232,6 +272,11 @@ def _continue(view: FileView, cut: _Cut) -> str:
 
 
 def _not_shown(cut: _Cut) -> str:
+    if cut.skipped:
+        return (
+            f"line {cut.shown_to + 1} shown in part: characters {cut.skipped:,}-{cut.partial:,},"
+            " around the first match"
+        )
     if cut.partial and cut.last == cut.shown_to + 1:
         return f"line {cut.last} shown in part ({cut.partial:,} characters)"
     if cut.partial:
@@ -531,6 +576,11 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
             if not parts:  # best match larger than the budget: its head, and where it goes on
                 best = max(group.subs, key=lambda g: g.score)
                 text, head_cut = _slice(view, *best.lines, room, best.label())
+                if head_cut.partial:  # a line longer than the budget: show it at the match
+                    text, head_cut = _excerpt(view, head_cut, query, room, best.label()) or (
+                        text,
+                        head_cut,
+                    )
                 if not head_cut.empty:
                     parts.append(text)
                     included.extend(
@@ -562,6 +612,8 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
             rest = ", ".join(_def_label(d) for d in missing[1:5])
             more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
             m.add("also not shown", rest + more, optional=True)
+        if cut_short and head_cut.skipped:
+            m.add("excerpt", _not_shown(head_cut))
         if cut_short and not head_cut.empty:
             m.add("next", _continue(view, head_cut))
         elif missing:
