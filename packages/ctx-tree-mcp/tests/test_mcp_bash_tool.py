@@ -152,3 +152,18 @@ def test_keep_head_and_tail_cuts_at_line_ends() -> None:
     assert head.endswith("\n") and head.startswith("00000\n")
     assert tail.endswith("09999\n")
     assert keep_head_and_tail("short\n", 2000) == "short\n"
+
+
+def test_an_error_deep_inside_a_huge_output_is_kept_and_shown(app: App) -> None:
+    """1 MB of build log, over capture.maxBytes: the store keeps head and tail, and the
+    left-out middle's problem lines, so the compiler error still reaches the answer."""
+    lines = [f"[{i:05d}] CC src/module_{i:05d}.c -o build/module_{i:05d}.o" for i in range(20000)]
+    lines[11234] = "src/net/socket.c:482:17: error: 'SO_REUSEPORT' undeclared"
+    (app.root / "build.log").write_text("\n".join(lines) + "\nmake: *** [all] Error 1\n")
+    answer = bash(app, "cat build.log; exit 2", budget_tokens=1500)
+    assert "socket.c:482:17: error: 'SO_REUSEPORT' undeclared" in answer
+    assert "make: *** [all] Error 1" in answer and answer.startswith("exit 2 · ")
+    node = app.store.get(_node_id(answer))
+    assert "the lines among them that report a problem" in node.content
+    assert "[00000] CC" in node.content and "[19999] CC" in node.content
+    assert "[11233] CC" not in node.content  # the middle itself is left out

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from ..budget import estimate_tokens
 
-__all__ = ["MAX_LINE_CHARS", "Selection", "render_lines", "select_lines"]
+__all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "select_lines"]
 
 #: Summary lines of test runners and builds, by tool.
 SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -35,24 +35,25 @@ SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("mocha", r"^[ \t]*\d+ (passing|failing|pending)\b"),
         ("npm", r"^npm (ERR!|error) "),
         ("make", r"^g?make(\[\d+\])?: \*\*\* "),
-        ("tsc", r"error TS\d+: "),
+        ("tsc", r"^\S.*\(\d+,\d+\): error TS\d+: "),
         ("build", r"^(BUILD (SUCCESSFUL|FAILED)|Build (succeeded|FAILED))"),
     )
 )
-#: Lines that report a problem, searched in the lower-cased output (no ``\\b``: one fast pass);
-#: shown with :data:`CONTEXT` lines either side. ``e   …`` is pytest's assertion detail.
-PROBLEM = re.compile(
-    r"(?m)error|fail|fatal|panic|exception|traceback|assert|segmentation fault|core dumped"
-    r"|denied|not found|no such file|cannot|can't|unable to|undefined|killed|^e {2,}\S"
-)
-#: All of :data:`SUMMARY` as one pattern tried only at line starts: one pass over the output.
+#: Words of a line that reports a problem (lower case).
+PROBLEM_WORDS = (
+    "error", "fail", "fatal", "panic", "exception", "traceback", "assert", "segmentation fault",
+    "core dumped", "denied", "not found", "no such file", "cannot", "can't", "unable to",
+    "undefined", "killed",
+)  # fmt: skip
+#: Lines that report a problem: any of :data:`PROBLEM_WORDS` in the lower-cased output (a
+#: plain alternation of literals, which the regex engine scans for fast), and pytest's
+#: assertion details (``E   …`` at a line start). Shown with :data:`CONTEXT` lines either side.
+PROBLEM = re.compile("|".join(re.escape(w) for w in PROBLEM_WORDS))
+PROBLEM_BYTES = re.compile(PROBLEM.pattern.encode())
+_PYTEST_DETAIL = re.compile(r"\nE {2,}\S")
+#: All of :data:`SUMMARY` (each anchored at a line start) as one pattern: one pass.
 _ANY_SUMMARY = re.compile(
-    "(?m)^(?:"
-    + "|".join(
-        "(?:" + (p.pattern[1:] if p.pattern.startswith("^") else r"[^\n]*?" + p.pattern) + ")"
-        for _, p in SUMMARY
-    )
-    + ")"
+    "(?m)^(?:" + "|".join(f"(?:{p.pattern.removeprefix('^')})" for _, p in SUMMARY) + ")"
 )
 CONTEXT = 2
 #: Longest line shown in an answer; the stored output keeps whole lines.
@@ -79,22 +80,68 @@ def line_cost(index: int, line: str) -> int:
     return estimate_tokens(f"{index + 1}\t{_display(line)}\n")
 
 
-def _matching_lines(pattern: re.Pattern[str], text: str, starts: list[int]) -> list[int]:
-    """Indexes of the lines (starting at ``starts``) holding a match, ascending, once each."""
+def _problem_starts(text: str) -> list[int]:
+    """Offsets (ascending) inside each line of ``text`` that reports a problem."""
+    hits = [m.start() for m in PROBLEM.finditer(text.lower())]
+    if "\nE  " in text or text.startswith("E  "):
+        hits = sorted(hits + [m.start() for m in _PYTEST_DETAIL.finditer("\n" + text)])
+    return hits
+
+
+def problem_lines(text: str, limit: int) -> tuple[list[str], int]:
+    """The first ``limit`` lines of ``text`` that report a problem, and how many there are."""
+    found: list[str] = []
+    count = 0
+    end = -1
+    for at in _problem_starts(text):
+        if at <= end:
+            continue  # same line
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        count += 1
+        if len(found) < limit:
+            found.append(text[start:end])
+    return found, count
+
+
+def _line_indexes(offsets: list[int], starts: list[int]) -> list[int]:
+    """Indexes of the lines (starting at ``starts``) holding ``offsets``, ascending, once each."""
     found: dict[int, None] = {}
-    for m in pattern.finditer(text):
-        found[bisect.bisect_right(starts, m.start()) - 1] = None
+    for at in offsets:
+        found[bisect.bisect_right(starts, at) - 1] = None
     return list(found)
 
 
-def select_lines(lines: list[str], room: int) -> Selection:
-    """Choose lines within ``room`` tokens (gap markers between shown runs included)."""
-    n = len(lines)
+@dataclass(frozen=True, slots=True)
+class Scan:
+    """One pass over the output: its lines, whether all of them fit ``room`` tokens as they
+    are, and the indexes (0-based, ascending) of summary and problem lines."""
+
+    lines: list[str]
+    tokens: int  #: of every line numbered, as shown when nothing is left out
+    summaries: list[int]
+    problems: list[int]
+
+
+def scan(lines: list[str]) -> Scan:
+    """Find the summary and problem lines of ``lines`` (one regex pass each)."""
     text = "\n".join(lines)
-    width = len(str(n)) + 2
-    if (len(text) + n * width + 3) // 4 <= room and all(len(x) <= MAX_LINE_CHARS for x in lines):
-        return Selection(list(range(n)), 0, 0)
+    n = len(lines)
+    long_lines = any(len(x) > MAX_LINE_CHARS for x in lines)
+    tokens = (len(text) + n * (len(str(n)) + 2) + 3) // 4 + (1 << 30 if long_lines else 0)
     starts = list(itertools.accumulate((len(x) + 1 for x in lines[:-1]), initial=0))
+    summaries = _line_indexes([m.start() for m in _ANY_SUMMARY.finditer(text)], starts)
+    problems = _line_indexes(_problem_starts(text), starts)
+    return Scan(lines, tokens, summaries, problems)
+
+
+def select_lines(found: Scan, room: int) -> Selection:
+    """Choose lines within ``room`` tokens (gap markers between shown runs included)."""
+    lines = found.lines
+    n = len(lines)
+    if found.tokens <= room:
+        return Selection(list(range(n)), len(found.summaries), len(found.problems))
     chosen: set[int] = set()
     used = 0
 
@@ -111,16 +158,14 @@ def select_lines(lines: list[str], room: int) -> Selection:
         used += cost
         return True
 
-    summaries = _matching_lines(_ANY_SUMMARY, text, starts)
-    problems = _matching_lines(PROBLEM, text.lower(), starts)
-    for i in summaries:
+    for i in found.summaries:
         if not take(i, room * 2 // 5):
             break
     tail_limit = used + room // 4
     for i in range(n - 1, -1, -1):
         if not take(i, tail_limit):
             break
-    for i in problems:
+    for i in found.problems:
         window = range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1))
         if not all(take(j, room) for j in window):
             break
@@ -130,7 +175,7 @@ def select_lines(lines: list[str], room: int) -> Selection:
     for i in range(n):  # then the head
         if not take(i, room):
             break
-    return Selection(sorted(chosen), len(summaries), len(problems))
+    return Selection(sorted(chosen), len(found.summaries), len(found.problems))
 
 
 _GAP = 8  # tokens of one "…\t(lines a-b omitted)" marker

@@ -41,27 +41,54 @@ def command_uri(command: str, cwd: str) -> str:
     return "cmd://" + hashlib.sha256(key).hexdigest()
 
 
+#: Most lines reporting a problem kept from the left-out middle of a long output, and the
+#: share of ``capture.maxBytes`` they may take.
+MIDDLE_LINES = 40
+MIDDLE_SHARE = 8
+
+
 def keep_head_and_tail(text: str, max_bytes: int, original_bytes: int | None = None) -> str:
     """``text`` when it fits ``max_bytes`` UTF-8 bytes, else its first and last parts (cut at
-    line ends where there is one) around a marker line naming the bytes left out.
+    line ends where there is one) around a marker naming the bytes left out, followed by the
+    lines of the left-out part that report a problem (errors, failures, assertions: at most
+    :data:`MIDDLE_LINES`, and 1/:data:`MIDDLE_SHARE` of ``max_bytes``).
 
     ``original_bytes``: the size of the whole output when ``text`` is already a shortened
     copy (the marker then counts from it). The result is at most ``max_bytes`` bytes.
     """
+    from .digest import MAX_LINE_CHARS, problem_lines
+
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) <= max_bytes:
         return text
     whole = max(original_bytes or 0, len(raw))
-    marker_room = 120
-    half = max(0, (max_bytes - marker_room) // 2)
+    room = max(0, max_bytes - 240)
+    middle_room = room // MIDDLE_SHARE
+    half = (room - middle_room) // 2
     head = raw[:half]
     cut = head.rfind(b"\n")
     head = head[: cut + 1] if cut > half // 2 else head
     tail = raw[len(raw) - half :] if half else b""
     cut = tail.find(b"\n")
     tail = tail[cut + 1 :] if 0 <= cut < half // 2 else tail
+    dropped = raw[len(head) : len(raw) - len(tail)].decode("utf-8", "ignore")
+    found, count = problem_lines(dropped, MIDDLE_LINES)
+    kept: list[str] = []
+    size = 0
+    for line in found:
+        line = line if len(line) <= MAX_LINE_CHARS else line[:MAX_LINE_CHARS] + "…"
+        size += len(line.encode("utf-8", "surrogatepass")) + 1
+        if size > middle_room:
+            break
+        kept.append(line + "\n")
     omitted = whole - len(head) - len(tail)
-    marker = f"[… {omitted:,} bytes left out here: the store keeps the first and last parts (capture.maxBytes) …]\n"
+    marker = f"[… {omitted:,} bytes left out here: the store keeps the first and last parts (capture.maxBytes)"
+    if kept:
+        more = f" (the first {len(kept)} of {count:,} found)" if len(kept) < count else ""
+        marker += f"; the lines among them that report a problem{more}: …]\n"
+        marker += "".join(kept) + "[… end of the left-out part …]\n"
+    else:
+        marker += " …]\n"
     if head and not head.endswith(b"\n"):
         marker = "\n" + marker
     return head.decode("utf-8", "ignore") + marker + tail.decode("utf-8", "ignore")

@@ -42,6 +42,8 @@ class RunResult:
     head: bytes
     tail: bytes
     total_bytes: int
+    #: Lines reporting a problem from the bytes dropped between head and tail (the first few).
+    middle: list[str]
     exit_code: int | None  #: None when the shell was killed by a signal
     signal: int | None  #: the signal that ended the shell, if one did
     timed_out: bool
@@ -65,13 +67,16 @@ def user_shell() -> str:
 
 
 class _Collector:
-    """Keeps the first ``keep`` bytes and the last ``keep`` bytes after them."""
+    """Keeps the first ``keep`` bytes and the last ``keep`` bytes after them, and from the
+    bytes dropped between them the first lines that report a problem."""
 
     def __init__(self, keep: int) -> None:
         self.keep = max(keep, 1)
         self.head = bytearray()
         self.tail = bytearray()
         self.total = 0
+        self.middle: list[str] = []
+        self._carry = b""
 
     def add(self, chunk: bytes) -> None:
         self.total += len(chunk)
@@ -82,7 +87,23 @@ class _Collector:
         if chunk:
             self.tail += chunk
             if len(self.tail) > 2 * self.keep:
-                del self.tail[: len(self.tail) - self.keep]
+                cut = len(self.tail) - self.keep
+                self._scan(bytes(self.tail[:cut]))
+                del self.tail[:cut]
+
+    def _scan(self, dropped: bytes) -> None:
+        """Keep problem lines of a dropped block (a substring test first: most blocks hold none)."""
+        from .digest import PROBLEM_BYTES, problem_lines
+        from .record import MIDDLE_LINES
+
+        data = self._carry + dropped
+        end = data.rfind(b"\n") + 1
+        self._carry = data[end:][-4096:]
+        if len(self.middle) >= MIDDLE_LINES:
+            return
+        if PROBLEM_BYTES.search(data[:end].lower()) or b"\nE  " in data[:end]:
+            found, _ = problem_lines(data[:end].decode("utf-8", "replace"), MIDDLE_LINES)
+            self.middle += found[: MIDDLE_LINES - len(self.middle)]
 
     def parts(self) -> tuple[bytes, bytes]:
         return bytes(self.head), bytes(self.tail[-self.keep :]) if self.tail else b""
@@ -183,6 +204,7 @@ def run_command(
         head=head,
         tail=tail,
         total_bytes=out.total,
+        middle=out.middle,
         exit_code=code if code >= 0 else None,
         signal=-code if code < 0 else None,
         timed_out=timed_out,
@@ -227,12 +249,13 @@ def output_text(result: RunResult) -> tuple[str, bool]:
     Undecodable bytes become U+FFFD, ANSI escape sequences are removed, ``\\r\\n`` becomes
     ``\\n``, a line overwritten with ``\\r`` (progress bars) keeps its last state, and other
     control characters become U+FFFD. When bytes were dropped between ``head`` and ``tail``
-    the two are joined with a newline (the caller's marker replaces that region).
+    the two are joined with a newline and the dropped part's problem lines (the caller's
+    marker replaces that region: see ``record.keep_head_and_tail``).
     """
-    if result.dropped_bytes:
-        text = (
-            result.head.decode("utf-8", "replace") + "\n" + result.tail.decode("utf-8", "replace")
-        )
+    if result.dropped_bytes:  # the dropped part's problem lines stand in for it
+        middle = "".join(line + "\n" for line in result.middle)
+        head, tail = result.head.decode("utf-8", "replace"), result.tail.decode("utf-8", "replace")
+        text = f"{head}\n{middle}{tail}"
     else:
         text = (result.head + result.tail).decode("utf-8", "replace")
     sample = result.head[:8192]

@@ -21,7 +21,7 @@ from ..errors import ToolInputError
 from ..render import Manifest, fitted_answer
 from ..surface import call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
-from .digest import render_lines, select_lines
+from .digest import render_lines, scan, select_lines
 from .record import Recorded, record_output
 
 if TYPE_CHECKING:
@@ -156,18 +156,22 @@ def _signal_name(number: int) -> str:
         return str(number)
 
 
+def _offset(lines: list[str], index: int) -> int:
+    """Character offset of line ``index`` (0-based) in the stored text."""
+    return sum(len(line) + 1 for line in lines[:index])
+
+
 def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
     content = rec.content
     lines = content.split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     head = status_line(result, len(lines))
-    offsets = [0]
-    for line in lines:
-        offsets.append(offsets[-1] + len(line) + 1)
+
+    found = scan(lines)
 
     def body(room: int) -> tuple[str, list[tuple[int, int]]]:
-        chosen = select_lines(lines, max(room - estimate_tokens(head), 0))
+        chosen = select_lines(found, max(room - estimate_tokens(head), 0))
         text, gaps = render_lines(lines, chosen.shown)
         return head + text, gaps
 
@@ -188,7 +192,10 @@ def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
             runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
             more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
             m.add("omitted", f"lines {runs}{more}")
-            m.add("next", call("ctx_tree_get", node_id=rec.node_id, offset=offsets[gaps[0][0] - 1]))
+            m.add(
+                "next",
+                call("ctx_tree_get", node_id=rec.node_id, offset=_offset(lines, gaps[0][0] - 1)),
+            )
         return m
 
     return fitted_answer(budget, body, manifest, (rec.original_bytes + 3) // 4, "output")
