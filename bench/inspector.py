@@ -32,19 +32,11 @@ from pathlib import Path
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parent.parent / "tests-e2e"))
+from e2e_support import CHROMIUM_ARGS  # the flags the browser test uses
 from store import load_corpus  # bench/store.py
 
 CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli import main; main()"]
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 DAY_MS = 86_400_000
 
 

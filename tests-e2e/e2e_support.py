@@ -10,6 +10,18 @@ from pathlib import Path
 from typing import Any
 
 SERVER = str(Path(sys.executable).parent / "ctx-tree-mcp")
+#: Flags for a headless Debian chromium that reaches nothing but the page under test (the
+#: inspector's browser test and bench/inspector.py).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 STDLIB = Path(os.__file__).parent
 
 

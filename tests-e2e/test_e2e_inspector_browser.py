@@ -20,23 +20,13 @@ import time
 from pathlib import Path
 
 import pytest
+from e2e_support import CHROMIUM_ARGS
 
 CHROMIUM = os.environ.get("CTX_TREE_CHROMIUM", "")
 pytestmark = pytest.mark.skipif(
     not CHROMIUM,
     reason="CTX_TREE_CHROMIUM is not set: browser tests off (nox -s inspector runs them)",
 )
-#: Flags for a headless chromium that reaches nothing but the page under test.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli import main; main()"]
 STDLIB = Path(os.__file__).parent
 

@@ -219,9 +219,7 @@ def search(app: App, params: Params) -> dict[str, Any]:
     from ctx_tree_schema import Filters
     from ctx_tree_store import browse
 
-    from ..retrieval import MixedModels
-    from ..retrieval import search as vector_search
-    from ..tools.search import MODE_ERROR, MODES
+    from ..tools.search import MODE_ERROR, MODES, find
 
     query = (params.get("q") or "").strip()
     if not query:
@@ -232,14 +230,7 @@ def search(app: App, params: Params) -> dict[str, Any]:
     kinds, statuses = _filters(params)
     limit = _ints(params, "limit", 20, 1, 100)
     filters = Filters(kind=tuple(kinds) or None, status=tuple(statuses) or None)  # type: ignore[arg-type]
-    notes: list[str] = []
-    if mode == "keyword":
-        hits: list[Any] = app.store.search(query, limit=limit, filters=filters)
-    else:
-        try:
-            hits, notes = vector_search(app, query, mode, limit, filters)
-        except MixedModels as exc:
-            raise ToolInputError("mode", str(exc)) from None
+    hits, notes = find(app, query, mode, limit, filters)
     rows = browse.rows(app.store, [h.node.id for h in hits])
     return {
         "mode": mode,

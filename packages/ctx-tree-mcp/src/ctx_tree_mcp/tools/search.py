@@ -15,6 +15,8 @@ from .listing import render_listing
 from .spec import Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import Filters
+
     from ..app import App
 
 DESCRIPTION = (
@@ -65,6 +67,25 @@ def _render_kinds(values: dict[str, Any]) -> str | None:
     return None
 
 
+def find(
+    app: App, query: str, mode: str, limit: int, filters: Filters
+) -> tuple[list[Any], list[str]]:
+    """``(hits, notes)`` for a checked ``mode``, unrendered and unfiltered by the denylist
+    (the inspector's search uses it too): BM25 hits for ``keyword``, else
+    ``retrieval.search``. Raises ``ToolInputError`` (``mode``) when the store holds another
+    model's vectors."""
+    if mode == "keyword":
+        return list(app.store.search(query, limit=limit, filters=filters)), []
+    from ..retrieval import MixedModels
+    from ..retrieval import search as vector_search
+
+    try:
+        hits, notes = vector_search(app, query, mode, limit, filters)
+    except MixedModels as exc:
+        raise ToolInputError("mode", str(exc)) from None
+    return list(hits), notes
+
+
 def search(
     app: App,
     query: str,
@@ -94,17 +115,7 @@ def search(
         parsed = Filters.from_mapping(filters)
     except ValueError as exc:
         raise ToolInputError("filters", str(exc)) from None
-    notes: list[str] = []
-    if mode == "keyword":
-        hits: list[Any] = app.store.search(query, limit=limit, filters=parsed)
-    else:
-        from ..retrieval import MixedModels
-        from ..retrieval import search as vector_search
-
-        try:
-            hits, notes = vector_search(app, query, mode, limit, parsed)
-        except MixedModels as exc:
-            raise ToolInputError("mode", str(exc)) from None
+    hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
     digits = 2 if mode == "keyword" else 4
     partial = sum(1 for h in hits if not h.matched_all)
