@@ -11,7 +11,8 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   workspace siblings' wheels as find-links, since they are not on PyPI) and imported; the
   plugin's marketplace launch path run against those wheels.
 - ``plugin``: real Claude Code from the npm registry (about 15 s to install) validates and loads
-  ``plugin/``, and calls ``ctx_tree_read`` through it against a fake Anthropic API.
+  ``plugin/``, calls ``ctx_tree_read`` through it against a fake Anthropic API, and checks its
+  capture and steering hooks (``tests-e2e/test_e2e_claude_hooks.py``).
 - ``inspector``: the inspector's page in Debian's ``chromium`` driven by Playwright (installs
   chromium with apt-get when it is missing and this runs as root); screenshots in
   ``.nox/inspector-shots/``.
@@ -221,11 +222,13 @@ def _install_claude_code(session: nox.Session) -> Path:
 
 @nox.session
 def plugin(session: nox.Session) -> None:
-    """Real Claude Code (npm) validates, loads and drives the plugin (tests-e2e/test_plugin.py)."""
+    """Real Claude Code (npm) validates, loads and drives the plugin and its hooks."""
     claude = _install_claude_code(session)
     env = _sync(session, "plugin", "--all-packages")
     session.run(
-        _python("plugin"), "-m", "pytest", "tests-e2e/test_plugin.py", "-q", "-rs", *session.posargs, env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
+        _python("plugin"), "-m", "pytest", "tests-e2e/test_plugin.py",
+        "tests-e2e/test_e2e_claude_hooks.py", "-n", "2", "-q", "-rs", *session.posargs,
+        env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
     )  # fmt: skip
 
 

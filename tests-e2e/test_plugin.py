@@ -18,42 +18,19 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import tomllib
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, ClassVar
 
 import pytest
+from claude_support import PLUGIN, ROOT, fake_api, needs_claude, stream_events, tool_results
+from claude_support import claude_env as _env
+from claude_support import run_claude as _claude
 
-ROOT = Path(__file__).resolve().parent.parent
-PLUGIN = ROOT / "plugin"
 LAUNCHER = PLUGIN / "bin" / "ctx-tree-launch"
 MANIFEST = json.loads((PLUGIN / ".claude-plugin" / "plugin.json").read_text())
 MARKETPLACE = json.loads((ROOT / ".claude-plugin" / "marketplace.json").read_text())
 TOOL = "mcp__plugin_ctx-tree_ctx-tree__ctx_tree_read"
-
-
-def _find_claude() -> tuple[str | None, str]:
-    env = os.environ.get("CTX_TREE_CLAUDE")
-    if env is not None:
-        if not env:
-            return (
-                None,
-                "CTX_TREE_CLAUDE is empty: Claude Code tests turned off (nox -s plugin runs them)",
-            )
-        return (
-            (env, "") if shutil.which(env) else (None, f"CTX_TREE_CLAUDE={env} is not executable")
-        )
-    local = ROOT / ".nox" / "claude-code" / "node_modules" / ".bin" / "claude"
-    if local.exists():
-        return str(local), ""
-    return None, "Claude Code not installed: run `uv run nox -s plugin` or set CTX_TREE_CLAUDE"
-
-
-CLAUDE, WHY = _find_claude()
-needs_claude = pytest.mark.skipif(CLAUDE is None, reason=WHY)
 
 
 def _mcp_version() -> str:
@@ -157,39 +134,6 @@ def test_launcher_without_uv_says_what_to_install(tmp_path: Path) -> None:
 # --- the real Claude Code ----------------------------------------------------------------------
 
 
-def _env(home: Path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CTX_TREE_", "CLAUDE"))}
-    env.pop("ANTHROPIC_API_KEY", None)
-    if "UV_CACHE_DIR" not in env and shutil.which("uv"):
-        # Claude Code runs under a throw-away HOME; keep uv's real cache.
-        cache = subprocess.run(["uv", "cache", "dir"], capture_output=True, text=True)
-        if cache.returncode == 0:
-            env["UV_CACHE_DIR"] = cache.stdout.strip()
-    env.update(
-        HOME=str(home),
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
-        DISABLE_AUTOUPDATER="1",
-        MCP_CONNECTION_NONBLOCKING="0",  # -p: wait for MCP servers before the first turn
-        **extra,
-    )
-    return env
-
-
-def _claude(
-    *args: str, cwd: Path, env: dict[str, str], timeout: float = 120
-) -> subprocess.CompletedProcess[str]:
-    assert CLAUDE is not None
-    return subprocess.run(
-        [CLAUDE, *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        stdin=subprocess.DEVNULL,
-    )
-
-
 @needs_claude
 @pytest.mark.parametrize(
     "manifest", ["plugin/.claude-plugin/plugin.json", ".claude-plugin/marketplace.json"]
@@ -222,67 +166,6 @@ def test_claude_loads_the_plugin_and_its_server_connects(tmp_path: Path) -> None
     assert "✔ Connected" in line, health.stdout + health.stderr
 
 
-class _FakeAnthropic(BaseHTTPRequestHandler):
-    """Messages API: a tool_use of TOOL first, then a text quoting the tool_result."""
-
-    tool_input: ClassVar[dict[str, Any]] = {}
-    requests: ClassVar[list[dict[str, Any]]] = []
-
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers.get("content-length") or 0)) or b"{}")
-        type(self).requests.append({"path": self.path, "body": body})
-        if "count_tokens" in self.path:
-            return self._send(json.dumps({"input_tokens": 10}).encode(), "application/json")
-        blocks, stop = self._plan(body)
-        msg = {"id": "msg_fake", "type": "message", "role": "assistant",
-               "model": body.get("model", "claude-fake"), "content": blocks,
-               "stop_reason": stop, "stop_sequence": None,
-               "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip
-        if not body.get("stream"):
-            return self._send(json.dumps(msg).encode(), "application/json")
-        events = [("message_start", {"message": {**msg, "content": [], "stop_reason": None}})]
-        for i, b in enumerate(blocks):
-            if b["type"] == "text":
-                start, delta = (
-                    {"type": "text", "text": ""},
-                    {"type": "text_delta", "text": b["text"]},
-                )
-            else:
-                start = {**b, "input": {}}
-                delta = {"type": "input_json_delta", "partial_json": json.dumps(b["input"])}
-            events += [("content_block_start", {"index": i, "content_block": start}),
-                       ("content_block_delta", {"index": i, "delta": delta}),
-                       ("content_block_stop", {"index": i})]  # fmt: skip
-        events += [("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None},
-                                      "usage": {"output_tokens": 5}}),
-                   ("message_stop", {})]  # fmt: skip
-        sse = "".join(f"event: {n}\ndata: {json.dumps({'type': n, **d})}\n\n" for n, d in events)
-        self._send(sse.encode(), "text/event-stream")
-
-    def _plan(self, body: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
-        content = (body.get("messages") or [{}])[-1].get("content")
-        for c in content if isinstance(content, list) else []:
-            if isinstance(c, dict) and c.get("type") == "tool_result":
-                text = c.get("content")
-                if isinstance(text, list):
-                    text = " ".join(x.get("text", "") for x in text if isinstance(x, dict))
-                return [{"type": "text", "text": f"TOOL_RESULT_SEEN: {text}"}], "end_turn"
-        if any(t.get("name") == TOOL for t in body.get("tools") or []):
-            use = {"type": "tool_use", "id": "toolu_fake_1", "name": TOOL, "input": self.tool_input}
-            return [use], "tool_use"
-        return [{"type": "text", "text": "ok"}], "end_turn"
-
-    def _send(self, data: bytes, content_type: str) -> None:
-        self.send_response(200)
-        self.send_header("content-type", content_type)
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-
 @needs_claude
 def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
     home, project = tmp_path / "home", tmp_path / "project"
@@ -292,29 +175,19 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
         '"""Arithmetic."""\n\n\ndef add(a, b):\n    return a + b  # plugin-e2e-marker\n\n\n'
         + "".join(f"def f{i}(x):\n    return x * {i}\n\n\n" for i in range(200))
     )
-    handler = type("Fake", (_FakeAnthropic,), {"tool_input": {"path": "calc.py", "symbol": "add"},
-                                               "requests": []})  # fmt: skip
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        port = server.server_address[1]
-        env = _env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
-                   ANTHROPIC_API_KEY="sk-ant-offline-fake")  # fmt: skip
+    with fake_api([(TOOL, {"path": "calc.py", "symbol": "add"})]) as (url, handler):
+        env = _env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
         run = _claude(
             "-p", "Read the function add in calc.py.", "--plugin-dir", str(PLUGIN),
             "--allowedTools", TOOL, "--output-format", "stream-json", "--verbose",
             cwd=project, env=env, timeout=180,
         )  # fmt: skip
-    finally:
-        server.shutdown()
-    events = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
+    events = stream_events(run)
     init = next(e for e in events if e.get("subtype") == "init")
     status = {s["name"]: s.get("status") for s in init.get("mcp_servers", [])}
     assert status.get("plugin:ctx-tree:ctx-tree") == "connected", (status, run.stderr[-2000:])
     assert TOOL in init["tools"]
-    results = [c for e in events if e.get("type") == "user"
-               for c in e.get("message", {}).get("content") or []
-               if isinstance(c, dict) and c.get("type") == "tool_result"]  # fmt: skip
+    results = tool_results(events)
     assert results, run.stdout[-3000:]
     text = json.dumps(results[0].get("content"))
     assert not results[0].get("is_error"), text
@@ -327,7 +200,17 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
     assert any(
         "plugin-e2e-marker" in json.dumps(r["body"].get("messages")) for r in handler.requests
     )
-    assert list((home / ".ctx-tree").glob("*/store.db"))
+    (db,) = (home / ".ctx-tree").glob("*/store.db")
+    # Claude Code gives the server its session id: the server's read and the hooks' prompt
+    # hang under one session node.
+    import apsw
+
+    con = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        sessions = con.execute("SELECT source_uri FROM nodes WHERE kind = 'session'").fetchall()
+    finally:
+        con.close()
+    assert sessions == [(f"session://{init['session_id']}",)]
 
 
 @needs_claude
@@ -339,23 +222,19 @@ def test_tools_are_offered_on_the_first_turn_under_load(tmp_path: Path) -> None:
     home.mkdir()
     project.mkdir()
     (project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    handler = type("Fake", (_FakeAnthropic,), {"tool_input": {"path": "calc.py"}, "requests": []})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
     burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
     try:
-        env = _env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
-                   ANTHROPIC_API_KEY="sk-ant-offline-fake")  # fmt: skip
-        del env["MCP_CONNECTION_NONBLOCKING"]  # the host's own headless default
-        run = _claude(
-            "-p", "Read calc.py.", "--plugin-dir", str(PLUGIN), "--allowedTools", TOOL,
-            "--output-format", "stream-json", "--verbose", cwd=project, env=env, timeout=180,
-        )  # fmt: skip
+        with fake_api([(TOOL, {"path": "calc.py"})]) as (url, handler):
+            env = _env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
+            del env["MCP_CONNECTION_NONBLOCKING"]  # the host's own headless default
+            run = _claude(
+                "-p", "Read calc.py.", "--plugin-dir", str(PLUGIN), "--allowedTools", TOOL,
+                "--output-format", "stream-json", "--verbose", cwd=project, env=env, timeout=180,
+            )  # fmt: skip
     finally:
         for p in burners:
             p.kill()
             p.wait()
-        server.shutdown()
     events = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
     init = next(e for e in events if e.get("subtype") == "init")
     status = {s["name"]: s.get("status") for s in init.get("mcp_servers", [])}

@@ -29,13 +29,14 @@ def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
         add_pending(app.store, "", source="grep://2", tool="ctx_tree_grep")
         out = walk(app)
         lines = out.splitlines()
-        assert lines[0] == "filter:     1 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)"
-        assert lines[1] == "staleness:  checked 0 file roots: none changed"
-        assert lines[2].startswith("pruner:     0 pruned (0 stale, 0 superseded), 0 deleted")
-        assert lines[3] == "embedding:  off (no embedding provider configured)"
-        assert lines[4] == "dedupe:     off (no embedding provider configured)"
-        assert lines[5] == "summarizer: off (no ANTHROPIC_API_KEY)"
-        assert lines[6].startswith("(") and str(app.store_file) in lines[6]
+        assert lines[0] == "capture:    nothing spooled"
+        assert lines[1] == "filter:     1 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)"
+        assert lines[2] == "staleness:  checked 0 file roots: none changed"
+        assert lines[3].startswith("pruner:     0 pruned (0 stale, 0 superseded), 0 deleted")
+        assert lines[4] == "embedding:  off (no embedding provider configured)"
+        assert lines[5] == "dedupe:     off (no embedding provider configured)"
+        assert lines[6] == "summarizer: off (no ANTHROPIC_API_KEY)"
+        assert lines[7].startswith("(") and str(app.store_file) in lines[7]
         assert walk(app, "filter").splitlines()[0] == "filter: nothing pending"
     finally:
         app.close()

@@ -70,9 +70,32 @@ class App:
             self.views.popitem(last=False)
         return view
 
-    #: Session id recorded in the session node; None: a fresh ULID per process (the server).
-    #: The CLI passes ``"cli"`` so its calls share one session node per project.
+    #: Session id recorded in the session node; None: a fresh ULID per process. The server
+    #: passes Claude Code's ``CLAUDE_CODE_SESSION_ID`` when it has one (the hooks' session,
+    #: docs/capture.md); the CLI passes ``"cli"`` so its calls share one session node.
     session: str | None = None
+    #: False for an App over a store someone else opened (:meth:`over`, :meth:`with_session`):
+    #: :meth:`close` then leaves the store open.
+    owns_store: bool = True
+
+    @classmethod
+    def over(cls, root: Path, store: Store, config: Config, home: Path | None = None) -> App:
+        """An App on an already open ``store`` and loaded ``config`` (the capture walker's
+        thread, which owns its own connection)."""
+        app = cls(Path(root), home, owns_store=False)
+        app.__dict__["store"] = store
+        app.__dict__["config"] = config
+        return app
+
+    def with_session(self, session: str) -> App:
+        """A sibling sharing this App's store, config, path policy and file views, whose
+        captures hang under the session node of ``session``."""
+        other = type(self)(self.root, self.home, session=session, owns_store=False)
+        for name in ("config", "policy", "store_file", "store"):
+            if name in self.__dict__:
+                other.__dict__[name] = self.__dict__[name]
+        other.views = self.views
+        return other
 
     @cached_property
     def session_key(self) -> str:
@@ -291,5 +314,6 @@ class App:
                 self.flush_counters()
             except StoreError as exc:
                 log.warning("usage counters not written: %s", exc)
-            self.store.close()
+            if self.owns_store:
+                self.store.close()
             del self.__dict__["store"]

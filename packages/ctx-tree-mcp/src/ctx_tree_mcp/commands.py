@@ -81,8 +81,17 @@ def _walk_args(p: argparse.ArgumentParser) -> None:
         "walker",
         nargs="?",
         default="all",
-        choices=["filter", "staleness", "pruner", "embedding", "dedupe", "summarizer", "all"],
-        help="which walker (default: all)",
+        choices=[
+            "capture",
+            "filter",
+            "staleness",
+            "pruner",
+            "embedding",
+            "dedupe",
+            "summarizer",
+            "all",
+        ],  # fmt: skip
+        help="which walker (default: all; capture stores what the plugin hooks spooled)",
     )
 
 

@@ -45,8 +45,9 @@ class WalkerService:
         self._task = asyncio.get_running_loop().create_task(self._main(), name="ctx-tree-walkers")
 
     def _build(self) -> Coordinator:
-        from ctx_tree_walkers import Coordinator
+        from ctx_tree_walkers import WALKER_NAMES, Coordinator
 
+        from .capture.ingest import WALKER, capture_walker
         from .providers import summarizer_from_config
 
         options = dict(self.options)
@@ -54,6 +55,13 @@ class WalkerService:
             options["embedder"] = self.app.embedder()[0]
         if "summarizer" not in options:
             options["summarizer"] = summarizer_from_config(self.app.config)
+        if "walkers" not in options:  # the capture walker last: the others keep their clock
+            options["walkers"] = (*WALKER_NAMES, WALKER)
+            options["functions"] = {
+                **options.get("functions", {}),
+                WALKER: capture_walker(self.app.root, self.app.home),
+            }
+            options["first_delay_ms"] = {**options.get("first_delay_ms", {}), WALKER: 0}
         return Coordinator(self.app.store_file, self.app.config, **options)
 
     async def _main(self) -> None:

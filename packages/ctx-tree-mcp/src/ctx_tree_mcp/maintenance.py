@@ -3,6 +3,7 @@ stores hold, and delete a project's store."""
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,26 +13,38 @@ if TYPE_CHECKING:
 
 
 def walk(app: App, which: str = "all") -> str:
-    """Run one walker (``filter``, ``staleness``, ``pruner``, ``embedding``, ``dedupe``,
-    ``summarizer``) or ``all`` once, with the configured providers; returns a report,
-    one line per walker, e.g. ``filter: 3 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)``.
+    """Run one walker (``capture``, ``filter``, ``staleness``, ``pruner``, ``embedding``,
+    ``dedupe``, ``summarizer``) or ``all`` once (the capture ingest first), with the configured
+    providers; returns a report, one line per walker, e.g. ``filter: 3 promoted, 1 dropped (1 too
+    small, 0 duplicate, 0 noise)``.
 
-    No lease is taken (see ``ctx_tree_walkers.run_once``): running it next to a server is safe.
+    No lease is taken (see ``ctx_tree_walkers.run_once``): running it next to a server is safe
+    (a spooled event is claimed by one ingester only).
     """
-    import time
-
     from ctx_tree_walkers import run_once
 
-    started = time.perf_counter()
+    from .capture.ingest import WALKER, ingest
+    from .capture.spool import record_modules
     from .providers import summarizer_from_config
 
-    embedder, _problem = app.embedder()
-    summarizer = summarizer_from_config(app.config)
-    try:
-        reports = run_once(app.store, app.config, which, embedder=embedder, summarizer=summarizer)
-    finally:
-        if summarizer is not None:
-            summarizer.close()
+    started = time.perf_counter()
+    reports: dict[str, str] = {}
+    if which in ("all", WALKER):
+        from ctx_tree_store import ctx_tree_home
+
+        with contextlib.suppress(OSError):
+            record_modules(app.home or ctx_tree_home())
+        reports[WALKER] = ingest(app).summary()
+    if which != WALKER:
+        embedder, _problem = app.embedder()
+        summarizer = summarizer_from_config(app.config)
+        try:
+            reports.update(
+                run_once(app.store, app.config, which, embedder=embedder, summarizer=summarizer)
+            )
+        finally:
+            if summarizer is not None:
+                summarizer.close()
     took = (time.perf_counter() - started) * 1000
     width = max(len(name) for name in reports)
     lines = [f"{(name + ':').ljust(width + 1)} {summary}" for name, summary in reports.items()]

@@ -11,6 +11,7 @@ JSON). A bad argument or a handler's ``ToolInputError`` becomes an MCP tool erro
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any
@@ -102,7 +103,9 @@ def serve(root: str | None = None) -> int:
     )
     from ctx_tree_schema import ConfigError
 
-    app = App(project_root(root))
+    # Claude Code (2.1.154+) gives the server its session id: the hooks' captures and this
+    # server's tool calls then share one session node (docs/capture.md).
+    app = App(project_root(root), session=os.environ.get("CLAUDE_CODE_SESSION_ID") or None)
     try:
         config = app.config
     except ConfigError as exc:

@@ -14,8 +14,10 @@ from typing import Any
 
 from ._errors import SchemaError
 
-#: Built-in defaults, key for key as docs/configuration.md (plus ours: ``grep``, ripgrep limits; ``bash``,
-#: the commands ``ctx_tree_bash`` refuses besides the built-in ones).
+#: Built-in defaults, key for key as docs/configuration.md (plus ours: ``grep``, ripgrep
+#: limits; ``bash``, the commands ``ctx_tree_bash`` refuses besides the built-in ones; the
+#: ``capture`` switches of the plugin's hooks; ``steer``, what the hooks suggest before a
+#: costly native call; see docs/capture.md).
 DEFAULTS: dict[str, Any] = {
     "embeddingModel": "nomic-embed-text",
     "summarizerModel": "claude-haiku-4-5",
@@ -34,10 +36,15 @@ DEFAULTS: dict[str, Any] = {
     "capture": {
         "maxBytes": 100000,
         "filterMinSize": 50,
-        "bash": False,
-        "read": False,
-        "grep": False,
+        "prompt": True,
+        "response": True,
+        "read": True,
+        "grep": True,
+        "bash": True,
+        "web": True,
+        "agent": True,
     },
+    "steer": {"mode": "hint", "readLines": 400},
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
     "embedding": {
         "provider": "",
@@ -63,6 +70,10 @@ DEFAULTS: dict[str, Any] = {
     },
     "bash": {"deny": []},
 }
+
+
+#: String keys that take one of a fixed set of values.
+CHOICES: dict[str, tuple[str, ...]] = {"steer.mode": ("off", "hint", "deny")}
 
 
 class ConfigError(SchemaError, ValueError):
@@ -138,6 +149,10 @@ def _check(value: Any, default: Any, where: str, source: str, unknown: list[str]
         ok = isinstance(value, int) and not isinstance(value, bool) and value >= 0
     else:
         ok = isinstance(value, type(default))
+    if ok and where in CHOICES and value not in CHOICES[where]:
+        raise ConfigError(
+            f"{source}: {where}: expected one of {', '.join(CHOICES[where])}, got {json.dumps(value)[:60]}"
+        )
     if not ok:
         want = _type_name(default) + (
             " >= 0" if isinstance(default, int) and not isinstance(default, bool) else ""

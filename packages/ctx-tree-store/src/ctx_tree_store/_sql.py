@@ -119,6 +119,10 @@ FTS_SCORES_ALL = "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ?"
 RECENT = f"SELECT {NODE_COLUMNS} FROM nodes WHERE 1=1 {{where}} ORDER BY created_at DESC, id DESC LIMIT ?"
 
 COUNTS = "SELECT kind, status, count(*), sum(length(content)) FROM nodes GROUP BY kind, status"
+FILE_ROOT_COUNT = (
+    "SELECT count(*) FROM nodes WHERE kind = 'file_chunk' AND parent_id IS NULL "
+    "AND status IN ('live', 'stale', 'pending')"
+)
 BUMP_COUNTER = (
     "INSERT INTO counters (name, value) VALUES (?, ?) "
     "ON CONFLICT(name) DO UPDATE SET value = value + excluded.value"

@@ -920,6 +920,10 @@ class Store:
         """``{(kind, status): (node count, content characters)}``."""
         return {(k, s): (c, b or 0) for k, s, c, b in self._query(_sql.COUNTS)}
 
+    def file_root_count(self) -> int:
+        """How many files the store holds (live, stale or pending file roots)."""
+        return int(self._query(_sql.FILE_ROOT_COUNT)[0][0])
+
     def counters(self) -> dict[str, int]:
         """Usage counters written with :meth:`bump`."""
         return dict(self._query(_sql.COUNTERS))

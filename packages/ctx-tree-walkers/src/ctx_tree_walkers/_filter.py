@@ -4,6 +4,7 @@ A pending node is **dropped** (its row deleted, docs/data-model.md ``drop``) whe
 
 1. it is *too small*: fewer than ``capture.filterMinSize`` UTF-8 bytes of content (an empty
    grep answer is dropped too: the caller already got the whole answer in the tool result);
+   prompts and answers are exempt (only an empty one is dropped);
 2. it is an *exact duplicate*: a ``live`` node has the same ``content_hash`` and ``source_uri``
    (the same grep run twice on an unchanged tree);
 3. it is *noise* (:func:`noise_reason`): empty or whitespace only, or progress spam.
@@ -19,7 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ctx_tree_schema import Config, Node, NodeStatus
+from ctx_tree_schema import Config, Node, NodeKind, NodeStatus
 from ctx_tree_store import Store
 
 from ._common import KeepGoing, always
@@ -43,6 +44,9 @@ PROGRESS_SHARE = 0.8
 PROGRESS_DISTINCT_SHARE = 0.5
 #: Tools whose output is the exact lines the agent asked for: only the empty rule applies.
 STRUCTURED_TOOLS = frozenset({"ctx_tree_grep"})
+#: Conversation kinds: a short prompt or answer is still worth finding, so only the empty rule
+#: applies (the plugin's hooks capture them; docs/capture.md).
+CONVERSATION_KINDS = frozenset({NodeKind.PROMPT, NodeKind.RESPONSE, NodeKind.THINKING})
 
 
 def is_progress_line(line: str) -> bool:
@@ -119,6 +123,8 @@ def classify(node: Node, min_size: int) -> str | None:
 
     The duplicate rule needs the store and is applied by :func:`filter_pending`.
     """
+    if node.kind in CONVERSATION_KINDS:
+        return "noise" if not node.content.strip() else None
     if len(node.content.encode("utf-8", "surrogatepass")) < min_size:
         return "too small"
     structured = node.metadata.get("tool") in STRUCTURED_TOOLS

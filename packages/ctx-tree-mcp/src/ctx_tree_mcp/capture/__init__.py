@@ -1,0 +1,7 @@
+"""Passive capture: what the plugin's hooks spool (``plugin/hooks/``) is ingested here into the
+store, through the same path policy, redaction and file cache as the tools. See docs/capture.md.
+
+Modules: ``spool`` (the on-disk queue the hooks write and its state file), ``ingest`` (spool →
+store, and the capture walker the server runs), ``commands`` (which shell commands are never
+captured).
+"""

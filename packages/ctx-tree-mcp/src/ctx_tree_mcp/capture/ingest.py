@@ -1,0 +1,408 @@
+"""Spool → store: the events the plugin's hooks captured become nodes (docs/capture.md).
+
+Each event is claimed (renamed into ``cur/``), checked again (path policy for reads and greps,
+the command denylist for Bash), redacted again, stored in one transaction under its Claude Code
+session node as ``pending`` (the filter walker promotes it), and its file deleted. A Read is
+stored through ``ctx_tree_read``'s own file cache, so an unchanged file creates nothing and a
+later ``ctx_tree_read`` is a cache hit.
+
+Failures: a busy store (another writer past the busy timeout) gives the event back for the next
+run; any other error drops that event with one log line, so one bad event or a full, read-only
+or unopenable store never wedges the queue.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import os
+import re
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from . import spool
+from .commands import refusal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from ctx_tree_schema import Config
+    from ctx_tree_store import Store
+
+    from ..app import App
+
+log = logging.getLogger(__name__)
+
+#: The capture walker's name in the coordinator (its lease is ``walker:capture``).
+WALKER = "capture"
+#: Which config switch (``capture.<key>``) governs each event kind.
+SWITCH = {
+    "prompt": "prompt",
+    "response": "response",
+    "read": "read",
+    "grep": "grep",
+    "bash": "bash",
+    "web": "web",
+    "agent": "agent",
+}
+_GREP_LINE = re.compile(r"^(.+?)[:-]\d+[:-]")
+
+
+@dataclass(slots=True)
+class IngestReport:
+    """What one ingest run did, counted in events."""
+
+    stored: int = 0  # created nodes
+    unchanged: int = 0  # the same content was already stored
+    skipped: int = 0  # refused (secret or outside path, refused command, switched off, binary)
+    dropped: int = 0  # unreadable event or store error (logged)
+    busy: bool = False  # the store was busy: the rest waits for the next run
+    stopped: bool = False
+
+    def summary(self) -> str:
+        if not (self.stored or self.unchanged or self.skipped or self.dropped or self.busy):
+            return "nothing spooled"
+        text = (
+            f"{self.stored} stored, {self.unchanged} unchanged, {self.skipped} skipped, "
+            f"{self.dropped} dropped"
+        )
+        return (
+            text
+            + (" — store busy, the rest waits" if self.busy else "")
+            + (" — stopped early" if self.stopped else "")
+        )
+
+
+def _always() -> bool:
+    return True
+
+
+def ingest(
+    app: App, *, keep_going: Callable[[], bool] = _always, limit: int = 2000
+) -> IngestReport:
+    """Ingest up to ``limit`` spooled events of ``app.root``, oldest first; returns the report.
+
+    Writes ``state.json`` (counts for the SessionStart note) when anything was stored or none
+    exists yet. Never raises for an event's content; store errors other than busy are logged
+    per event.
+    """
+    from ctx_tree_store import ctx_tree_home
+
+    home = app.home or ctx_tree_home()
+    base = spool.spool_dir(home, app.root)
+    report = IngestReport()
+    spool.secure(base)
+    spool.requeue_stale(base)
+    names = spool.waiting(base)[:limit]
+    for name in names:
+        if not keep_going():
+            report.stopped = True
+            break
+        claimed = spool.claim(base, name)
+        if claimed is None:
+            continue
+        event = spool.read_event(claimed)
+        if event is None:
+            log.warning("capture: spool file %s is not a readable event; deleted", name)
+            report.dropped += 1
+            claimed.unlink(missing_ok=True)
+            continue
+        try:
+            outcome = ingest_event(app, event)
+        except Exception as exc:  # one bad event never wedges the queue
+            if _busy(exc):
+                spool.release(base, claimed)
+                report.busy = True
+                break
+            log.warning(
+                "capture: %s event dropped: %s: %s", event.get("kind"), type(exc).__name__, exc
+            )
+            report.dropped += 1
+        else:
+            setattr(report, outcome, getattr(report, outcome) + 1)
+        claimed.unlink(missing_ok=True)
+    if report.stored or not (base / "state.json").exists():
+        with contextlib.suppress(Exception):
+            _write_state(app, base)
+    return report
+
+
+def _busy(exc: Exception) -> bool:
+    name = type(exc).__name__
+    return name in ("BusyError", "LockedError") or "database is locked" in str(exc)
+
+
+def _write_state(app: App, base: Path) -> None:
+    store = app.store
+    counts: dict[str, int] = {}
+    for (kind, status), (n, _chars) in store.counts().items():
+        if status in ("live", "pending", "stale"):
+            counts[kind] = counts.get(kind, 0) + n
+    counts["file"] = store.file_root_count()
+    counts.pop("file_chunk", None)
+    newest = store.recent(limit=1)
+    spool.write_state(base, counts, newest[0].created_at if newest else None)
+
+
+# --- one event ----------------------------------------------------------------------------
+
+
+def ingest_event(app: App, event: dict[str, Any]) -> str:
+    """Store one spool event; returns ``"stored"``, ``"unchanged"`` or ``"skipped"``."""
+    kind = event.get("kind")
+    switch = SWITCH.get(str(kind))
+    if switch is None or not app.config.get("capture", switch):
+        return "skipped"
+    session_app = app.with_session(str(event.get("session_id") or "hooks"))
+    handler = _HANDLERS[str(kind)]
+    return handler(session_app, event)
+
+
+def _text(event: dict[str, Any], key: str = "text") -> str:
+    value = event.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _title(text: str) -> str:
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return first[:80]
+
+
+def _hash(*parts: object) -> str:
+    return hashlib.sha256("\x00".join(str(p) for p in parts).encode()).hexdigest()[:16]
+
+
+def _store(
+    app: App, kind: str, text: str, *, source_uri: str, metadata: dict[str, Any], terms: str = ""
+) -> tuple[str, str]:
+    """Capture ``text`` (redacted and cut by :meth:`App.capture`); returns (outcome, node id)."""
+    from ctx_tree_schema import NodeKind
+
+    from ..redact import redact_text
+
+    text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
+    before = app.store.find_live(source_uri, text)
+    node_id = app.capture(
+        NodeKind(kind), text, source_uri=source_uri, metadata=metadata, terms=terms
+    )
+    return ("unchanged" if before == node_id else "stored"), node_id
+
+
+def _session_key(app: App) -> str:
+    return app.session_key
+
+
+def _latest(app: App, kind: str):
+    from ctx_tree_schema import Filters
+
+    nodes = app.store.recent(limit=1, filters=Filters(session_id=app.session_id()), kind=kind)
+    return nodes[0] if nodes else None
+
+
+def _prompt(app: App, event: dict[str, Any]) -> str:
+    from ctx_tree_schema import EdgeKind
+
+    text = _text(event)
+    if not text.strip():
+        return "skipped"
+    key = _session_key(app)
+    pid = str(event.get("prompt_id") or event.get("at") or "")
+    uri = f"prompt://{key}/{pid}"
+    existing = app.store.latest_by_source(uri)
+    previous = _latest(app, "prompt")
+    answer = _latest(app, "response")
+    turn = int(previous.metadata.get("turn_index", 0)) + 1 if previous is not None else 1
+    if existing is not None:
+        turn = int(existing.metadata.get("turn_index", turn))
+    meta = {
+        "session_id": key,
+        "title": _title(text),
+        "cwd": event.get("cwd"),
+        "turn_index": turn,
+        "prompt_id": pid,
+    }
+    outcome, node_id = _store(
+        app, "prompt", text, source_uri=uri, metadata=meta, terms=_title(text)
+    )
+    if outcome == "stored" and answer is not None and answer.id != node_id:
+        app.store.add_edges([(node_id, answer.id, EdgeKind.FOLLOWS)])
+    return outcome
+
+
+def _response(app: App, event: dict[str, Any]) -> str:
+    from ctx_tree_schema import EdgeKind
+
+    text = _text(event)
+    if not text.strip():
+        return "skipped"
+    key = _session_key(app)
+    pid = str(event.get("prompt_id") or "")
+    prompt = app.store.latest_by_source(f"prompt://{key}/{pid}") if pid else None
+    meta = {
+        "session_id": key,
+        "title": _title(text),
+        "turn_index": prompt.metadata.get("turn_index") if prompt is not None else None,
+        "prompt_id": pid,
+    }
+    uri = f"response://{key}/{pid or event.get('at')}"
+    outcome, node_id = _store(app, "response", text, source_uri=uri, metadata=meta)
+    if outcome == "stored" and prompt is not None:
+        app.store.add_edges([(node_id, prompt.id, EdgeKind.FOLLOWS)])
+    return outcome
+
+
+def _read(app: App, event: dict[str, Any]) -> str:
+    from ..errors import ToolInputError
+    from ..filecache import load
+
+    path = _text(event, "path")
+    try:
+        resolved, st = app.policy.resolve_file(path)
+        view = load(app, resolved, st)
+    except ToolInputError as exc:  # secret, outside the root, gone, binary: nothing stored
+        log.debug("capture: read of %r not stored: %s", path, exc)
+        return "skipped"
+    return "unchanged" if view.cached else "stored"
+
+
+def _denied(app: App, path: str, base: Path) -> bool:
+    """True when ``path`` (as a tool printed it: absolute or relative to ``base``) is a
+    denylisted secret file, inside the project or not."""
+    full = Path(os.path.normpath(base / path))
+    try:
+        rel = full.relative_to(app.root).as_posix()
+    except ValueError:
+        rel = full.as_posix().lstrip("/")
+    return app.policy.is_denied(rel)
+
+
+def _without_denied_lines(app: App, text: str, base: Path, files_only: bool) -> str:
+    """Grep/Glob output minus the lines that come from denylisted files."""
+    verdicts: dict[str, bool] = {}
+    kept = []
+    for line in text.splitlines():
+        if files_only:
+            path = line
+        else:
+            m = _GREP_LINE.match(line)
+            path = m.group(1) if m else line.split(":", 1)[0]
+        if path not in verdicts:
+            verdicts[path] = _denied(app, path, base)
+        if not verdicts[path]:
+            kept.append(line)
+    return "\n".join(kept)
+
+
+def _grep(app: App, event: dict[str, Any]) -> str:
+    tool = str(event.get("tool") or "Grep")
+    cwd = Path(str(event.get("cwd") or app.root))
+    target = _text(event, "path")
+    base = Path(os.path.normpath(cwd / target)) if target else cwd
+    if target and _denied(app, target, cwd):
+        return "skipped"
+    mode = _text(event, "output_mode") or ("files_with_matches" if tool == "Grep" else "files")
+    files_only = tool == "Glob" or mode == "files_with_matches"
+    search_base = base if base.is_dir() else base.parent
+    text = _without_denied_lines(app, _text(event), search_base, files_only)
+    if not text.strip():
+        return "skipped"
+    pattern = _text(event, "pattern")
+    meta = {
+        "tool": tool,
+        "pattern": pattern,
+        "path": target or ".",
+        "file_glob": event.get("glob"),
+        "type": event.get("type"),
+        "output_mode": mode,
+        "match_count": text.count("\n") + 1,
+        "cwd": str(cwd),
+        "session_id": _session_key(app),
+    }
+    uri = f"{tool.lower()}://{_hash(tool, pattern, target, event.get('glob'), mode, cwd)}"
+    return _store(app, "tool_output", text, source_uri=uri, metadata=meta, terms=pattern)[0]
+
+
+def _bash(app: App, event: dict[str, Any]) -> str:
+    command = _text(event, "command")
+    if refusal(command, app.config.get("bash", "deny") if "bash" in app.config.data else ()):
+        return "skipped"
+    text = _text(event)
+    if not text.strip():
+        return "skipped"
+    cwd = str(event.get("cwd") or app.root)
+    meta = {
+        "tool": "Bash",
+        "command": command,
+        "exit_code": event.get("exit_code"),
+        "cwd": cwd,
+        "duration_ms": event.get("duration_ms"),
+        "interrupted": bool(event.get("interrupted")),
+        "session_id": _session_key(app),
+    }
+    uri = f"cmd://{_hash(command, cwd)}"
+    return _store(app, "tool_output", text, source_uri=uri, metadata=meta, terms=command)[0]
+
+
+def _web(app: App, event: dict[str, Any]) -> str:
+    url = _text(event, "url")
+    text = _text(event)
+    if not text.strip() or not url:
+        return "skipped"
+    meta = {
+        "tool": event.get("tool"),
+        "url": url,
+        "title": _text(event, "title")[:200] or url,
+        "fetched_at": event.get("at") or int(time.time() * 1000),
+        "session_id": _session_key(app),
+    }
+    return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=meta["title"])[0]
+
+
+def _agent(app: App, event: dict[str, Any]) -> str:
+    text = _text(event)
+    if not text.strip():
+        return "skipped"
+    title = _text(event, "title")[:200] or _title(text)
+    meta = {
+        "title": title,
+        "subagent_type": event.get("subagent_type"),
+        "session_id": _session_key(app),
+    }
+    uri = f"agent://{event.get('tool_use_id') or _hash(title, text)}"
+    return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title)[0]
+
+
+_HANDLERS = {
+    "prompt": _prompt,
+    "response": _response,
+    "read": _read,
+    "grep": _grep,
+    "bash": _bash,
+    "web": _web,
+    "agent": _agent,
+}
+
+
+# --- the walker ---------------------------------------------------------------------------
+
+
+def capture_walker(root: Path, home: Path | None = None):
+    """The coordinator function (``store, config, *, now_ms, keep_going`` → report) that
+    ingests ``root``'s spool on the walker thread's own store connection."""
+    recorded: list[bool] = []
+
+    def run(store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]):
+        from ..app import App
+
+        if not recorded:
+            from ctx_tree_store import ctx_tree_home
+
+            with contextlib.suppress(OSError):
+                spool.record_modules(home or ctx_tree_home())
+            recorded.append(True)
+        return ingest(App.over(root, store, config, home), keep_going=keep_going)
+
+    return run

@@ -1,0 +1,153 @@
+"""The capture spool: the on-disk queue the plugin's hooks write and the ingester empties.
+
+Layout, per project root (docs/capture.md)::
+
+    $CTX_TREE_HOME/spool/                 0700
+        modules.json                      paths of the stdlib modules the hooks load (0600)
+        <root key>/                       0700; root key = sha256(real root path)[:16]
+            tmp/   a hook writes here ...
+            new/   ... and renames here: one JSON event per file, 0600, name sorts by time
+            cur/   claimed by an ingester (a rename), deleted once stored
+            state.json                    counts the SessionStart hook reports (no content)
+
+Events are JSON objects with ``v`` (:data:`SPOOL_VERSION`), ``kind`` (``prompt``,
+``response``, ``read``, ``grep``, ``bash``, ``web``, ``agent``), ``session_id``, ``prompt_id``,
+``tool_use_id``, ``cwd``, ``at`` (epoch ms), ``redacted`` (whether the hook could redact) and
+the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``title``, ...).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+SPOOL_VERSION = 1
+#: A claimed file older than this (its ingester died) goes back to ``new/``.
+CLAIM_TIMEOUT_S = 120
+
+
+def root_key(root: os.PathLike[str] | str) -> str:
+    """The spool directory name of a project root: 16 hex chars of sha256 of its real path
+    (the hook computes the same from ``$CLAUDE_PROJECT_DIR`` or its ``cwd``)."""
+    real = os.path.realpath(os.fspath(root))
+    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
+    """``<home>/spool/<root key>`` (it may not exist)."""
+    return Path(home) / "spool" / root_key(root)
+
+
+def _private_dir(path: Path) -> None:
+    """Create ``path`` (and parents) as needed; leave it mode 0700 whatever the umask."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o777 != 0o700:
+        os.chmod(path, 0o700)
+
+
+def secure(base: Path) -> None:
+    """Put the spool directories that exist back to 0700 (a copy or a loose umask widened them)."""
+    for path in (base.parent, base, base / "new", base / "cur", base / "tmp"):
+        with contextlib.suppress(OSError):
+            if path.stat().st_mode & 0o777 != 0o700:
+                os.chmod(path, 0o700)
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` atomically with mode 0600 (temp file + rename)."""
+    _private_dir(path.parent)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+
+
+def waiting(base: Path) -> list[str]:
+    """Names of the events waiting in ``base/new``, oldest first ([] when there is no spool)."""
+    try:
+        return sorted(n for n in os.listdir(base / "new") if n.endswith(".json"))
+    except OSError:
+        return []
+
+
+def claim(base: Path, name: str) -> Path | None:
+    """Take ``new/<name>`` for this ingester (an atomic rename into ``cur/``); None when another
+    ingester took it first."""
+    _private_dir(base / "cur")
+    target = base / "cur" / name
+    try:
+        os.rename(base / "new" / name, target)
+    except FileNotFoundError:
+        return None
+    return target
+
+
+def release(base: Path, claimed: Path) -> None:
+    """Give a claimed event back (the store was busy): it is retried on the next run."""
+    with contextlib.suppress(OSError):
+        os.rename(claimed, base / "new" / claimed.name)
+
+
+def requeue_stale(base: Path, now: float | None = None) -> int:
+    """Move events claimed more than :data:`CLAIM_TIMEOUT_S` ago back to ``new/``; returns how many."""
+    now = time.time() if now is None else now
+    moved = 0
+    try:
+        entries = list(os.scandir(base / "cur"))
+    except OSError:
+        return 0
+    for entry in entries:
+        with contextlib.suppress(OSError):
+            if now - entry.stat().st_mtime > CLAIM_TIMEOUT_S:
+                os.rename(entry.path, base / "new" / entry.name)
+                moved += 1
+    return moved
+
+
+def read_event(path: Path) -> dict[str, Any] | None:
+    """The event in ``path``, or None when it is not a spool event of this version."""
+    try:
+        event = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(event, dict) or event.get("v") != SPOOL_VERSION:
+        return None
+    return event
+
+
+def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None) -> None:
+    """``state.json``: node counts by kind (``file`` = file roots) for the SessionStart note."""
+    state = {
+        "counts": counts,
+        "last_capture_at": last_capture_at,
+        "updated_at": int(time.time() * 1000),
+    }
+    _write_private(base / "state.json", json.dumps(state).encode())
+
+
+def record_modules(home: Path) -> None:
+    """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
+    load by path (a marketplace install has no clone beside the plugin). Rewritten only when
+    it differs."""
+    package = Path(__file__).resolve().parent.parent
+    modules = {
+        "redact": str(package / "redact.py"),
+        "commands": str(package / "capture" / "commands.py"),
+    }
+    if (package / "bash" / "denylist.py").is_file():
+        modules["denylist"] = str(package / "bash" / "denylist.py")
+    path = Path(home) / "spool" / "modules.json"
+    data = json.dumps(modules, indent=1).encode()
+    with contextlib.suppress(OSError):
+        if path.read_bytes() == data:
+            return
+    _write_private(path, data)

@@ -1,0 +1,538 @@
+"""ctx-tree's Claude Code hooks: capture what the agent sees into a spool, and steer it to the
+ctx-tree call that costs less. See docs/capture.md.
+
+Run by ``hooks.json`` as ``python3 -I -S ctx_tree_hook.py EVENT`` with the hook's JSON on
+stdin, where EVENT is one of ``session-start``, ``prompt``, ``pre-tool``, ``post-tool``,
+``post-tool-failure``, ``stop``.
+
+Contract with the host: exit 0 whatever happens, nothing on stderr, stdout only for the
+documented ``hookSpecificOutput`` JSON (steering, the session note). The store is never opened
+and no server is contacted: a capture is one small JSON file renamed into
+``$CTX_TREE_HOME/spool/<root key>/new/``, which the server's capture walker, the next server
+start or ``ctx-tree walk`` ingests. A failure drops the event with one line in
+``$CTX_TREE_HOME/logs/hooks.log`` (event and reason, never content).
+
+Standard library only, Python 3.8+, imports kept to what each event needs: this runs on every
+tool call, under whatever ``python3`` the host has.
+"""
+
+import contextlib
+import json
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PLUGIN_ROOT = os.path.dirname(HERE)
+#: Spool format version, checked by ctx_tree_mcp.capture.spool.
+SPOOL_VERSION = 1
+#: At most this many events wait in one spool; later ones are dropped (logged).
+SPOOL_MAX_FILES = 5000
+#: Spool files older than this are deleted by the next SessionStart (no server ran meanwhile).
+SPOOL_MAX_AGE_S = 7 * 24 * 3600
+LOG_MAX_BYTES = 1_000_000
+#: The hook gives up (exit 0, nothing done) after this many seconds, whatever it waits on.
+ALARM_S = 3
+
+#: The defaults of the config keys the hook reads; ctx_tree_schema.DEFAULTS is the source
+#: (tests-e2e/test_e2e_hooks.py checks they agree).
+DEFAULTS = {
+    "capture": {
+        "maxBytes": 100000,
+        "prompt": True,
+        "response": True,
+        "read": True,
+        "grep": True,
+        "bash": True,
+        "web": True,
+        "agent": True,
+    },
+    "steer": {"mode": "hint", "readLines": 400},
+    "bash": {"deny": []},
+}
+
+#: The ctx_tree_mcp modules the hook borrows (stdlib-only files, loaded by path): in a clone
+#: they sit beside the plugin; a marketplace install learns their paths from
+#: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
+MODULES = {
+    "redact": "redact.py",
+    "denylist": "bash/denylist.py",
+    "commands": "capture/commands.py",
+}
+CLONE_PACKAGE = os.path.join(
+    PLUGIN_ROOT, os.pardir, "packages", "ctx-tree-mcp", "src", "ctx_tree_mcp"
+)
+
+
+# --- where things are ---------------------------------------------------------------------
+
+
+def ctx_tree_home():
+    return os.path.realpath(os.path.expanduser(os.environ.get("CTX_TREE_HOME") or "~/.ctx-tree"))
+
+
+def project_root(payload):
+    return os.path.realpath(
+        os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd()
+    )
+
+
+def root_key(root):
+    """The spool directory name of a project root (ctx_tree_mcp.capture.spool.root_key)."""
+    import hashlib
+
+    return hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def log(home, line):
+    """One line in $CTX_TREE_HOME/logs/hooks.log; never raises."""
+    try:
+        folder = os.path.join(home, "logs")
+        path = os.path.join(folder, "hooks.log")
+        try:
+            if os.stat(path).st_size > LOG_MAX_BYTES:
+                os.replace(path, path + ".1")
+        except OSError:
+            os.makedirs(folder, 0o700, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, ("%s %s\n" % (stamp, line.replace("\n", " ")[:300])).encode())
+        finally:
+            os.close(fd)
+    except Exception:
+        pass
+
+
+# --- configuration ------------------------------------------------------------------------
+
+
+def _read_json(path):
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def settings(home, root):
+    """The ``capture``, ``steer`` and ``bash`` sections, merged as ctx_tree_schema does (the
+    project file beats the global one per top-level key; a key left out is the default). A
+    malformed file or value counts as absent: a hook never fails on configuration."""
+    layers = [
+        _read_json(os.path.join(home, "config.json")),
+        _read_json(os.path.join(root, ".ctx-tree", "config.json")),
+    ]
+    out = {}
+    for section, defaults in DEFAULTS.items():
+        given = {}
+        for layer in layers:
+            if isinstance(layer.get(section), dict):
+                given = layer[section]
+        out[section] = {
+            key: given[key] if type(given.get(key)) is type(default) else default
+            for key, default in defaults.items()
+        }
+    return out
+
+
+# --- borrowed modules ---------------------------------------------------------------------
+
+
+def load_module(home, name):
+    """The ctx_tree_mcp module ``name`` (see MODULES) loaded by file path, or None."""
+    import importlib.util
+
+    candidates = [os.path.join(CLONE_PACKAGE, MODULES[name])]
+    recorded = _read_json(os.path.join(home, "spool", "modules.json")).get(name)
+    if isinstance(recorded, str):
+        candidates.append(recorded)
+    for path in candidates:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        if hasattr(os, "getuid") and (
+            (st.st_uid != os.getuid() and st.st_uid != 0) or st.st_mode & 0o022
+        ):
+            continue  # only code owned by us (or root) and writable by nobody else
+        try:
+            spec = importlib.util.spec_from_file_location(
+                "ctx_tree_hook_" + name.replace("/", "_"), path
+            )
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            return module
+        except Exception:
+            continue
+    return None
+
+
+def refused_command(home, command, deny):
+    """Why the command must not be captured (it prints the environment or is on the
+    project's ``bash.deny``), or None. ``UNKNOWN`` when no denylist module could be loaded."""
+    for name in ("denylist", "commands"):
+        module = load_module(home, name)
+        if module is not None:
+            return module.refusal(command, deny)
+    return "UNKNOWN"
+
+
+# --- capture ------------------------------------------------------------------------------
+
+
+def _text_of(value):
+    """Text out of a tool response: a string, a list of text blocks, or a dict holding one."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(t for t in (_text_of(v) for v in value) if t)
+    if isinstance(value, dict):
+        for key in ("text", "content", "result", "output"):
+            if key in value:
+                return _text_of(value[key])
+    return ""
+
+
+def last_answer(transcript_path, tail_bytes=262144):
+    """The last assistant text in a Claude Code transcript (JSON lines), or ''."""
+    try:
+        with open(transcript_path, "rb") as fh:
+            fh.seek(0, 2)
+            size = fh.tell()
+            fh.seek(max(0, size - tail_bytes))
+            lines = fh.read().splitlines()
+    except (OSError, TypeError):
+        return ""
+    for raw in reversed(lines):
+        try:
+            entry = json.loads(raw)
+        except ValueError:
+            continue
+        message = entry.get("message") if isinstance(entry, dict) else None
+        if entry.get("type") == "assistant" and isinstance(message, dict):
+            blocks = message.get("content")
+            texts = (
+                [
+                    b.get("text", "")
+                    for b in blocks
+                    if isinstance(b, dict) and b.get("type") == "text"
+                ]
+                if isinstance(blocks, list)
+                else []
+            )
+            if any(texts):
+                return "\n".join(texts)
+    return ""
+
+
+def build_record(event, payload, cfg):
+    """The spool record for a hook event, or None when nothing is captured (switched off,
+    a tool we do not capture, no content). Pure: no I/O except the transcript for Stop."""
+    capture = cfg["capture"]
+    tool = payload.get("tool_name") or ""
+    tin = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+    resp = payload.get("tool_response")
+    rec = None
+    if event == "prompt" and capture["prompt"]:
+        rec = {"kind": "prompt", "text": payload.get("prompt") or ""}
+    elif event == "stop" and capture["response"]:
+        text = payload.get("last_assistant_message")
+        if not isinstance(text, str) or not text:
+            text = last_answer(payload.get("transcript_path"))
+        rec = {"kind": "response", "text": text}
+    elif event == "post-tool" and tool == "Read" and capture["read"]:
+        path = tin.get("file_path")
+        return {"kind": "read", "path": path} if isinstance(path, str) and path else None
+    elif event == "post-tool" and tool in ("Grep", "Glob") and capture["grep"]:
+        resp = resp if isinstance(resp, dict) else {}
+        text = resp.get("content") if isinstance(resp.get("content"), str) else ""
+        if not text and isinstance(resp.get("filenames"), list):
+            text = "\n".join(str(f) for f in resp["filenames"])
+        rec = {"kind": "grep", "tool": tool, "text": text}
+        for key in ("pattern", "path", "glob", "type", "output_mode"):
+            if isinstance(tin.get(key), str):
+                rec[key] = tin[key]
+    elif event in ("post-tool", "post-tool-failure") and tool == "Bash" and capture["bash"]:
+        rec = {"kind": "bash", "command": tin.get("command") or "", "exit_code": 0}
+        if event == "post-tool":
+            resp = resp if isinstance(resp, dict) else {"stdout": _text_of(resp)}
+            out, err = resp.get("stdout") or "", resp.get("stderr") or ""
+            rec["text"] = out + ("\n" if out and err else "") + err
+            rec["interrupted"] = bool(resp.get("interrupted"))
+        else:
+            error = payload.get("error") if isinstance(payload.get("error"), str) else ""
+            head, _, rest = error.partition("\n")
+            if head.startswith("Exit code "):
+                rec["exit_code"] = (
+                    int(head[10:]) if head[10:].strip().lstrip("-").isdigit() else None
+                )
+                rec["text"] = rest
+            else:
+                rec["exit_code"], rec["text"] = None, error
+            rec["interrupted"] = bool(payload.get("is_interrupt"))
+    elif event == "post-tool" and tool in ("WebFetch", "WebSearch") and capture["web"]:
+        if tool == "WebFetch":
+            r = resp if isinstance(resp, dict) else {}
+            url = r.get("url") or tin.get("url") or ""
+            rec = {
+                "kind": "web",
+                "tool": tool,
+                "url": url,
+                "title": tin.get("prompt") or url,
+                "text": _text_of(r.get("result", resp)),
+            }
+        else:
+            results = resp.get("results") if isinstance(resp, dict) else resp
+            lines = []
+            for item in results if isinstance(results, list) else [results]:
+                if isinstance(item, dict) and isinstance(item.get("content"), list):
+                    lines += [
+                        "%s %s" % (c.get("title", ""), c.get("url", ""))
+                        for c in item["content"]
+                        if isinstance(c, dict)
+                    ]
+                else:
+                    lines.append(_text_of(item))
+            query = tin.get("query") or ""
+            rec = {
+                "kind": "web",
+                "tool": tool,
+                "url": "websearch:" + query,
+                "title": query,
+                "text": "\n".join(t for t in lines if t),
+            }
+    elif event == "post-tool" and tool in ("Task", "Agent") and capture["agent"]:
+        rec = {
+            "kind": "agent",
+            "title": tin.get("description") or "",
+            "subagent_type": tin.get("subagent_type") or "",
+            "text": _text_of(resp),
+        }
+    if rec is None or not (rec.get("text") or "").strip():
+        return None
+    limit = capture["maxBytes"]
+    if len(rec["text"]) > limit:  # characters >= UTF-8 bytes: the ingester cuts exactly
+        rec["original_chars"] = len(rec["text"])
+        rec["text"] = rec["text"][:limit]
+    return rec
+
+
+def redact_record(home, rec):
+    """Redact every free-text field in place; ``rec["redacted"]`` says whether it could."""
+    module = load_module(home, "redact")
+    if module is None:
+        rec["redacted"] = False
+        return rec
+    for key in ("text", "command", "pattern", "title", "url", "path"):
+        if isinstance(rec.get(key), str):
+            rec[key] = module.redact_text(rec[key])
+    rec["redacted"] = True
+    return rec
+
+
+def spool(home, root, rec):
+    """Write ``rec`` as one 0600 file, atomically, into the project's spool. Returns True."""
+    base = os.path.join(home, "spool", root_key(root))
+    name = "%020d-%d.json" % (time.time_ns(), os.getpid())
+    tmp, new = os.path.join(base, "tmp", name), os.path.join(base, "new", name)
+    data = json.dumps(rec, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileNotFoundError:
+        for folder in (
+            home,
+            os.path.join(home, "spool"),
+            base,
+            os.path.join(base, "tmp"),
+            os.path.join(base, "new"),
+        ):
+            if not os.path.isdir(folder):
+                os.makedirs(folder, 0o700, exist_ok=True)
+                os.chmod(folder, 0o700)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        if len(os.listdir(os.path.join(base, "new"))) >= SPOOL_MAX_FILES:
+            raise OSError("spool full (%d files waiting)" % SPOOL_MAX_FILES)
+        os.fchmod(fd, 0o600)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.close(fd)
+        fd = -1
+        os.rename(tmp, new)
+    except BaseException:
+        if fd >= 0:
+            os.close(fd)
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return True
+
+
+def capture_event(event, payload, home, root, cfg):
+    rec = build_record(event, payload, cfg)
+    if rec is None:
+        return
+    if rec["kind"] == "bash":
+        reason = refused_command(home, rec["command"], cfg["bash"]["deny"])
+        if reason and reason != "UNKNOWN":
+            return  # env, printenv, bash.deny: nothing of it is kept
+        rec["command_checked"] = reason is None
+    if rec["kind"] != "read":
+        redact_record(home, rec)
+    rec.update(
+        v=SPOOL_VERSION,
+        session_id=payload.get("session_id") or "",
+        prompt_id=payload.get("prompt_id") or "",
+        tool_use_id=payload.get("tool_use_id") or "",
+        cwd=payload.get("cwd") or root,
+        duration_ms=payload.get("duration_ms"),
+        at=int(time.time() * 1000),
+    )
+    try:
+        spool(home, root, rec)
+    except OSError as exc:
+        log(
+            home,
+            "%s %s: dropped: cannot write the spool: %s"
+            % (event, rec["kind"], exc.strerror or exc),
+        )
+
+
+# --- session start ------------------------------------------------------------------------
+
+
+def sweep(home, root):
+    """Delete spool files older than SPOOL_MAX_AGE_S (and stray temp files); returns how many."""
+    base = os.path.join(home, "spool", root_key(root))
+    now, gone = time.time(), 0
+    for sub, age in (("new", SPOOL_MAX_AGE_S), ("tmp", 3600)):
+        try:
+            entries = list(os.scandir(os.path.join(base, sub)))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if now - entry.stat().st_mtime > age:
+                    os.unlink(entry.path)
+                    gone += 1
+            except OSError:
+                pass
+    if gone:
+        log(
+            home,
+            "session-start: deleted %d spool files older than %d days (never ingested)"
+            % (gone, SPOOL_MAX_AGE_S // 86400),
+        )
+    return gone
+
+
+def _ago(ms):
+    s = max(0, time.time() - ms / 1000)
+    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
+        if s >= size:
+            return "%d %s ago" % (s // size, unit)
+    return "just now"
+
+
+def session_note(state, waiting):
+    """At most 100 tokens on what the store holds from earlier sessions, or '' when nothing."""
+    counts = state.get("counts") if isinstance(state.get("counts"), dict) else {}
+    n = lambda key: int(counts.get(key) or 0)  # noqa: E731
+    parts = []
+    if n("prompt") or n("response"):
+        parts.append("%d prompts/answers" % (n("prompt") + n("response")))
+    if n("file"):
+        parts.append("%d files" % n("file"))
+    if n("tool_output"):
+        parts.append("%d command/grep outputs" % n("tool_output"))
+    for key, label in (("web_chunk", "web pages"), ("summary", "agent results"), ("note", "notes")):
+        if n(key):
+            parts.append("%d %s" % (n(key), label))
+    if waiting:
+        parts.append("%d captures not yet stored" % waiting)
+    if not parts:
+        return ""
+    when = (
+        " (last %s)" % _ago(state["last_capture_at"])
+        if isinstance(state.get("last_capture_at"), int)
+        else ""
+    )
+    sessions = " from %d sessions" % n("session") if n("session") else ""
+    return (
+        "ctx-tree store for this project holds %s%s%s. Recall before re-reading: "
+        'ctx_tree_recent(kind="prompt"), ctx_tree_search(query="..."), then ctx_tree_compose on the hits.'
+        % (", ".join(parts), sessions, when)
+    )
+
+
+def session_start(payload, home, root):
+    sweep(home, root)
+    base = os.path.join(home, "spool", root_key(root))
+    state = _read_json(os.path.join(base, "state.json"))
+    try:
+        waiting = len(os.listdir(os.path.join(base, "new")))
+    except OSError:
+        waiting = 0
+    note = session_note(state, waiting)
+    if not note:
+        return ""
+    return json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
+    )
+
+
+# --- entry point --------------------------------------------------------------------------
+
+
+def run(event, raw):
+    """What to print for ``event`` given the hook's stdin bytes ('' for nothing)."""
+    try:
+        payload = json.loads(raw.decode("utf-8", "surrogateescape") or "{}")
+    except ValueError:
+        return ""
+    if not isinstance(payload, dict):
+        return ""
+    home, root = ctx_tree_home(), project_root(payload)
+    if event == "session-start":
+        return session_start(payload, home, root)
+    cfg = settings(home, root)
+    if event == "pre-tool":
+        if cfg["steer"]["mode"] not in ("hint", "deny"):
+            return ""
+        sys.path.insert(0, HERE)
+        import steer
+
+        return steer.advise(payload, root, cfg["steer"])
+    if event in ("prompt", "post-tool", "post-tool-failure", "stop"):
+        capture_event(event, payload, home, root, cfg)
+    return ""
+
+
+def _bail(*_args):
+    os._exit(0)
+
+
+def main():
+    try:
+        import signal
+
+        signal.signal(signal.SIGALRM, _bail)
+        signal.alarm(ALARM_S)
+    except (ImportError, AttributeError, ValueError):
+        pass
+    event = sys.argv[1] if len(sys.argv) > 1 else ""
+    try:
+        out = run(event, sys.stdin.buffer.read())
+        if out:
+            sys.stdout.write(out)
+            sys.stdout.flush()
+    except Exception as exc:
+        log(ctx_tree_home(), "%s: %s (event dropped)" % (event, type(exc).__name__))
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The plugin's hooks inside the real Claude Code, offline against a scripted fake Anthropic API
+(``claude_support.py``): native tool calls are captured, refused commands are not, secrets are
+redacted, the prompt is recallable, and steering shows up in the next request to the model or
+refuses the call. Run by ``uv run nox -s plugin``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from claude_support import (
+    PLUGIN,
+    claude_env,
+    fake_api,
+    needs_claude,
+    run_claude,
+    stream_events,
+    tool_results,
+)
+
+TOKEN = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
+CANARY = "canary-env-value-5e1d"
+MARKER = "hook-marker-b7c2e9"
+PROMPT_MARKER = "prompt-marker-4d8f1a"
+
+
+def ctx_tree(*args: str, project: Path, home: Path) -> str:
+    """The ctx-tree CLI against the store Claude Code's session used."""
+    done = subprocess.run(
+        [str(Path(sys.executable).parent / "ctx-tree"), "--root", str(project), *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CTX_TREE_HOME": str(home / ".ctx-tree"), "HOME": str(home)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def session(tmp_path: Path, tool_uses, *, config: dict | None = None):
+    """Run one Claude Code turn in a fresh project; returns (project, home, events, requests)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "notes.py").write_text(f'def rollout():\n    """{MARKER}: ship it."""\n')
+    (project / "big.py").write_text(
+        "".join(f"def handler_{i}(request):\n    return {i}\n\n" for i in range(1000))
+    )
+    if config:
+        (project / ".ctx-tree").mkdir()
+        (project / ".ctx-tree" / "config.json").write_text(json.dumps(config))
+    uses = [(name, {k: str(project / v) if k == "file_path" else v for k, v in inp.items()})
+            for name, inp in tool_uses]  # fmt: skip
+    with fake_api(uses, quote_results=False) as (url, handler):
+        env = claude_env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
+        env["CTX_E2E_CANARY"] = CANARY
+        run = run_claude(
+            "-p", f"Look at the rollout notes ({PROMPT_MARKER}).", "--plugin-dir", str(PLUGIN),
+            "--allowedTools", "Read,Bash", "--output-format", "stream-json", "--verbose",
+            "--include-hook-events", cwd=project, env=env, timeout=180,
+        )  # fmt: skip
+    events = stream_events(run)
+    final = next(e for e in events if e.get("type") == "result")
+    assert final.get("subtype") == "success" and run.returncode == 0, run.stderr[-2000:]
+    return project, home, events, handler.requests
+
+
+def hook_responses(events, event: str) -> list[dict]:
+    return [
+        e for e in events if e.get("subtype") == "hook_response" and e.get("hook_event") == event
+    ]
+
+
+@needs_claude
+def test_claude_code_session_is_captured_redacted_and_recallable(tmp_path: Path) -> None:
+    project, home, events, requests = session(
+        tmp_path,
+        [
+            ("Read", {"file_path": "notes.py"}),
+            ("Read", {"file_path": "big.py"}),
+            (
+                "Bash",
+                {
+                    "command": f"echo deploy token {TOKEN} for the cache rollout",
+                    "description": "echo",
+                },
+            ),
+            ("Bash", {"command": "env", "description": "print the environment"}),
+        ],
+    )
+    # Every hook ran and succeeded, silently.
+    for name in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop"):
+        responses = hook_responses(events, name)
+        assert responses and all(r.get("outcome") == "success" for r in responses), name
+        assert all(not r.get("stderr") for r in responses), name
+    reads = [
+        r for r in hook_responses(events, "PostToolUse") if r["hook_name"] == "PostToolUse:Read"
+    ]
+    assert len(reads) == 2 and all(r["exit_code"] == 0 for r in reads)
+    # The steering hint for the 3,000-line file reached the model in the next request.
+    (after,) = [
+        r for r in requests if "tool_result" in json.dumps(r["body"].get("messages", [])[-1:])
+    ]
+    last = json.dumps(after["body"]["messages"][-1])
+    assert 'ctx_tree_read(path=\\"big.py\\")' in last and "3,000 lines" in last
+
+    ctx_tree("walk", project=project, home=home)  # whatever the plugin's server left
+    found = ctx_tree("search", MARKER, project=project, home=home)
+    assert "notes.py" in found and "file_chunk" in found
+    prompt = ctx_tree("search", PROMPT_MARKER, project=project, home=home)
+    assert "prompt" in prompt
+    redacted = ctx_tree("search", "REDACTED github_token", project=project, home=home)
+    assert "tool_output" in redacted and "cmd://" in redacted
+    outputs = ctx_tree("recent", "--kind", "tool_output", project=project, home=home)
+    assert outputs.count("cmd://") == 1  # the echo; `env` left nothing
+    for path in (home / ".ctx-tree").rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            assert TOKEN.encode() not in data and CANARY.encode() not in data, path
+    # The hooks' captures and the plugin server's session are one session node.
+    init = next(e for e in events if e.get("subtype") == "init")
+    recent = ctx_tree("recent", "--kind", "session", project=project, home=home)
+    assert f"session {init['session_id']}" in recent
+
+
+@needs_claude
+def test_deny_mode_refuses_a_large_read_with_the_ctx_tree_call(tmp_path: Path) -> None:
+    _project, _home, events, _requests = session(
+        tmp_path, [("Read", {"file_path": "big.py"})], config={"steer": {"mode": "deny"}}
+    )
+    (result,) = tool_results(events)
+    text = json.dumps(result.get("content"))
+    assert result.get("is_error") is True
+    assert 'ctx_tree_read(path=\\"big.py\\")' in text and "symbol=" in text
+    assert "handler_999" not in text  # the file was not read
+
+
+@pytest.fixture(autouse=True)
+def _no_ctx_tree_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CTX_TREE_HOME", raising=False)

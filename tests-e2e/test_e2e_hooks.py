@@ -1,0 +1,358 @@
+"""The plugin's hook program (``plugin/hooks/ctx_tree_hook.py``) run as the host runs it:
+a ``python3 -I -S`` process per event, the payload on stdin. What it spools, what it never
+keeps, what it prints, and that a new session recalls it all once ingested."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.capture import spool
+from ctx_tree_mcp.capture.ingest import ingest
+from ctx_tree_mcp.tools import compose, graph, search
+from ctx_tree_schema import DEFAULTS
+from e2e_support import run_client, text_of
+
+ROOT = Path(__file__).resolve().parent.parent
+HOOK = ROOT / "plugin" / "hooks" / "ctx_tree_hook.py"
+TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+
+
+def hook(event: str, payload: object, *, home: Path, root: Path, **env: str):
+    """Run the hook once; returns the completed process (stdout and stderr as bytes)."""
+    data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+    return subprocess.run(
+        [sys.executable, "-I", "-S", str(HOOK), event],
+        input=data,
+        capture_output=True,
+        env={
+            "PATH": os.environ["PATH"],
+            "HOME": str(home),
+            "CTX_TREE_HOME": str(home),
+            "CLAUDE_PROJECT_DIR": str(root),
+            **env,
+        },
+        timeout=20,
+    )
+
+
+def base_payload(root: Path, **extra: object) -> dict:
+    return {"session_id": "sess-A", "cwd": str(root), "transcript_path": "", **extra}
+
+
+@pytest.fixture
+def big(project: Path) -> Path:
+    path = project / "pkg" / "big.py"
+    path.write_text("".join(f"def handler_{i}(request):\n    return {i}\n\n" for i in range(1000)))
+    return path
+
+
+def spooled(home: Path, root: Path) -> list[dict]:
+    base = spool.spool_dir(home, root)
+    return [json.loads((base / "new" / n).read_text()) for n in spool.waiting(base)]
+
+
+def every_file(home: Path) -> list[Path]:
+    return [p for p in home.rglob("*") if p.is_file()]
+
+
+def test_hook_defaults_match_the_schema() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ctx_tree_hook_under_test", HOOK)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for section, keys in module.DEFAULTS.items():
+        if section not in DEFAULTS:
+            continue  # bash.deny lands with ctx_tree_bash
+        for key, value in keys.items():
+            assert DEFAULTS[section][key] == value, f"{section}.{key}"
+
+
+def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -> None:
+    root = project
+    events = [
+        ("prompt", base_payload(root, prompt=f"deploy with {TOKEN} please", prompt_id="p1")),
+        ("post-tool", base_payload(root, tool_name="Read",
+                                   tool_input={"file_path": str(root / "pkg" / "decoder.py")},
+                                   tool_response={"type": "text", "file": {"content": "x"}})),
+        ("post-tool", base_payload(root, tool_name="Bash", tool_input={"command": f"echo {TOKEN}"},
+                                   tool_response={"stdout": TOKEN, "stderr": ""})),
+        ("post-tool-failure", base_payload(root, tool_name="Bash", tool_input={"command": "pytest"},
+                                           error="Exit code 1\nFAILED test_x.py::test_y")),
+        ("post-tool", base_payload(root, tool_name="Grep", tool_input={"pattern": "def ", "output_mode": "content"},
+                                   tool_response={"mode": "content", "content": "pkg/a.py:1:def a():"})),
+        ("post-tool", base_payload(root, tool_name="WebFetch", tool_input={"url": "https://e.org", "prompt": "docs"},
+                                   tool_response={"url": "https://e.org", "result": "Spawn docs text", "code": 200})),
+        ("post-tool", base_payload(root, tool_name="Agent", tool_input={"description": "survey"},
+                                   tool_response={"content": [{"type": "text", "text": "three entry points"}]})),
+        ("stop", base_payload(root, prompt_id="p1", last_assistant_message="Deployed.")),
+    ]  # fmt: skip
+    for event, payload in events:
+        done = hook(event, payload, home=home, root=root)
+        assert (done.returncode, done.stdout, done.stderr) == (0, b"", b""), event
+    records = spooled(home, root)
+    assert [r["kind"] for r in records] == [
+        "prompt", "read", "bash", "bash", "grep", "web", "agent", "response",
+    ]  # fmt: skip
+    assert records[3]["exit_code"] == 1 and records[3]["text"] == "FAILED test_x.py::test_y"
+    assert records[1] == records[1] | {"path": str(root / "pkg" / "decoder.py")}
+    assert "text" not in records[1]  # a Read spools the path only
+    assert all(r["session_id"] == "sess-A" and r["v"] == 1 for r in records)
+    assert records[0]["redacted"] is True
+    for path in every_file(home):
+        assert TOKEN.encode() not in path.read_bytes(), path
+    base = spool.spool_dir(home, root)
+    for folder in (home / "spool", base, base / "new", base / "tmp"):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
+    for name in spool.waiting(base):
+        assert stat.S_IMODE((base / "new" / name).stat().st_mode) == 0o600
+
+
+@pytest.mark.parametrize("command", ["env", "printenv", "cd /tmp && env", "FOO=1 printenv HOME"])
+def test_environment_printers_are_never_spooled(project: Path, home: Path, command: str) -> None:
+    payload = base_payload(
+        project, tool_name="Bash", tool_input={"command": command},
+        tool_response={"stdout": f"GITHUB_TOKEN={TOKEN}\nHOME=/root", "stderr": ""},
+    )  # fmt: skip
+    done = hook("post-tool", payload, home=home, root=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    assert spooled(home, project) == []
+    assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))
+
+
+def test_switched_off_kinds_are_not_spooled(project: Path, home: Path) -> None:
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"capture": {"bash": false}}')
+    payload = base_payload(project, tool_name="Bash", tool_input={"command": "make"},
+                           tool_response={"stdout": "built", "stderr": ""})  # fmt: skip
+    hook("post-tool", payload, home=home, root=project)
+    hook("prompt", base_payload(project, prompt="still captured"), home=home, root=project)
+    assert [r["kind"] for r in spooled(home, project)] == ["prompt"]
+
+
+@pytest.mark.parametrize(
+    "stdin", [b"", b"not json", b"[1, 2]", b'{"tool_name": 3}', b"\xff\xfe\x00garbage"]
+)
+@pytest.mark.parametrize(
+    "event", ["prompt", "post-tool", "pre-tool", "stop", "session-start", "nope"]
+)
+def test_bad_input_is_silent_and_exits_zero(
+    project: Path, home: Path, event: str, stdin: bytes
+) -> None:
+    done = hook(event, stdin, home=home, root=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+
+
+def test_an_unwritable_spool_drops_the_event_with_one_log_line(project: Path, home: Path) -> None:
+    (home / "spool").write_text("a file where the spool directory should be")
+    done = hook("prompt", base_payload(project, prompt=f"secret {TOKEN}"), home=home, root=project)
+    assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
+    lines = (home / "logs" / "hooks.log").read_text().splitlines()
+    assert len(lines) == 1 and "prompt prompt: dropped: cannot write the spool" in lines[0]
+    assert TOKEN not in lines[0] and "secret" not in lines[0]
+    assert stat.S_IMODE((home / "logs" / "hooks.log").stat().st_mode) == 0o600
+
+
+def test_a_missing_home_is_created_private(project: Path, tmp_path: Path) -> None:
+    home = tmp_path / "fresh" / ".ctx-tree"
+    done = hook("prompt", base_payload(project, prompt="first ever"), home=home, root=project)
+    assert done.returncode == 0 and [r["text"] for r in spooled(home, project)] == ["first ever"]
+    assert stat.S_IMODE(home.stat().st_mode) == 0o700
+
+
+# --- steering -----------------------------------------------------------------------------
+
+
+def pre(project: Path, home: Path, tool: str, tool_input: dict, **env: str) -> dict | None:
+    done = hook("pre-tool", base_payload(project, tool_name=tool, tool_input=tool_input),
+                home=home, root=project, **env)  # fmt: skip
+    assert done.returncode == 0 and done.stderr == b""
+    return json.loads(done.stdout) if done.stdout else None
+
+
+def test_a_large_read_gets_the_cheaper_call_as_a_hint(project: Path, home: Path, big: Path) -> None:
+    out = pre(project, home, "Read", {"file_path": str(big)})
+    assert out is not None
+    spec = out["hookSpecificOutput"]
+    assert spec["hookEventName"] == "PreToolUse" and "permissionDecision" not in spec
+    hint = spec["additionalContext"]
+    assert 'ctx_tree_read(path="pkg/big.py")' in hint and 'symbol="handler_0"' in hint
+    assert "3,000 lines" in hint and "1000 definitions" in hint
+    assert len(hint) <= 240  # 60 tokens at 4 characters a token
+
+
+@pytest.mark.parametrize(
+    "tool_input",
+    [{"offset": 10}, {"limit": 50}],
+)
+def test_a_ranged_or_small_read_gets_nothing(
+    project: Path, home: Path, big: Path, tool_input
+) -> None:
+    assert pre(project, home, "Read", {"file_path": str(big), **tool_input}) is None
+    small = project / "pkg" / "decoder.py"
+    assert pre(project, home, "Read", {"file_path": str(small)}) is None  # ~350 lines
+
+
+def test_deny_mode_refuses_with_the_call_in_the_reason(
+    project: Path, home: Path, big: Path
+) -> None:
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"steer": {"mode": "deny"}}')
+    spec = pre(project, home, "Read", {"file_path": str(big)})["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "deny"
+    assert 'ctx_tree_read(path="pkg/big.py")' in spec["permissionDecisionReason"]
+    (project / ".ctx-tree" / "config.json").write_text('{"steer": {"mode": "off"}}')
+    assert pre(project, home, "Read", {"file_path": str(big)}) is None
+
+
+def test_the_read_limit_is_configurable(project: Path, home: Path) -> None:
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"steer": {"readLines": 100}}')
+    out = pre(project, home, "Read", {"file_path": str(project / "pkg" / "decoder.py")})
+    assert out is not None and "pkg/decoder.py" in out["hookSpecificOutput"]["additionalContext"]
+
+
+@pytest.mark.parametrize(
+    ("command", "hinted"),
+    [
+        ("pytest -q", True),
+        ("uv run pytest tests/", True),
+        ("cd web && npm test", True),
+        ("cargo build --release", True),
+        ("git log", True),
+        ("git log --oneline", True),
+        ("git log -n 5", False),
+        ("git log -20 --oneline", False),
+        ("pytest -q | tail -20", False),
+        ("make > build.log 2>&1", False),
+        ("ls -la", False),
+        ("echo pytest", False),
+    ],
+)
+def test_bash_commands_that_print_a_lot_point_to_ctx_tree_bash(
+    project: Path, home: Path, command: str, hinted: bool
+) -> None:
+    out = pre(project, home, "Bash", {"command": command})
+    assert (out is not None) == hinted
+    if hinted:
+        hint = out["hookSpecificOutput"]["additionalContext"]
+        assert f"ctx_tree_bash(command={json.dumps(command)})" in hint and len(hint) <= 240
+
+
+@pytest.mark.parametrize(
+    ("tool_input", "hinted"),
+    [
+        ({"pattern": ".*", "output_mode": "content"}, True),
+        ({"pattern": "import", "output_mode": "content"}, True),
+        ({"pattern": "x", "output_mode": "content"}, True),
+        ({"pattern": "import", "output_mode": "content", "head_limit": 20}, False),
+        ({"pattern": "import", "output_mode": "content", "glob": "*.py"}, False),
+        ({"pattern": "import"}, False),  # files_with_matches: a short list
+        ({"pattern": "def handle_request", "output_mode": "content"}, False),
+    ],
+)
+def test_grep_patterns_likely_to_flood_get_a_hint(
+    project: Path, home: Path, tool_input, hinted
+) -> None:
+    out = pre(project, home, "Grep", tool_input)
+    assert (out is not None) == hinted
+    if hinted:
+        assert "ctx_tree_grep(pattern=" in out["hookSpecificOutput"]["additionalContext"]
+
+
+# --- session start and recall across sessions ---------------------------------------------
+
+
+def test_session_start_says_nothing_about_an_empty_store(project: Path, home: Path) -> None:
+    done = hook("session-start", base_payload(project, source="startup"), home=home, root=project)
+    assert (done.returncode, done.stdout) == (0, b"")
+
+
+def test_session_start_deletes_spool_files_older_than_a_week(project: Path, home: Path) -> None:
+    hook("prompt", base_payload(project, prompt="old"), home=home, root=project)
+    hook("prompt", base_payload(project, prompt="new"), home=home, root=project)
+    base = spool.spool_dir(home, project)
+    oldest = base / "new" / spool.waiting(base)[0]
+    week = time.time() - 8 * 86400
+    os.utime(oldest, (week, week))
+    hook("session-start", base_payload(project, source="startup"), home=home, root=project)
+    assert [r["text"] for r in spooled(home, project)] == ["new"]
+    assert "deleted 1 spool files" in (home / "logs" / "hooks.log").read_text()
+
+
+def test_a_new_session_recalls_prompts_reads_commands_and_answers(
+    project: Path, home: Path
+) -> None:
+    root = project
+    marker = "recall-marker-7f3a"
+    (root / "pkg" / "notes.py").write_text(f'def plan():\n    """{marker}: the rollout plan."""\n')
+    for event, payload in [
+        ("prompt", base_payload(root, prompt="How do we roll out the cache change?", prompt_id="p1")),
+        ("post-tool", base_payload(root, tool_name="Read",
+                                   tool_input={"file_path": str(root / "pkg" / "notes.py")})),
+        ("post-tool", base_payload(root, tool_name="Bash", tool_input={"command": "pytest -q"},
+                                   tool_response={"stdout": "FAILED tests/test_cache.py::test_evict - "
+                                                  "AssertionError: rollout flag off\n1 failed, 9 passed",
+                                                  "stderr": ""})),
+        ("stop", base_payload(root, prompt_id="p1",
+                              last_assistant_message="Roll out behind the cache_v2 flag, then evict.")),
+    ]:  # fmt: skip
+        assert hook(event, payload, home=home, root=root).returncode == 0
+    first = App(root, home=home)
+    try:
+        report = ingest(first)
+        assert report.stored == 4 and report.dropped == 0
+        from ctx_tree_walkers import run_once
+
+        run_once(first.store, first.config, "filter")
+    finally:
+        first.close()
+    # A later Claude Code session: its SessionStart note, then recall through the tools.
+    done = hook("session-start", base_payload(root, session_id="sess-B", source="startup"),
+                home=home, root=root)  # fmt: skip
+    note = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "2 prompts/answers" in note and "1 files" in note and "1 command/grep outputs" in note
+    assert len(note) <= 400  # 100 tokens
+    later = App(root, home=home, session="sess-B")
+    try:
+        recent = graph.recent(later, kind="prompt")
+        assert "prompt://sess-A/p1" in recent
+        assert marker in search.search(later, marker)
+        hits = search.search(later, "rollout flag")
+        assert "tool_output" in hits and "cmd://" in hits
+        assert "response" in search.search(later, "cache_v2 flag")
+        prompt_id = later.store.recent(kind="prompt", limit=1)[0].id
+        packed = compose.compose(later, [prompt_id], query="cache rollout")
+        assert "cache_v2" in packed  # the answer follows the prompt
+    finally:
+        later.close()
+
+
+def test_the_running_server_ingests_the_spool(project: Path, home: Path) -> None:
+    """The capture walker inside the real ctx-tree-mcp picks up what hooks spool while it runs."""
+    (home / "config.json").write_text(json.dumps({"walkers": {"filterIntervalMs": 100}}))
+    marker = "served-marker-31c"
+
+    async def body(client) -> str:
+        import asyncio
+
+        hook("prompt", base_payload(project, prompt=f"where is {marker}?", prompt_id="p9"),
+             home=home, root=project)  # fmt: skip
+        for _ in range(60):
+            await asyncio.sleep(0.1)
+            answer = text_of(await client.call_tool("ctx_tree_search", {"query": marker}))
+            if marker in answer:
+                return answer
+        return answer
+
+    answer = run_client(project, home, "legacy", body, CLAUDE_PROJECT_DIR=str(project))
+    assert marker in answer and "prompt" in answer
+    assert spool.waiting(spool.spool_dir(home, project)) == []
