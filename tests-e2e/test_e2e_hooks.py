@@ -356,3 +356,48 @@ def test_the_running_server_ingests_the_spool(project: Path, home: Path) -> None
     answer = run_client(project, home, "legacy", body, CLAUDE_PROJECT_DIR=str(project))
     assert marker in answer and "prompt" in answer
     assert spool.waiting(spool.spool_dir(home, project)) == []
+
+
+def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """Claude Code copies only plugin/: the hook finds redact.py through spool/modules.json."""
+    import shutil
+
+    from ctx_tree_mcp.capture.spool import record_modules
+
+    copy = tmp_path / "cache" / "ctx-tree"
+    shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    hook_copy = copy / "hooks" / "ctx_tree_hook.py"
+
+    def run(text: str) -> dict:
+        payload = json.dumps(base_payload(project, prompt=text)).encode()
+        subprocess.run(
+            [sys.executable, "-I", "-S", str(hook_copy), "prompt"],
+            input=payload,
+            check=True,
+            env={
+                "PATH": os.environ["PATH"],
+                "CTX_TREE_HOME": str(home),
+                "CLAUDE_PROJECT_DIR": str(project),
+            },
+        )
+        return spooled(home, project)[-1]
+
+    first = run(f"before any server: {TOKEN}")
+    assert first["redacted"] is False  # waits 0600 until the ingester redacts it
+    base = spool.spool_dir(home, project)
+    assert all(
+        stat.S_IMODE((base / "new" / n).stat().st_mode) == 0o600 for n in spool.waiting(base)
+    )
+    record_modules(home)  # what the server does when it starts
+    second = run(f"after: {TOKEN}")
+    assert second["redacted"] is True and TOKEN not in second["text"]
+    app = App(project, home=home)
+    try:
+        ingest(app)
+        stored = [n.content for n in app.store.recent(kind="prompt", limit=5)]
+    finally:
+        app.close()
+    assert len(stored) == 2 and not any(TOKEN in c for c in stored)
+    assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))

@@ -16,7 +16,6 @@ Standard library only, Python 3.8+, imports kept to what each event needs: this 
 tool call, under whatever ``python3`` the host has.
 """
 
-import contextlib
 import json
 import os
 import sys
@@ -79,9 +78,14 @@ def project_root(payload):
 
 def root_key(root):
     """The spool directory name of a project root (ctx_tree_mcp.capture.spool.root_key)."""
-    import hashlib
-
-    return hashlib.sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    try:  # the builtin module: hashlib would load OpenSSL (~3 ms)
+        from _sha256 import sha256
+    except ImportError:
+        try:
+            from _sha2 import sha256
+        except ImportError:
+            from hashlib import sha256
+    return sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def log(home, line):
@@ -365,8 +369,10 @@ def spool(home, root, rec):
     except BaseException:
         if fd >= 0:
             os.close(fd)
-        with contextlib.suppress(OSError):
+        try:  # noqa: SIM105 - contextlib costs ~1 ms to import on the hot path
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
     return True
 

@@ -1,0 +1,143 @@
+"""Hook latency: spawn → exit of ``plugin/hooks/ctx_tree_hook.py`` per event, p50 / p95.
+
+Each hook is run the way Claude Code runs it (``python3 -I -S ctx_tree_hook.py EVENT``, the
+payload on stdin) with realistic payloads: a prompt, a 100 KB Read result, a 100 KB Bash output
+holding a token to redact, a 100 KB Grep result, a 10 KB answer, PreToolUse on a 3,000-line
+file (a hint) and on a small one (nothing to say), and SessionStart with a store summary. Rounds
+are interleaved so load noise spreads evenly. Baselines in the same run: ``python3 -c pass``
+and ``python3 -I -S -c pass`` with the same interpreter.
+
+    uv run python bench/hooks.py [--runs 60] [--python python3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+HOOK = Path(__file__).resolve().parent.parent / "plugin" / "hooks" / "ctx_tree_hook.py"
+TOKEN = "ghp_" + "Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7"
+
+
+def payloads(project: Path) -> dict[str, tuple[str, bytes]]:
+    big = project / "big.py"
+    big.write_text("".join(f"def handler_{i}(request):\n    return {i}\n\n" for i in range(1000)))
+    small = project / "small.py"
+    small.write_text("def f():\n    return 1\n")
+    hundred_kb = "".join(
+        f"line {i:05d} of a realistic tool output, some words here\n" for i in range(2000)
+    )
+    assert len(hundred_kb) >= 100_000
+    common = {"session_id": "bench", "cwd": str(project), "transcript_path": "", "prompt_id": "p"}
+
+    def make(event: str, **fields) -> tuple[str, bytes]:
+        return event, json.dumps({**common, **fields}).encode()
+
+    return {
+        "SessionStart": make("session-start", source="startup"),
+        "UserPromptSubmit": make("prompt", prompt="Why does the cache evict too early? " * 5),
+        "PreToolUse Read 3,000 lines (hint)": make(
+            "pre-tool", tool_name="Read", tool_input={"file_path": str(big)}
+        ),
+        "PreToolUse Read small (nothing)": make(
+            "pre-tool", tool_name="Read", tool_input={"file_path": str(small)}
+        ),
+        "PreToolUse Bash pytest (hint)": make(
+            "pre-tool", tool_name="Bash", tool_input={"command": "pytest -q"}
+        ),
+        "PostToolUse Read, 100 KB result": make(
+            "post-tool",
+            tool_name="Read",
+            tool_input={"file_path": str(big)},
+            tool_response={"type": "text", "file": {"filePath": str(big), "content": hundred_kb}},
+        ),
+        "PostToolUse Bash, 100 KB + token": make(
+            "post-tool",
+            tool_name="Bash",
+            tool_input={"command": "pytest -q"},
+            tool_response={"stdout": hundred_kb + TOKEN, "stderr": "", "interrupted": False},
+        ),
+        "PostToolUse Grep, 100 KB content": make(
+            "post-tool",
+            tool_name="Grep",
+            tool_input={"pattern": "line", "output_mode": "content"},
+            tool_response={"mode": "content", "content": hundred_kb},
+        ),
+        "Stop, 10 KB answer": make("stop", last_assistant_message="The cache evicts. " * 550),
+    }
+
+
+def timed(argv: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms spawn → exit, CPU ms of the child: user + system)."""
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    done = subprocess.run(argv, input=data, capture_output=True, env=env)
+    elapsed = (time.perf_counter() - t0) * 1000
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    cpu = (r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime) * 1000
+    return elapsed, cpu
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--python", default="python3", help="interpreter the host runs hooks with")
+    args = parser.parse_args()
+    python = shutil.which(args.python) or args.python
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir()
+        env = {"PATH": os.environ["PATH"], "HOME": tmp, "CTX_TREE_HOME": str(home),
+               "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
+        cases = payloads(project)
+        # A store summary for SessionStart to report.
+        from ctx_tree_mcp.capture.spool import spool_dir, write_state
+
+        base = spool_dir(home, project)
+        write_state(base, {"prompt": 12, "response": 12, "file": 40, "tool_output": 9, "session": 3},
+                    int(time.time() * 1000) - 3_600_000)  # fmt: skip
+        times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
+        baselines = {"python3 -c pass": [python, "-c", "pass"],
+                     "python3 -I -S -c pass": [python, "-I", "-S", "-c", "pass"]}  # fmt: skip
+        times.update({name: [] for name in baselines})
+        for event, data in cases.values():  # warm-up (page cache, __pycache__)
+            timed([python, "-I", "-S", str(HOOK), event], data, env)
+        for _ in range(args.runs):
+            for name, argv in baselines.items():
+                times[name].append(timed(argv, b"", env))
+            for name, (event, data) in cases.items():
+                times[name].append(timed([python, "-I", "-S", str(HOOK), event], data, env))
+            for stale in (base / "new").glob("*.json"):
+                stale.unlink()  # keep the spool at a realistic size
+        real = os.path.realpath(python)
+        print(f"interpreter: {python} -> {real}; {args.runs} runs each, interleaved")
+        print(f"load average: {os.getloadavg()[0]:.2f}")
+        print(f"{'hook':40} {'p50 ms':>8} {'p95 ms':>8} {'CPU p50':>8}")
+        for name, pairs in times.items():
+            wall, cpu = [w for w, _ in pairs], [c for _, c in pairs]
+            print(
+                f"{name:40} {statistics.median(wall):8.1f} {pct(wall, 0.95):8.1f} "
+                f"{statistics.median(cpu):8.1f}"
+            )
+        hooks = [[w for w, _ in v] for n, v in times.items() if n in cases]
+        worst50 = max(statistics.median(v) for v in hooks)
+        worst95 = max(pct(v, 0.95) for v in hooks)
+        print(f"worst hook: p50 {worst50:.1f} ms (aim <= 25), p95 {worst95:.1f} ms (aim <= 60)")
+
+
+if __name__ == "__main__":
+    main()
