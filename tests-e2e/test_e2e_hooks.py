@@ -349,12 +349,12 @@ def test_the_running_server_ingests_the_spool(project: Path, home: Path) -> None
         for _ in range(60):
             await asyncio.sleep(0.1)
             answer = text_of(await client.call_tool("ctx_tree_search", {"query": marker}))
-            if marker in answer:
+            if "prompt://" in answer:
                 return answer
         return answer
 
     answer = run_client(project, home, "legacy", body, CLAUDE_PROJECT_DIR=str(project))
-    assert marker in answer and "prompt" in answer
+    assert "prompt://sess-A/p9" in answer and f"where is {marker}" in answer
     assert spool.waiting(spool.spool_dir(home, project)) == []
 
 

@@ -161,14 +161,15 @@ def load_module(home, name):
             (st.st_uid != os.getuid() and st.st_uid != 0) or st.st_mode & 0o022
         ):
             continue  # only code owned by us (or root) and writable by nobody else
+        module_name = "ctx_tree_hook_" + name
         try:
-            spec = importlib.util.spec_from_file_location(
-                "ctx_tree_hook_" + name.replace("/", "_"), path
-            )
+            spec = importlib.util.spec_from_file_location(module_name, path)
             module = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = module  # dataclasses look their module up there
             spec.loader.exec_module(module)
             return module
         except Exception:
+            sys.modules.pop(module_name, None)
             continue
     return None
 

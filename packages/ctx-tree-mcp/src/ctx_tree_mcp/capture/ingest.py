@@ -85,8 +85,8 @@ def ingest(
 ) -> IngestReport:
     """Ingest up to ``limit`` spooled events of ``app.root``, oldest first; returns the report.
 
-    Writes ``state.json`` (counts for the SessionStart note) when anything was stored or none
-    exists yet. Never raises for an event's content; store errors other than busy are logged
+    Writes ``state.json`` (counts for the SessionStart note) when anything was stored, or
+    events were spooled and none exists yet; a project without hooks gets no spool directory. Never raises for an event's content; store errors other than busy are logged
     per event.
     """
     from ctx_tree_store import ctx_tree_home
@@ -124,7 +124,7 @@ def ingest(
         else:
             setattr(report, outcome, getattr(report, outcome) + 1)
         claimed.unlink(missing_ok=True)
-    if report.stored or not (base / "state.json").exists():
+    if report.stored or (names and not (base / "state.json").exists()):
         with contextlib.suppress(Exception):
             _write_state(app, base)
     return report
