@@ -401,3 +401,24 @@ def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
         app.close()
     assert len(stored) == 2 and not any(TOKEN in c for c in stored)
     assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))
+
+
+def test_stop_without_the_last_message_reads_the_transcript(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "session.jsonl"
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "How do we evict?"}},
+        {"type": "assistant", "message": {"content": [{"type": "text", "text": "Draft answer."}]}},
+        {"type": "assistant", "message": {"content": [{"type": "tool_use", "name": "Read"}]}},
+        {"type": "assistant", "message": {"content": [
+            {"type": "thinking", "thinking": "hidden"},
+            {"type": "text", "text": "Evict the oldest entry first."},
+        ]}},
+        {"type": "system", "subtype": "stop_hook_summary"},
+    ]  # fmt: skip
+    transcript.write_text("\n".join(json.dumps(x) for x in lines) + "\n{truncated")
+    payload = base_payload(project, prompt_id="p1", transcript_path=str(transcript))
+    assert hook("stop", payload, home=home, root=project).returncode == 0
+    (record,) = spooled(home, project)
+    assert record["kind"] == "response" and record["text"] == "Evict the oldest entry first."

@@ -35,6 +35,13 @@ def fault_message(exc: BaseException) -> str | None:
     return None
 
 
+def host_session() -> str | None:
+    """The host's session id for a server process: ``$CLAUDE_CODE_SESSION_ID``, which Claude Code
+    (2.1.154+) gives the MCP servers it starts and its hooks see as ``session_id``; so the hooks'
+    captures and the server's tool calls share one session node (docs/capture.md)."""
+    return os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+
+
 def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
     """The project root: ``explicit``, else ``$CLAUDE_PROJECT_DIR`` when set, else the cwd."""
     chosen = explicit or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()

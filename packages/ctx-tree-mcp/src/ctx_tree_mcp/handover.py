@@ -162,11 +162,11 @@ def serve_session(session: Session, root: str | None) -> None:
     )
     from ctx_tree_schema import ConfigError
 
-    from .app import App, project_root
+    from .app import App, host_session, project_root
     from .instant import StartError
     from .server import build_server
 
-    app = App(project_root(root))
+    app = App(project_root(root), session=host_session())
     try:
         app.config
     except ConfigError as exc:

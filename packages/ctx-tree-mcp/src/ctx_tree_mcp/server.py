@@ -11,13 +11,12 @@ JSON). A bad argument or a handler's ``ToolInputError`` becomes an MCP tool erro
 from __future__ import annotations
 
 import logging
-import os
 import sys
 import traceback
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .app import App, fault_message, project_root
+from .app import App, fault_message, host_session, project_root
 from .redact import redact_text
 
 if TYPE_CHECKING:
@@ -103,9 +102,7 @@ def serve(root: str | None = None) -> int:
     )
     from ctx_tree_schema import ConfigError
 
-    # Claude Code (2.1.154+) gives the server its session id: the hooks' captures and this
-    # server's tool calls then share one session node (docs/capture.md).
-    app = App(project_root(root), session=os.environ.get("CLAUDE_CODE_SESSION_ID") or None)
+    app = App(project_root(root), session=host_session())
     try:
         config = app.config
     except ConfigError as exc:
