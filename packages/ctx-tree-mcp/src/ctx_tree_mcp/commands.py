@@ -90,7 +90,7 @@ def _walk_args(p: argparse.ArgumentParser) -> None:
             "dedupe",
             "summarizer",
             "all",
-        ],  # fmt: skip
+        ],
         help="which walker (default: all; capture stores what the plugin hooks spooled)",
     )
 
