@@ -53,11 +53,7 @@ DEFAULTS = {
 #: The ctx_tree_mcp modules the hook borrows (stdlib-only files, loaded by path): in a clone
 #: they sit beside the plugin; a marketplace install learns their paths from
 #: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
-MODULES = {
-    "redact": "redact.py",
-    "denylist": "bash/denylist.py",
-    "commands": "capture/commands.py",
-}
+MODULES = {"redact": "redact.py", "denylist": "bash/denylist.py"}
 CLONE_PACKAGE = os.path.join(
     PLUGIN_ROOT, os.pardir, "packages", "ctx-tree-mcp", "src", "ctx_tree_mcp"
 )
@@ -176,12 +172,10 @@ def load_module(home, name):
 
 def refused_command(home, command, deny):
     """Why the command must not be captured (it prints the environment or is on the
-    project's ``bash.deny``), or None. ``UNKNOWN`` when no denylist module could be loaded."""
-    for name in ("denylist", "commands"):
-        module = load_module(home, name)
-        if module is not None:
-            return module.refusal(command, deny)
-    return "UNKNOWN"
+    project's ``bash.deny``; ctx_tree_bash's own rule), or None. ``UNKNOWN`` when the
+    denylist module could not be loaded (the ingester checks again)."""
+    module = load_module(home, "denylist")
+    return "UNKNOWN" if module is None else module.refusal(command, deny)
 
 
 # --- capture ------------------------------------------------------------------------------

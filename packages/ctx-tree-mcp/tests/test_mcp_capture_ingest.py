@@ -113,7 +113,10 @@ def test_bash_output_is_stored_redacted_with_monitor_metadata(app: App) -> None:
     assert TOKEN not in json.dumps(node.metadata)
     assert node.metadata["exit_code"] == 1 and node.metadata["cwd"] == str(app.root)
     assert node.metadata["command"] == "echo [REDACTED:github_token]"
-    assert node.source_uri.startswith("cmd://")
+    assert node.metadata["source"] == "hook:Bash" and node.metadata["duration_ms"] == 42
+    from ctx_tree_mcp.bash.record import command_uri
+
+    assert node.source_uri == command_uri(f"echo {TOKEN}", str(app.root))
 
 
 @pytest.mark.parametrize("command", ["env", "printenv", "ls && /usr/bin/env", "aws s3 ls"])
@@ -121,8 +124,6 @@ def test_refused_commands_are_never_stored(app: App, command: str) -> None:
     (app.root / ".ctx-tree").mkdir()
     (app.root / ".ctx-tree" / "config.json").write_text(json.dumps({"bash": {"deny": ["aws"]}}))
     put(app, {"kind": "bash", "command": command, "text": "SECRET_THING=value\n" * 10})
-    if command == "aws s3 ls" and "bash" not in app.config.data:
-        pytest.skip("bash.deny is not a config key on this branch")
     assert ingest(app).skipped == 1
     assert nodes(app, "tool_output") == []
 
@@ -277,7 +278,7 @@ def test_the_capture_walker_records_module_paths_and_ingests(app: App) -> None:
     assert report.stored == 1 and report.summary().startswith("1 stored")
     modules = json.loads((app.home / "spool" / "modules.json").read_text())
     assert Path(modules["redact"]).name == "redact.py" and Path(modules["redact"]).is_file()
-    assert Path(modules["commands"]).is_file()
+    assert Path(modules["denylist"]).name == "denylist.py" and Path(modules["denylist"]).is_file()
 
 
 def test_filter_walker_keeps_short_prompts(app: App) -> None:

@@ -2,6 +2,6 @@
 store, through the same path policy, redaction and file cache as the tools. See docs/capture.md.
 
 Modules: ``spool`` (the on-disk queue the hooks write and its state file), ``ingest`` (spool →
-store, and the capture walker the server runs), ``commands`` (which shell commands are never
-captured).
+store, and the capture walker the server runs). Commands are checked with ``bash.denylist`` and
+stored with ``bash.record``, like ``ctx_tree_bash``'s own.
 """

@@ -1,7 +1,7 @@
 """Spool → store: the events the plugin's hooks captured become nodes (docs/capture.md).
 
 Each event is claimed (renamed into ``cur/``), checked again (path policy for reads and greps,
-the command denylist for Bash), redacted again, stored in one transaction under its Claude Code
+the command denylist of ``ctx_tree_bash`` for Bash), redacted again, stored in one transaction under its Claude Code
 session node as ``pending`` (the filter walker promotes it), and its file deleted. A Read is
 stored through ``ctx_tree_read``'s own file cache, so an unchanged file creates nothing and a
 later ``ctx_tree_read`` is a cache hit.
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..bash.denylist import refusal
 from . import spool
-from .commands import refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -326,24 +326,30 @@ def _grep(app: App, event: dict[str, Any]) -> str:
 
 
 def _bash(app: App, event: dict[str, Any]) -> str:
+    from ctx_tree_store import now_ms
+
+    from ..bash.record import record_output
+
     command = _text(event, "command")
-    if refusal(command, app.config.get("bash", "deny") if "bash" in app.config.data else ()):
+    if refusal(command, app.config.get("bash", "deny")):
         return "skipped"
     text = _text(event)
     if not text.strip():
         return "skipped"
-    cwd = str(event.get("cwd") or app.root)
-    meta = {
-        "tool": "Bash",
-        "command": command,
-        "exit_code": event.get("exit_code"),
-        "cwd": cwd,
-        "duration_ms": event.get("duration_ms"),
-        "interrupted": bool(event.get("interrupted")),
-        "session_id": _session_key(app),
-    }
-    uri = f"cmd://{_hash(command, cwd)}"
-    return _store(app, "tool_output", text, source_uri=uri, metadata=meta, terms=command)[0]
+    started = now_ms()
+    recorded = record_output(
+        app,
+        text,
+        command=command,
+        cwd=str(event.get("cwd") or app.root),
+        source="hook:Bash",
+        exit_code=event.get("exit_code"),
+        duration_ms=event.get("duration_ms"),
+        original_bytes=event.get("original_chars"),
+        metadata={"interrupted": bool(event.get("interrupted")), "session_id": _session_key(app)},
+    )
+    node = app.store.get(recorded.node_id)
+    return "unchanged" if node is not None and node.created_at < started else "stored"
 
 
 def _web(app: App, event: dict[str, Any]) -> str:

@@ -141,10 +141,8 @@ def record_modules(home: Path) -> None:
     package = Path(__file__).resolve().parent.parent
     modules = {
         "redact": str(package / "redact.py"),
-        "commands": str(package / "capture" / "commands.py"),
+        "denylist": str(package / "bash" / "denylist.py"),
     }
-    if (package / "bash" / "denylist.py").is_file():
-        modules["denylist"] = str(package / "bash" / "denylist.py")
     path = Path(home) / "spool" / "modules.json"
     data = json.dumps(modules, indent=1).encode()
     with contextlib.suppress(OSError):
