@@ -125,7 +125,7 @@ app = App(root, home=home)
 app.store
 fill()
 step("read_full", lambda: read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args"))
-step("read_full_again", lambda: read(app, "src/decoder.py"))
+step("read_full_again", lambda: read(app, "src/argparse_copy.py", symbol="HelpFormatter"))
 out["cli_full"] = run_cli("read", "src/argparse_copy.py", "--symbol", "ArgumentParser")
 os.unlink(home / "filler")
 step("read_freed", lambda: read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args"))
