@@ -146,7 +146,7 @@ def fitted_answer(
         if fits and (chosen is None or estimate_tokens(body) >= estimate_tokens(chosen[0])):
             chosen = (body, manifest)
         wanted = budget - cost - _TOKENS_LINE
-        if fits and wanted - room < 16:  # no real room left to grow into
+        if fits and wanted - room < max(16, room // 10):  # little room left to grow into
             break
         room = wanted if fits else min(room - 4, wanted - 4)
     if chosen is None:

@@ -626,17 +626,16 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
 
 
 def _entry_ids(view: FileView) -> list[str]:
-    """Node id of the chunk holding each outline entry, in outline order: the chunk of that
-    symbol containing its definition line, else whichever chunk holds that line. Same-named
-    definitions (two ``### Parameters`` headings) each get their own chunk's id."""
+    """Node id of the chunk holding each outline entry's definition line, in outline order
+    (the chunks tile the file, so exactly one does). Same-named definitions (two
+    ``### Parameters`` headings) each get their own chunk's id."""
+    import bisect
+
+    starts = [c.metadata["lines"][0] for c in view.chunks]
     ids: list[str] = []
     for e in view.outline:
-        holding = [
-            c for c in view.chunks if c.metadata["lines"][0] <= e.def_line <= c.metadata["lines"][1]
-        ]
-        own = [c for c in holding if _PART.sub("", c.metadata.get("symbol") or "") == e.name]
-        chosen = own or holding
-        ids.append(chosen[0].id if chosen else "")
+        i = bisect.bisect_right(starts, e.def_line) - 1
+        ids.append(view.chunks[i].id if i >= 0 and view.chunks else "")
     return ids
 
 
