@@ -214,6 +214,36 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
 
 
 @needs_claude
+def test_claude_runs_ctx_tree_bash_through_the_plugin(tmp_path: Path) -> None:
+    """ctx_tree_bash is annotated destructive, so the host asks first: --allowedTools grants
+    it, as a user would. The answer gives the exit code and the output reaches the model."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    tool = TOOL.replace("ctx_tree_read", "ctx_tree_bash")
+    command = "echo bash-e2e-marker; echo to-stderr >&2; pwd; exit 3"
+    with fake_api([(tool, {"command": command})]) as (url, handler):
+        env = _env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
+        run = _claude(
+            "-p", "Run the command.", "--plugin-dir", str(PLUGIN), "--allowedTools", tool,
+            "--output-format", "stream-json", "--verbose", cwd=project, env=env, timeout=180,
+        )  # fmt: skip
+    events = stream_events(run)
+    init = next(e for e in events if e.get("subtype") == "init")
+    assert tool in init["tools"], (init.get("mcp_servers"), run.stderr[-2000:])
+    results = tool_results(events)
+    assert results, run.stdout[-3000:]
+    content = results[0].get("content")
+    text = content if isinstance(content, str) else " ".join(c.get("text", "") for c in content)
+    assert not results[0].get("is_error"), text
+    assert text.startswith("exit 3 · 3 lines"), text
+    assert "bash-e2e-marker" in text and "to-stderr" in text and str(project.resolve()) in text
+    final = next(e for e in events if e.get("type") == "result")
+    assert final.get("subtype") == "success" and run.returncode == 0
+    assert any("exit 3" in json.dumps(r["body"].get("messages")) for r in handler.requests)
+
+
+@needs_claude
 def test_tools_are_offered_on_the_first_turn_under_load(tmp_path: Path) -> None:
     """Headless Claude Code waits only briefly for stdio servers before its first turn (a late
     server is left out of that turn with no warning). With four CPU-bound processes on the
