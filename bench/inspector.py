@@ -145,7 +145,7 @@ def build(root: Path, home: Path, nodes: int) -> tuple[str, str]:
                 },
                 at=at,
             )
-        for run in range(300):
+        for run in reversed(range(300)):  # oldest first, as walkers record them
             store.record_walker_run(
                 "filter", now - run * 60_000, now - run * 60_000 + 4, "bench", {"promoted": 3}
             )

@@ -223,7 +223,7 @@ def test_version_changes_when_the_store_is_written(client: TestClient, built: di
     writer.close()
     assert client.get("/api/version").json()["version"] != v1
     roots = client.get("/api/children", params={"parent": ""}).json()["rows"]
-    cli = next(r for r in roots if r["label"] == f"session cli in {built['root']}")
+    cli = next(r for r in roots if r["label"] == f"session cli ({built['root'].name})")
     rows = client.get("/api/children", params={"parent": cli["id"]}).json()["rows"]
     assert rows[0]["label"] == "note late"
 

@@ -63,7 +63,8 @@ def _label(row: NodeRow) -> str:
 
     if row.kind.value == "session":
         meta = row.metadata
-        return f"session {meta.get('session_id', '')} in {meta.get('cwd', '?')}"
+        where_ = str(meta.get("cwd") or "?").rstrip("/").rsplit("/", 1)[-1]
+        return f"session {meta.get('session_id', '')} ({where_})"
     return where(row)  # type: ignore[arg-type]  # NodeRow has the fields where() reads
 
 

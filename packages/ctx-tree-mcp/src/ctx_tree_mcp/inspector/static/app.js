@@ -177,11 +177,11 @@ async function openNode(id, keepScroll) {
       ["created", when(n.created_at)], ["updated", when(n.updated_at)], ["children", n.children],
       ...Object.entries(n.metadata || {}).map(([k, v]) => [k, clip(typeof v === "object" ? JSON.stringify(v) : String(v))])]
       .flatMap(([k, v]) => [el("dt", {}, k), el("dd", {}, v)]));
-  const edges = n.edges.length ? el("table", { class: "grid", id: "edges" },
+  const edges = n.edges.length ? el("div", { class: "scroll" }, el("table", { class: "grid", id: "edges" },
     el("thead", {}, el("tr", {}, el("th", {}, "way"), el("th", {}, "kind"), el("th", {}, "node"))),
     el("tbody", {}, n.edges.map((e) => el("tr", { data: { direction: e.direction, kind: e.kind, other: e.other_id } },
       el("td", {}, e.direction === "out" ? "→ out" : "← in"), el("td", {}, e.kind),
-      el("td", {}, e.other ? nodeLink(e.other) : `${e.other_id} (gone)`)))))
+      el("td", {}, e.other ? nodeLink(e.other) : `${e.other_id} (gone)`))))))
     : el("p", { class: "muted", id: "edges" }, "no edges");
   const crumbs = el("div", { class: "crumbs", id: "path" }, n.path.map((r) => nodeLink(r)));
   aside.replaceChildren(...[
