@@ -31,11 +31,17 @@ _CJK = re.compile(
 )
 
 
+#: Bytes below 0xE3, the UTF-8 lead byte of U+3000 (deleted to see whether any remain).
+_BELOW_CJK = bytes(range(0xE3))
+
+
 def cjk_terms(text: str) -> str:
     """Every CJK character and adjacent pair of ``text``'s CJK runs, space-separated, each
     once (``"静默运行"`` → ``"静 默 运 行 静默 默运 运行"``); ``""`` for text without CJK."""
     if not isinstance(text, str) or text.isascii():
         return ""
+    if not text.encode("utf-8", "surrogatepass").translate(None, _BELOW_CJK):
+        return ""  # no UTF-8 lead byte of U+3000 or above: no CJK, skip the regex
     seen: dict[str, None] = {}
     for run in _CJK.findall(text):
         for ch in run:
