@@ -152,10 +152,15 @@ def stats(xs: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", help="only servers whose name contains this (and the floors)")
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="ctx-tree-bench-")
     try:
-        ts = targets()
+        ts = [
+            t
+            for t in targets()
+            if not args.only or args.only in t.name or t.name.startswith(("bare SDK", "server-"))
+        ]
         for t in ts:  # warm-up: page cache, .pyc files, the store
             one_round(t, home)
             t.times = {"init": [], "list": [], "call": []}

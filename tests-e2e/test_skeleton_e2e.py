@@ -47,8 +47,9 @@ def test_tools_listed_plain_text_small_and_annotated(project, home, mode):
         assert t.annotations.open_world_hint is False
         if t.name != "ctx_tree_note":
             assert t.annotations.read_only_hint is True, t.name
-    as_json = json.dumps(
-        [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools]
+    as_json = json.dumps(  # as on the wire: compact JSON
+        [t.model_dump(mode="json", by_alias=True, exclude_none=True) for t in tools],
+        separators=(",", ":"),
     )
     assert tokens(as_json) <= 1650  # ten tools; docs/architecture.md
 

@@ -172,9 +172,29 @@ def serve_session(session: Session, root: str | None) -> None:
     except ConfigError as exc:
         raise StartError(f"configuration error: {exc}") from None
     engine = Engine(build_server(app), session.send_text)
+    prewarm(app)
     if not session.handover(engine):
         return
+    sys.setswitchinterval(0.005)  # the default again (instant.py lowered it while loading)
     try:
         anyio.run(engine.run)
     finally:
         app.close()
+
+
+def prewarm(app: Any) -> None:
+    """Before the handover: open the store and import what the first tool call needs.
+
+    A host's first ``tools/call`` comes after its model's first turn, seconds after start-up,
+    and the handshake is already answered from the snapshot; work done here is work that call
+    does not wait for. Failures are left for that call to report.
+    """
+    try:
+        import ctx_tree_chunk  # noqa: F401
+        import ctx_tree_compose  # noqa: F401
+
+        from . import filecache, paths, redact  # noqa: F401
+
+        app.store  # opens and migrates the store
+    except Exception:
+        log.debug("prewarm failed; the first call will say why", exc_info=True)

@@ -29,6 +29,8 @@ import threading
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.json")
 #: Seconds a waiting request gives the SDK to load before it is answered with an error.
 HANDOVER_TIMEOUT = 120.0
+#: Seconds after start-up at which the SDK starts loading even if no message has come.
+LOADER_DELAY = 0.05
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 
@@ -247,7 +249,19 @@ def serve_instant(root: str | None = None) -> int:
     snapshot = load_snapshot()
     wire_in, wire_out = _claim_stdio()
     session = Session(snapshot, _writer(wire_out))
-    threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True).start()
+    loader = threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True)
+    # The loader holds the GIL for most of a second: start it once the first message (the
+    # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.
+    start = threading.Lock()
+
+    def start_loader() -> None:
+        if start.acquire(blocking=False):
+            sys.setswitchinterval(0.001)  # answers from here wait less behind the imports
+            loader.start()
+
+    delay = threading.Timer(LOADER_DELAY, start_loader)
+    delay.daemon = True
+    delay.start()
     timer = threading.Timer(
         HANDOVER_TIMEOUT,
         session.fail,
@@ -258,6 +272,8 @@ def serve_instant(root: str | None = None) -> int:
     with os.fdopen(wire_in, "rb") as stream:
         for raw in stream:
             session.receive(raw.decode("utf-8", "replace"))
+            start_loader()
+    start_loader()
     session.end_of_input()
     session.done.wait()
     timer.cancel()
