@@ -77,3 +77,15 @@ def test_search_kind_sugar_sets_the_filter(env, capsys) -> None:
     code, out, err = run(capsys, "search", "scanstring", "--kind", "note", "--root", str(env))
     assert code == 0, err
     assert "note finding" in out
+
+
+def test_every_option_of_every_verb_has_help_text() -> None:
+    parser = build_parser()
+    verbs = parser._subparsers._group_actions[0].choices
+    assert {"read", "grep", "walk", "stats", "serve"} <= set(verbs)
+    for name, sub in verbs.items():
+        for action in sub._actions:
+            if action.dest != "help":
+                assert action.help, (
+                    f"ctx-tree {name}: {action.option_strings or action.dest} has no help"
+                )

@@ -220,7 +220,7 @@ def server_command() -> list[str]:
     server = Path(sys.executable).parent / "ctx-tree-mcp"
     if server.exists():
         return [str(server)]
-    return [sys.executable, "-c", "from ctx_tree_mcp.server import main; main()"]
+    return [sys.executable, "-c", "from ctx_tree_mcp.instant import main; main()"]
 
 
 def time_to_initialize(cwd: Path | str, command: list[str] | None = None) -> float | None:

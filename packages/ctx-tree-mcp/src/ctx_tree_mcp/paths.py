@@ -18,6 +18,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .errors import ToolInputError
+from .surface import tool_ref
 
 #: The secret-file denylist (gitignore syntax, lower case; matched case-insensitively).
 DENYLIST: tuple[str, ...] = (
@@ -159,7 +160,8 @@ class PathPolicy:
             raise ToolInputError(argument, f"{path!r} cannot be read: {exc.strerror}") from None
         if stat.S_ISDIR(st.st_mode):
             raise ToolInputError(
-                argument, f"{path!r} is a directory; use ctx_tree_grep to search it, or give a file"
+                argument,
+                f"{path!r} is a directory; use {tool_ref('ctx_tree_grep')} to search it, or give a file",
             )
         if not stat.S_ISREG(st.st_mode):
             raise ToolInputError(
