@@ -226,7 +226,7 @@ def range_text(schema: Mapping[str, Any]) -> str:
 def compact_schema(schema: Any) -> Any:
     """The schema without pydantic's ``title`` keys and ``default: null``, with ``X | None``
     written as plain ``X`` (``anyOf [X, null]`` → ``X``): ``tools/list`` is context the agent
-    pays for on every turn (all of it stays ≤ 1,650 tokens for the ten tools; docs/architecture.md)."""
+    pays for on every turn (all of it stays ≤ 1,500 tokens as sent; docs/architecture.md)."""
     if isinstance(schema, dict):
         out = {}
         for key, value in schema.items():
