@@ -82,6 +82,7 @@ def main() -> None:
     print(f"   runner alone (process group, head+tail kept): {_ms(r)}  x{r / a:.2f}")
     print(f"   ctx_tree_bash (run+redact+store+digest): {_ms(b)}  x{b / a:.2f} (aim <= x1.2)")
     print(f"   answer: {max(sizes):,} tokens (budget 2,000; raw {len(out.stdout) // 4:,})")
+    _breakdown(app, root, command, args.rounds)
 
     t = time.perf_counter()
     from ctx_tree_mcp.bash.run import run_command as rc
@@ -109,6 +110,30 @@ def main() -> None:
     _pytest_scenario(app, root, bash, estimate_tokens)
     _log_scenario(app, root, bash, estimate_tokens)
     app.close()
+
+
+def _breakdown(app, root: Path, command: str, rounds: int) -> None:
+    """Where the time over the runner goes: decode, redact + store, digest."""
+    from ctx_tree_mcp.bash.record import record_output
+    from ctx_tree_mcp.bash.run import output_text, run_command
+    from ctx_tree_mcp.bash.tool import _render
+
+    keep = app.config.get("capture", "maxBytes")
+    result = run_command(command, root, timeout_s=60, keep_bytes=keep)
+    parts: dict[str, list[float]] = {"decode": [], "redact+store": [], "digest": []}
+    for i in range(rounds):
+        t = time.perf_counter()
+        text, binary = output_text(result)
+        parts["decode"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        rec = record_output(app, text + f"\n{i}", command=command, cwd=str(root), source="bench")
+        parts["redact+store"].append(time.perf_counter() - t)
+        t = time.perf_counter()
+        _render(result, rec, binary, 2000)
+        parts["digest"].append(time.perf_counter() - t)
+    print(
+        "   breakdown: " + ", ".join(f"{k} {_ms(statistics.median(v))}" for k, v in parts.items())
+    )
 
 
 def _pytest_scenario(app, root: Path, bash, estimate_tokens) -> None:

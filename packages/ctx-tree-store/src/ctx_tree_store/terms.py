@@ -76,8 +76,10 @@ def index_terms(content: str, *extra: str | None) -> str:
                 for part in split_identifier(ident):
                     seen.setdefault(part.lower(), None)
     # Bytes and a translate table: several times faster than a regex over the text.
-    words = content.encode("utf-8", "surrogatepass").translate(_ASCII_ALNUM).split()
-    for word in set(words):
+    raw = content.encode("utf-8", "surrogatepass").translate(_ASCII_ALNUM)
+    # A word to split has both cases: text without both (logs, numbers) skips the loop.
+    mixed = raw.lower() != raw and raw.upper() != raw
+    for word in set(raw.split()) if mixed else ():
         if word.islower() or word.isupper() or word[1:].islower() or word.isdigit():
             continue  # one case throughout, Capitalized or a number: nothing to split
         parts = _CAMEL_BYTES.findall(word)
