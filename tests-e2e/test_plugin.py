@@ -113,6 +113,32 @@ def test_launcher_from_a_marketplace_copy_runs_the_pinned_release(tmp_path: Path
     assert argv[1:] == ["tool", "run", "--from", pin, "ctx-tree-mcp", "--flag"]
 
 
+def test_launcher_from_a_marketplace_copy_runs_the_marketplace_workspace(tmp_path: Path) -> None:
+    """A marketplace install: the cached copy finds the marketplace's repository through
+    known_marketplaces.json, and from then on the shell alone (no python3 on PATH) execs it."""
+    ws = _workspace(tmp_path)
+    _stamp(ws, age_of_inputs=60)
+    plugins = tmp_path / "plugins"
+    copy = plugins / "cache" / "mkt" / "ctx-tree" / MANIFEST["version"]
+    shutil.copytree(PLUGIN, copy)
+    (plugins / "known_marketplaces.json").write_text(
+        json.dumps({"mkt": {"source": {"source": "directory"}, "installLocation": str(ws)}})
+    )
+    launcher = copy / "bin" / "ctx-tree-launch"
+    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True)
+    assert out.stdout == "entry point --flag\n", out.stderr
+    assert (copy / "bin" / ".ctx-tree-workspace").read_text().strip() == str(ws)
+    bare = tmp_path / "empty-path"
+    bare.mkdir()
+    out = subprocess.run(
+        ["/bin/sh", str(launcher), "--flag"],
+        capture_output=True,
+        text=True,
+        env={"PATH": str(bare)},
+    )
+    assert out.stdout == "entry point --flag\n", out.stderr
+
+
 @pytest.mark.skipif(
     any(Path(p).exists() for p in ("/usr/local/bin/uv", "/opt/homebrew/bin/uv")),
     reason="uv is installed system-wide here; the launcher would find it",
@@ -273,3 +299,49 @@ def test_tools_are_offered_on_the_first_turn_under_load(tmp_path: Path) -> None:
     first = next(r["body"] for r in handler.requests if "messages" in r["body"])
     offered = {t.get("name") for t in first.get("tools") or []}
     assert {TOOL, TOOL.replace("ctx_tree_read", "ctx_tree_grep")} <= offered
+
+
+def _marketplace_repo(dest: Path) -> Path:
+    """This repository as a marketplace source holds it: tracked shape, no environments."""
+    skip = shutil.ignore_patterns(".venv", ".nox", ".git", "__pycache__", "*.pyc", ".ctx-tree*")
+    for name in (".claude-plugin", "plugin", "packages"):
+        shutil.copytree(ROOT / name, dest / name, ignore=skip)
+    for name in ("pyproject.toml", "uv.lock", "README.md", "LICENSE"):
+        shutil.copy2(ROOT / name, dest / name)
+    return dest
+
+
+@needs_claude
+def test_claude_installs_from_a_local_marketplace_and_calls_a_tool(tmp_path: Path) -> None:
+    """`claude plugin marketplace add <clone>` + `claude plugin install`, nothing published:
+    the cached plugin copy runs the marketplace repository's own workspace."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    repo = _marketplace_repo(tmp_path / "clone")
+    (project / "calc.py").write_text("def add(a, b):\n    return a + b  # marketplace-marker\n")
+    env = _env(home, MCP_TIMEOUT="180000")
+    env.pop("UV_PROJECT_ENVIRONMENT", None)
+    env.pop("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC")  # with it, no plugin cache copy is made
+    added = _claude("plugin", "marketplace", "add", str(repo), cwd=project, env=env)
+    assert added.returncode == 0, added.stdout + added.stderr
+    installed = _claude("plugin", "install", "ctx-tree@ctx-tree", cwd=project, env=env)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    with fake_api([(TOOL, {"path": "calc.py", "symbol": "add"})]) as (url, _handler):
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
+        run = _claude(
+            "-p", "Read add in calc.py.", "--allowedTools", TOOL,
+            "--output-format", "stream-json", "--verbose", cwd=project, env=env, timeout=300,
+        )  # fmt: skip
+    events = stream_events(run)
+    init = next(e for e in events if e.get("subtype") == "init")
+    status = {s["name"]: s.get("status") for s in init.get("mcp_servers", [])}
+    assert status.get("plugin:ctx-tree:ctx-tree") == "connected", (status, run.stderr[-2000:])
+    results = tool_results(events)
+    assert results and not results[0].get("is_error"), run.stdout[-3000:]
+    assert "marketplace-marker" in json.dumps(results[0].get("content"))
+    (plugin,) = [p for p in init["plugins"] if p["name"] == "ctx-tree"]
+    loaded = Path(plugin["path"])
+    if not loaded.is_relative_to(repo):  # a cached copy: it found the marketplace's workspace
+        assert (loaded / "bin" / ".ctx-tree-workspace").read_text().strip() == str(repo)
+    assert (repo / ".venv" / "bin" / "ctx-tree-mcp").exists()  # the marketplace's own workspace

@@ -12,9 +12,15 @@ Two ways the plugin is installed, one launcher:
   exec'd; the stamp lets the next start skip uv while ``uv.lock`` and every
   ``pyproject.toml`` are older than it. If the sync fails:
   ``uv run --project <clone> --frozen ctx-tree-mcp``.
-* Through a marketplace: Claude Code copies only the plugin directory into its cache, so there
-  is no workspace beside it; run the published server pinned to this plugin's version:
-  ``uvx --from ctx-tree-mcp==<version> ctx-tree-mcp`` (``uv tool run``).
+* Through a marketplace: Claude Code copies only the plugin directory into its cache
+  (``<plugins>/cache/<marketplace>/<plugin>/<version>``), but keeps the marketplace's whole
+  repository at the ``installLocation`` that ``<plugins>/known_marketplaces.json`` records (a
+  git clone it made, or the local directory given to ``claude plugin marketplace add``). That
+  repository is the ctx-tree workspace, with ``uv.lock``: it is used as in a clone, and its
+  path is written to ``bin/.ctx-tree-workspace`` so that ``ctx-tree-launch`` finds it without
+  Python next time. Only when no workspace is found either way, the published server pinned
+  to this plugin's version runs: ``uvx --from ctx-tree-mcp==<version> ctx-tree-mcp`` (needs
+  the packages on PyPI).
 
 ``uv`` is found on PATH, then via ``$UV``, the ``uv`` Python package, and its usual install
 directories (a GUI-started Claude Code often has a short PATH). With no uv at all, a
@@ -25,6 +31,7 @@ with the ``ctx-tree`` CLI; the project root is ``$CLAUDE_PROJECT_DIR``, which Cl
 Kept compatible with Python 3.8+: this runs under whatever ``python3`` the host has.
 """
 
+import contextlib
 import json
 import os
 import shutil
@@ -42,16 +49,50 @@ def plugin_version():
     return json.loads(manifest.read_text(encoding="utf-8"))["version"]
 
 
-def workspace_root():
-    """The ctx-tree clone holding this plugin directory, or None (marketplace cache copy)."""
-    repo = PLUGIN_ROOT.parent
+WORKSPACE_NOTE = PLUGIN_ROOT / "bin" / ".ctx-tree-workspace"
+
+
+def is_workspace(repo):
+    """True when ``repo`` is a ctx-tree uv workspace (a clone of this repository)."""
     try:
         text = (repo / "pyproject.toml").read_text(encoding="utf-8")
     except OSError:
+        return False
+    return 'name = "ctx-tree-workspace"' in text and (repo / "packages" / PACKAGE).is_dir()
+
+
+def marketplace_workspace():
+    """The marketplace repository this cached plugin copy came from, when it is a ctx-tree
+    workspace; else None. Claude Code's layout: ``<plugins>/cache/<marketplace>/<plugin>/
+    <version>`` for the copy, ``<plugins>/known_marketplaces.json`` mapping each marketplace
+    name to its ``installLocation``."""
+    parents = PLUGIN_ROOT.parents
+    if len(parents) < 4 or parents[2].name != "cache":
         return None
-    if 'name = "ctx-tree-workspace"' in text and (repo / "packages" / PACKAGE).is_dir():
-        return repo
-    return None
+    try:
+        known = json.loads((parents[3] / "known_marketplaces.json").read_text(encoding="utf-8"))
+        location = Path(known[parents[1].name]["installLocation"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return location if is_workspace(location) else None
+
+
+def workspace_root():
+    """The ctx-tree workspace to run: the clone holding this plugin directory, else the
+    marketplace repository of a cached copy (remembered in ``bin/.ctx-tree-workspace`` for the
+    shell fast path); None when neither exists."""
+    if is_workspace(PLUGIN_ROOT.parent):
+        return PLUGIN_ROOT.parent
+    repo = marketplace_workspace()
+    if repo is not None:
+        try:
+            noted = WORKSPACE_NOTE.read_text(encoding="utf-8").strip()
+        except OSError:
+            noted = None
+        if noted != str(repo):
+            with contextlib.suppress(OSError):  # a read-only plugin cache: this path still works
+                WORKSPACE_NOTE.write_text(str(repo) + "\n", encoding="utf-8")
+    return repo
 
 
 def find_uv():
