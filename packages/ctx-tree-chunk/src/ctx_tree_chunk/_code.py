@@ -57,7 +57,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ._languages import TREE_SITTER_LANGUAGES, query_file
-from ._text import Lines, emit_split, finalize
+from ._text import Lines, Span, emit_split, finalize
 from ._types import Chunk, Symbol
 
 if TYPE_CHECKING:
@@ -356,8 +356,7 @@ class _Assembler:
         self.max = max_tokens
         self.root = root
         self.import_spans = import_spans
-        # [start_row, end_row, symbol, kind, is_gap]
-        self.out: list[list[Any]] = []
+        self.out: list[Span] = []
 
     def emit(
         self, a: int, b: int, symbol: str | None, kind: str, node: Node | None, gap: bool

@@ -19,9 +19,9 @@ For YAML and TOML, comment lines directly above a key (no blank line) travel wit
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Callable
 
-from ._text import Lines, emit_split, finalize
+from ._text import Lines, Span, emit_split, finalize
 from ._types import Chunk, Symbol
 
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]|$)")
@@ -54,7 +54,7 @@ def chunk_structure(
         chunk_kind = "key"
     if not items:
         return None
-    out: list[list[Any]] = []
+    out: list[Span] = []
     starts = [lead for _d, lead, _e, _n, _k, _p in items] + [lines.n]
     if starts[0] > 0:
         emit_split(lines, out, 0, starts[0] - 1, None, "module", max_tokens, True)
@@ -216,34 +216,35 @@ def _yaml_key(line: str) -> str | None:
     return None
 
 
-def _toml_scanner():  # type: ignore[no-untyped-def]
-    state = {"multi": None, "table": False}
+def _toml_scanner() -> Callable[[str], str | None]:
+    multi: str | None = None  # the open multi-line string's quotes
+    table = False  # inside a [table] (its keys are not top-level)
 
     def key(line: str) -> str | None:
-        multi = state["multi"]
+        nonlocal multi, table
         if multi is not None:
             if line.count(multi) % 2 == 1:
-                state["multi"] = None
+                multi = None
             return None
         found = None
         m = _TOML_TABLE.match(line)
         if m and line[m.end() :].strip()[:1] in ("", "#") and m.group(1).strip():
-            state["table"] = True
+            table = True
             found = m.group(1).strip()
-        elif not state["table"] and line[:1] not in (" ", "\t", "#", "["):
+        elif not table and line[:1] not in (" ", "\t", "#", "["):
             eq = line.find("=")
             if eq > 0 and _TOML_KEY.fullmatch(line[:eq].rstrip(" \t")):
                 found = line[:eq].strip()
         for q in ('"""', "'''"):
             if line.count(q) % 2 == 1:
-                state["multi"] = q
+                multi = q
                 break
         return found
 
     return key
 
 
-def _keys(lines: Lines, detect) -> list[_Item]:  # type: ignore[no-untyped-def]
+def _keys(lines: Lines, detect: Callable[[str], str | None]) -> list[_Item]:
     found: list[tuple[int, str]] = []
     for r, line in enumerate(lines.lines):
         k = detect(line)

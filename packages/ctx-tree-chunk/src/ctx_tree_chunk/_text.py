@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable
+from dataclasses import dataclass
 from itertools import accumulate
-from typing import Any
 
 from ._types import BinaryContentError, Chunk
 
@@ -152,41 +152,53 @@ def is_filler(line: str) -> bool:
     return line.strip(_FILLER_CHARS) in ("", "end")
 
 
-def finalize(lines: Lines, items: list[list[Any]], chunking: str) -> list[Chunk]:
-    """Turn ``[start_row, end_row, symbol, kind, is_gap]`` items (in order, tiling the
-    file) into chunks.
+@dataclass(slots=True)
+class Span:
+    """A stretch of rows on its way to becoming a chunk: rows ``start..end`` (0-based,
+    inclusive), the symbol it holds (None for none), the chunk kind, and whether it is a gap
+    between definitions rather than a definition."""
+
+    start: int
+    end: int
+    symbol: str | None
+    kind: str
+    gap: bool
+
+
+def finalize(lines: Lines, items: list[Span], chunking: str) -> list[Chunk]:
+    """Turn spans (in order, tiling the file) into chunks.
 
     Gap items made only of blank lines and brackets (or ``end``) are merged into the
     previous chunk (the next one at the top of the file); a gap's leading blank lines go
     to the previous chunk.
     """
-    merged: list[list[Any]] = []
+    merged: list[Span] = []
     pending: int | None = None
     for item in items:
-        a, b, _sym, _kind, gap = item
+        a, b, gap = item.start, item.end, item.gap
         if gap and all(is_filler(lines.lines[r]) for r in range(a, b + 1)):
             if merged:
-                merged[-1][1] = b
+                merged[-1].end = b
             elif pending is None:
                 pending = a
             continue
         if pending is not None:
-            item[0] = pending
+            item.start = pending
             pending = None
         elif gap and merged:
             while a < b and lines.is_blank(a):
                 a += 1
-            merged[-1][1] = a - 1
-            item[0] = a
+            merged[-1].end = a - 1
+            item.start = a
         merged.append(item)
     if pending is not None:  # the whole file is filler
-        merged.append([pending, lines.n - 1, None, "module", True])
-    return [lines.chunk(a, b, sym, kind, chunking) for a, b, sym, kind, _g in merged]
+        merged.append(Span(pending, lines.n - 1, None, "module", True))
+    return [lines.chunk(m.start, m.end, m.symbol, m.kind, chunking) for m in merged]
 
 
 def emit_split(
     lines: Lines,
-    out: list[list[Any]],
+    out: list[Span],
     a: int,
     b: int,
     symbol: str | None,
@@ -200,10 +212,10 @@ def emit_split(
     if b < a:
         return
     if lines.exact_cost(a, b) <= max_tokens:
-        out.append([a, b, symbol, kind, gap])
+        out.append(Span(a, b, symbol, kind, gap))
         return
     pieces = split_range(lines, a, b, max_tokens, boundaries() if boundaries else None)
     many = len(pieces) > 1
     for i, (x, y) in enumerate(pieces, 1):
         sym = f"{symbol}#{i}" if symbol is not None and many and not gap else symbol
-        out.append([x, y, sym, kind, gap])
+        out.append(Span(x, y, sym, kind, gap))

@@ -183,7 +183,10 @@ def _register_functions(con: apsw.Connection) -> None:
     of ``text``, see ``terms.cjk_terms``)."""
     from .terms import cjk_terms
 
-    con.create_scalar_function("ctx_cjk_terms", cjk_terms, 1, deterministic=True)
+    def ctx_cjk_terms(*args: apsw.SQLiteValue) -> str:
+        return cjk_terms(args[0])
+
+    con.create_scalar_function("ctx_cjk_terms", ctx_cjk_terms, 1, deterministic=True)
 
 
 def connect_readonly(path: Path | str) -> apsw.Connection:

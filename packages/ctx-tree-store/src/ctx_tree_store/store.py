@@ -797,27 +797,25 @@ class Store:
         first when None), among the :data:`SEARCH_CAP` newest matches after filters."""
         with self._lock:
             if rank_expr is None:
-                ranked = self.con.execute(
-                    _sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit]
-                ).fetchall()
+                ranked = self._query(_sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit])
             else:
-                floor = self.con.execute(
+                floor = self._query(
                     _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
-                ).fetchall()
+                )
                 low = floor[0][0] if floor else -(2**63)
                 if expr != rank_expr:
                     # The window also holds at most SEARCH_CAP matches of rank_expr: BM25 runs
                     # on each of them.
-                    floor = self.con.execute(
+                    floor = self._query(
                         _sql.SEARCH_FLOOR.format(where=where), [rank_expr, *args, SEARCH_CAP - 1]
-                    ).fetchall()
+                    )
                     low = max(low, floor[0][0]) if floor else low
                 # Rank the window's matches of rank_expr, keep those matching expr. (A
                 # "rowid IN (subquery)" constraint would make FTS5 re-run BM25's IDF pass per id.)
-                scored = self.con.execute(
+                scored = self._query(
                     _sql.SEARCH_RANK.format(where=where, terms_weight=TERMS_WEIGHT),
                     [rank_expr, *args, low],
-                ).fetchall()
+                )
                 if expr != rank_expr:
                     keep = {r[0] for r in self.con.execute(_sql.SEARCH_CANDIDATES, (expr, low))}
                     scored = [r for r in scored if r[0] in keep]
@@ -862,15 +860,15 @@ class Store:
             if len(rowids) <= FTS_PROBE_MAX:
                 for rowid, nid in rowids.items():
                     score = self.con.execute(_sql.FTS_SCORE_ROWID, (expr, rowid)).get
-                    if score is not None:
+                    if isinstance(score, int | float):
                         out[nid] = float(score)
                 return out
             for seen, (rowid, score) in enumerate(
                 self.con.execute(_sql.FTS_SCORES_ALL, (expr,)), 1
             ):
-                nid = rowids.get(rowid)
-                if nid is not None:
-                    out[nid] = float(score)
+                found = rowids.get(rowid)
+                if found is not None:
+                    out[found] = float(score)
                     if len(out) == len(rowids):
                         break
                 if seen >= FTS_SCAN_CAP:
@@ -902,7 +900,7 @@ class Store:
             f = filters or Filters()
             filters = Filters(
                 status=f.status,
-                kind=(kind,) if kind is not None else f.kind,
+                kind=(NodeKind(kind),) if kind is not None else f.kind,
                 since=since if since is not None else f.since,
                 until=f.until,
                 parent_id=f.parent_id,

@@ -35,7 +35,7 @@ _CJK = re.compile(
 _BELOW_CJK = bytes(range(0xE3))
 
 
-def cjk_terms(text: str) -> str:
+def cjk_terms(text: object) -> str:
     """Every CJK character and adjacent pair of ``text``'s CJK runs, space-separated, each
     once (``"静默运行"`` → ``"静 默 运 行 静默 默运 运行"``); ``""`` for text without CJK."""
     if not isinstance(text, str) or text.isascii():
