@@ -1,10 +1,10 @@
-"""Spine and edge walks: children, path_to_root (cycle-safe), neighbors, StoreGraph."""
+"""Spine and edge walks: children, path_to_root (cycle-safe), neighbors; node sizes."""
 
 from __future__ import annotations
 
 import pytest
 from ctx_tree_schema import EdgeKind, NodeKind
-from ctx_tree_store import NewNode, NodeNotFound, Store, StoreGraph, new_id
+from ctx_tree_store import NewNode, NodeNotFound, Store, new_id
 
 
 @pytest.fixture
@@ -95,13 +95,11 @@ def test_neighbors_rejects_unknown_start_and_direction(store: Store, tree):
         store.neighbors(tree["c1"], direction="sideways")
 
 
-def test_store_graph_protocol(store: Store, tree):
-    graph = StoreGraph(store, tokens_for_chars=lambda chars: chars)
-    adjacency = graph.neighbors([tree["c1"], tree["root"]])
-    assert set(adjacency[tree["c1"]]) == {tree["root"], tree["note"]}
-    assert set(adjacency[tree["root"]]) == {tree["s"], tree["c1"], tree["c2"]}
-    info = graph.info([tree["note"], "missing"])
-    assert list(info) == [tree["note"]]
-    assert info[tree["note"]].tokens == 4 and info[tree["note"]].status == "live"
-    assert graph.newlines[tree["note"]] == 0
-    assert set(graph.fts_rank("note", [tree["note"], tree["c1"]])) == {tree["note"]}
+def test_sizes_without_content(store: Store, tree):
+    sizes = store.sizes([tree["note"], tree["root"], "missing"])
+    assert set(sizes) == {tree["note"], tree["root"]}
+    note = store.get(tree["note"])
+    assert sizes[tree["note"]].chars == len(note.content)
+    assert sizes[tree["note"]].newlines == note.content.count("\n")
+    assert sizes[tree["note"]].updated_at == note.updated_at
+    assert sizes[tree["note"]].status == "live"

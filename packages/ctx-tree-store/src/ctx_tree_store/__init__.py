@@ -14,7 +14,6 @@ from ._errors import (
     StoreUnwritable,
 )
 from .catalog import StoreInfo, describe, forget, list_stores, project_stores
-from .graph import GraphNode, StoreGraph
 from .location import (
     STORE_FILE,
     ctx_tree_home,
@@ -28,6 +27,7 @@ from .store import (
     FileTree,
     Neighbor,
     NewNode,
+    NodeSize,
     SearchHit,
     Store,
     content_hash,
@@ -49,11 +49,11 @@ __all__ = [
     "STORE_FILE",
     "DimensionMismatch",
     "FileTree",
-    "GraphNode",
     "IllegalTransition",
     "Neighbor",
     "NewNode",
     "NodeNotFound",
+    "NodeSize",
     "SchemaTooOld",
     "SchemaVersionError",
     "SearchHit",
@@ -61,7 +61,6 @@ __all__ = [
     "StoreError",
     "StoreFull",
     "StoreGone",
-    "StoreGraph",
     "StoreInfo",
     "StoreUnwritable",
     "VectorHit",

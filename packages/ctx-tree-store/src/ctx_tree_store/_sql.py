@@ -87,7 +87,6 @@ NODE_STATS = (
     "SELECT id, length(content), length(content) - length(replace(content, char(10), '')), "
     "updated_at, status FROM nodes WHERE id IN ({marks})"
 )
-NODE_SIZES = "SELECT id, length(content), updated_at, status FROM nodes WHERE id IN ({marks})"
 
 # Search, in two steps: rank (rowid and BM25 only, so snippet() and the row's columns are not
 # computed for every match before the sort), then fetch the top rows with their snippets.

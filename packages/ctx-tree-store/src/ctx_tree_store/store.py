@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
@@ -104,6 +104,20 @@ class FileTree:
     chunks: tuple[Node, ...]
     created: bool
     superseded: tuple[str, ...] = ()
+
+
+class NodeSize(NamedTuple):
+    """How big, how old and in which state a node is, read without its content."""
+
+    chars: int
+    """Content length in characters (``len(content)``)."""
+    newlines: int
+    """Newline characters in the content (its line count less one, for text without a
+    final newline)."""
+    updated_at: int
+    """Last update, epoch milliseconds."""
+    status: str
+    """``live``, ``stale``, ``superseded``, ``pruned`` or ``pending``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -875,14 +889,15 @@ class Store:
                     break
         return out
 
-    def sizes(self, node_ids: Sequence[str]) -> dict[str, tuple[int, int, str]]:
-        """``{id: (content characters, updated_at, status)}`` for the ids that exist."""
-        out: dict[str, tuple[int, int, str]] = {}
+    def sizes(self, node_ids: Sequence[str]) -> dict[str, NodeSize]:
+        """:class:`NodeSize` of each id that exists (unknown ids are absent), without
+        fetching any content: what compose's graph source and the walkers need to know."""
+        out: dict[str, NodeSize] = {}
         ids = list(node_ids)
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
-            sql = _sql.NODE_SIZES.format(marks=",".join("?" * len(batch)))
-            out.update({r[0]: (r[1], r[2], r[3]) for r in self._query(sql, batch)})
+            sql = _sql.NODE_STATS.format(marks=",".join("?" * len(batch)))
+            out.update({r[0]: NodeSize(*r[1:]) for r in self._query(sql, batch)})
         return out
 
     def recent(

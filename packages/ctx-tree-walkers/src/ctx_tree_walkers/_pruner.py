@@ -76,9 +76,7 @@ def _deletable(store: Store, node_id: str) -> bool:
     child_ids = [i for i, via in store.adjacent(node_id) if via == "child"]
     if not child_ids:
         return True
-    return all(
-        status == NodeStatus.PRUNED.value for _, _, status in store.sizes(child_ids).values()
-    )
+    return all(s.status == NodeStatus.PRUNED.value for s in store.sizes(child_ids).values())
 
 
 def _free_pages(store: Store) -> int:

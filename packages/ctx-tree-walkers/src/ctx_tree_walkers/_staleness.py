@@ -127,7 +127,7 @@ def _sha256(path: str) -> str:
 def _live_child_ids(store: Store, node_id: str, status: NodeStatus = NodeStatus.LIVE) -> list[str]:
     child_ids = [i for i, via in store.adjacent(node_id) if via == "child"]
     sizes = store.sizes(child_ids)
-    return [i for i in child_ids if i in sizes and sizes[i][2] == status.value]
+    return [i for i in child_ids if i in sizes and sizes[i].status == status.value]
 
 
 def reverted_to(store: Store, root: Node) -> tuple[Node, int] | None:

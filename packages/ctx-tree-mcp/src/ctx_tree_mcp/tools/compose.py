@@ -14,6 +14,7 @@ from pydantic import Field
 
 from ..budget import check_budget, check_int, estimate_tokens, fit_lines
 from ..errors import ToolInputError
+from ..graph import StoreGraph
 from ..render import Manifest, call, fitted_answer, number_lines
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, ToolSpec
@@ -75,7 +76,6 @@ def plan(
     ``ToolInputError`` for no or unknown seeds, a depth outside 0..5, bad weights or budget."""
     from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
-    from ctx_tree_store import StoreGraph
 
     budget = check_budget(budget_tokens)
     depth = check_int(depth, "depth", 0, 5)
@@ -99,7 +99,7 @@ def plan(
             w = Weights(**{k: float(v) for k, v in weights.items()})
         except (TypeError, ValueError) as exc:
             raise ToolInputError("weights", str(exc)) from None
-    graph = StoreGraph(app.store, tokens_for_chars)
+    graph = StoreGraph(app.store)
 
     def overhead(node_id: str) -> int:
         # Upper bound of what rendering adds to a node's content, from the content alone (no

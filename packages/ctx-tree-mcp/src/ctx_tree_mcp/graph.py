@@ -1,0 +1,44 @@
+"""The store as compose's :class:`~ctx_tree_compose.GraphSource`.
+
+ctx-tree-mcp is the one package that depends on both the store and compose, so the adapter
+lives here: it reads node sizes, adjacency and BM25 scores through the store's public API
+and hands compose its own :class:`~ctx_tree_compose.NodeInfo` records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ctx_tree_compose import NodeInfo, tokens_for_chars
+from ctx_tree_store import Store
+
+
+class StoreGraph:
+    """Adapts a :class:`~ctx_tree_store.Store` to compose's ``GraphSource``.
+
+    ``neighbors`` follows the spine (parent and children) and edges in both directions;
+    ``info`` sizes each node from its content length (never fetching the content) with
+    :func:`ctx_tree_compose.tokens_for_chars`; ``fts_rank`` gives BM25 scores, higher is
+    better. ``newlines[id]`` keeps each sized node's newline count for renderers.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.newlines: dict[str, int] = {}
+
+    def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
+        """Adjacent ids of each id (see ``GraphSource.neighbors``)."""
+        adjacent = self.store.adjacent_many(node_ids)
+        return {nid: [other for other, _via in adjacent.get(nid, ())] for nid in node_ids}
+
+    def info(self, node_ids: Sequence[str]) -> dict[str, NodeInfo]:
+        """``NodeInfo`` of each stored id; unknown ids are absent."""
+        out: dict[str, NodeInfo] = {}
+        for nid, size in self.store.sizes(node_ids).items():
+            self.newlines[nid] = size.newlines
+            out[nid] = NodeInfo(nid, tokens_for_chars(size.chars), size.updated_at, size.status)
+        return out
+
+    def fts_rank(self, query: str, node_ids: Sequence[str]) -> dict[str, float]:
+        """BM25 score of each matching id for ``query``, higher is better."""
+        return self.store.fts_scores(query, node_ids)
