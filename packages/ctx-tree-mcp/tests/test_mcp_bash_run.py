@@ -125,3 +125,12 @@ def test_only_head_and_tail_are_kept_in_memory(tmp_path: Path) -> None:
     assert len(r.head) == 1000 and len(r.tail) == 1000 and r.dropped_bytes == 1_288_895 - 2000
     text, _ = output_text(r)
     assert text.startswith("1\n2\n") and text.endswith("199999\n200000\n")
+
+
+def test_problem_lines_of_the_dropped_middle_are_kept(tmp_path: Path) -> None:
+    script = "seq 1 50000; echo 'src/a.c:3:1: error: boom'; seq 1 50000; echo 'FAILED: x'"
+    r = _run(script, tmp_path, keep=2000)
+    assert r.dropped_bytes > 500_000
+    assert r.middle == ["src/a.c:3:1: error: boom"]
+    text, _ = output_text(r)
+    assert "src/a.c:3:1: error: boom\n" in text and text.endswith("FAILED: x\n")

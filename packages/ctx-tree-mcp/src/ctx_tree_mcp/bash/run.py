@@ -24,6 +24,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .digest import PROBLEM_BYTES, problem_lines
+from .record import MIDDLE_LINES
+
 __all__ = ["KILL_GRACE_S", "RunResult", "output_text", "run_command", "user_shell"]
 
 #: Seconds between SIGTERM and SIGKILL for the command's process group.
@@ -86,16 +89,13 @@ class _Collector:
             chunk = chunk[room:]
         if chunk:
             self.tail += chunk
-            if len(self.tail) > 2 * self.keep:
+            if len(self.tail) > 3 * self.keep:  # drop (and scan) in large blocks
                 cut = len(self.tail) - self.keep
                 self._scan(bytes(self.tail[:cut]))
                 del self.tail[:cut]
 
     def _scan(self, dropped: bytes) -> None:
-        """Keep problem lines of a dropped block (a substring test first: most blocks hold none)."""
-        from .digest import PROBLEM_BYTES, problem_lines
-        from .record import MIDDLE_LINES
-
+        """Keep problem lines of a dropped block (one bytes search first: most hold none)."""
         data = self._carry + dropped
         end = data.rfind(b"\n") + 1
         self._carry = data[end:][-4096:]
