@@ -167,3 +167,17 @@ def test_an_error_deep_inside_a_huge_output_is_kept_and_shown(app: App) -> None:
     assert "the lines among them that report a problem" in node.content
     assert "[00000] CC" in node.content and "[19999] CC" in node.content
     assert "[11233] CC" not in node.content  # the middle itself is left out
+
+
+def test_a_newer_run_of_the_same_command_supersedes_the_older(app: App) -> None:
+    from ctx_tree_schema import NodeStatus
+
+    first = _node_id(bash(app, "date +%N; echo run"))
+    app.store.set_status([first], NodeStatus.LIVE)  # what the filter walker does
+    second = _node_id(bash(app, "date +%N; echo run"))
+    other = _node_id(bash(app, "echo another command"))
+    assert second != first
+    assert app.store.get(first).status == NodeStatus.SUPERSEDED
+    assert app.store.get(other).status == NodeStatus.PENDING
+    edges = app.store.neighbors(second, spine=False)
+    assert [(n.node.id, n.via) for n in edges] == [(first, "supersedes:out")]

@@ -132,7 +132,7 @@ def _starts_with(words: list[str], entry: list[str]) -> bool:
 
 def _shell_script(args: list[str]) -> str | None:
     """The script of ``sh -c SCRIPT`` (also ``bash -lc``, ``sh -e -c``); None without ``-c``."""
-    options = []
+    options: list[str] = []
     for i, arg in enumerate(args):
         if not arg.startswith("-") or arg in ("-", "--"):
             has_c = any("c" in o for o in options)

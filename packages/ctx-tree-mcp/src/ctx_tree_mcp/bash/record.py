@@ -22,6 +22,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
 
+#: Statuses an older run's node may have to be superseded by a newer run.
+_SUPERSEDABLE = ("live", "stale")
+
 
 @dataclass(frozen=True, slots=True)
 class Recorded:
@@ -112,7 +115,8 @@ def record_output(
     ``source`` names who ran it (``"ctx_tree_bash"``, ``"hook:Bash"``, ...); ``exit_code``
     and ``duration_ms`` (milliseconds) are None when unknown; ``original_bytes`` is the size
     of the whole output when ``output`` is already a shortened copy; ``metadata`` adds keys.
-    The node's metadata holds ``command``, ``exit_code``, ``duration_ms``, ``cwd``,
+    An earlier live or stale node of the same command in the same ``cwd`` is marked
+    superseded by it (a ``supersedes`` edge), in the same transaction. The node's metadata holds ``command``, ``exit_code``, ``duration_ms``, ``cwd``,
     ``source``, ``output_bytes`` and ``lines`` (of the stored text), redacted like the
     content. Returns the :class:`Recorded` node; store errors propagate (nothing is written).
     """
@@ -132,15 +136,23 @@ def record_output(
     }
     from ctx_tree_schema import NodeKind
 
-    node_id = app.capture(
-        NodeKind.TOOL_OUTPUT,
-        content,
-        source_uri=command_uri(command, cwd),
-        metadata=meta,
-        parent_id=parent_id,
-        terms=command,
-        original_bytes=whole,
-        redacted=True,
-    )
+    uri = command_uri(command, cwd)
+    store = app.store
+    with store.transaction():
+        previous = store.latest_by_source(uri)
+        node_id = app.capture(
+            NodeKind.TOOL_OUTPUT,
+            content,
+            source_uri=uri,
+            metadata=meta,
+            parent_id=parent_id,
+            terms=command,
+            original_bytes=whole,
+            redacted=True,
+        )
+        # The newer run of the same command supersedes the older one (a pending one is left
+        # to the filter walker: pending cannot become superseded).
+        if previous is not None and previous.id != node_id and previous.status in _SUPERSEDABLE:
+            store.supersede(node_id, previous.id)
     stored = len(content.encode("utf-8", "surrogatepass"))
     return Recorded(node_id, content, whole, whole > stored)
