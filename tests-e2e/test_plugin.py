@@ -93,15 +93,23 @@ def test_launcher_from_a_clone_with_a_synced_environment_execs_its_entry_point(
 ) -> None:
     ws = _workspace(tmp_path)
     launcher = ws / "plugin" / "bin" / "ctx-tree-launch"
-    argv = _launch_command(launcher)  # no stamp yet: would sync first; dry run shows uv run
+    env = {k: v for k, v in os.environ.items() if k != "UV_PROJECT_ENVIRONMENT"}  # nox sets it
+    argv = _launch_command(launcher, env)  # no stamp yet: would sync first; dry run: uv run
     assert Path(argv[0]).name.startswith("uv")
     assert argv[1:] == ["run", "--project", str(ws), "--frozen", "ctx-tree-mcp", "--flag"]
     _stamp(ws, age_of_inputs=60)
-    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True)
+    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True, env=env)
     assert out.stdout == "entry point --flag\n"  # exec'd directly: no python, no uv
-    assert _launch_command(launcher) == [str(ws / ".venv" / "bin" / "ctx-tree-mcp"), "--flag"]
+    exe = str(ws / ".venv" / "bin" / "ctx-tree-mcp")
+    assert _launch_command(launcher, env) == [exe, "--flag"]
     os.utime(ws / "packages" / "ctx-tree-mcp" / "pyproject.toml")  # edited after the sync
-    assert Path(_launch_command(launcher)[0]).name.startswith("uv")
+    assert Path(_launch_command(launcher, env)[0]).name.startswith("uv")
+    other = tmp_path / "elsewhere"  # an environment outside the workspace is honoured
+    shutil.copytree(ws / ".venv", other)
+    _stamp(ws, age_of_inputs=60)
+    (other / ".ctx-tree-launch-stamp").touch()
+    moved = {**env, "UV_PROJECT_ENVIRONMENT": str(other)}
+    assert _launch_command(launcher, moved) == [str(other / "bin" / "ctx-tree-mcp"), "--flag"]
 
 
 def test_launcher_from_a_marketplace_copy_runs_the_pinned_release(tmp_path: Path) -> None:
