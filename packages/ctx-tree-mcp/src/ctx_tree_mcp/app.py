@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import Config, NodeKind
+    from ctx_tree_schema import Config, Node, NodeKind
     from ctx_tree_store import Store
+    from ctx_tree_store.browse import NodeRow
 
     from .paths import PathPolicy
 
@@ -229,11 +230,11 @@ class App:
                 self._session_node, self._session_of = node, (store, store.generation)
             return self._session_node
 
-    def hidden(self, node: Any) -> bool:
+    def hidden(self, node: Node | NodeRow | None) -> bool:
         """True when ``node`` comes from a file that is now on the denylist (e.g. a path added
         to ``.ctx-tree/path.deny`` after it was read): such nodes are never shown."""
         rel = node.metadata.get("relpath") if node is not None else None
-        return bool(rel) and self.policy.is_denied(rel)
+        return isinstance(rel, str) and bool(rel) and self.policy.is_denied(rel)
 
     def capture(
         self,
@@ -268,7 +269,7 @@ class App:
         terms = redact_text(terms)
         metadata = redact_value(metadata)  # note titles, grep patterns: searchable, so redacted
         raw = content.encode("utf-8", "surrogatepass")
-        max_bytes = self.config.get("capture", "maxBytes")
+        max_bytes = self.config.data["capture"]["maxBytes"]
         truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)
         if truncated:
             content = raw[:max_bytes].decode("utf-8", "ignore")

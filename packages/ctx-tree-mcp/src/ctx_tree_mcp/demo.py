@@ -15,6 +15,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 SOURCE_SUFFIXES = {
     ".py",
@@ -72,6 +73,16 @@ def _largest_sources(root: Path, count: int) -> list[Path]:
     return sorted(files, key=lambda f: f.stat().st_size, reverse=True)[:count]
 
 
+class _Row(NamedTuple):
+    """One line of the demo's table: what was asked, of what, what a native tool would have
+    cost (tokens; None when there is no native equivalent) and what ctx-tree answered."""
+
+    action: str
+    target: str
+    native: int | None
+    returned: int
+
+
 def _returned(text: str) -> int:
     from .budget import estimate_tokens
 
@@ -93,7 +104,7 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
         raise ToolInputError("path", f"{path!r} is not a directory")
     with tempfile.TemporaryDirectory(prefix="ctx-tree-demo-") as tmp:
         app = App(tree, home=None if keep else Path(tmp))
-        rows: list[list[object]] = []
+        rows: list[_Row] = []
         started = time.perf_counter()
         sources = _largest_sources(tree, files)
         if not sources:
@@ -106,35 +117,36 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
             view_outline = [
                 e for e in _outline(app, src) if e[1] in ("function", "method") and e[4] - e[2] >= 8
             ]
-            rows.append(["read (outline)", rel, native, _returned(outline_text)])
+            rows.append(_Row("read (outline)", rel, native, _returned(outline_text)))
             if view_outline:
                 name, _kind, _start, _def, _end = view_outline[len(view_outline) // 2]
                 chosen_symbol = chosen_symbol or name.split(".")[-1]
                 text = read(app, rel, symbol=name, budget_tokens=2000)
-                rows.append([f"read symbol={name}", rel, native, _returned(text)])
+                rows.append(_Row(f"read symbol={name}", rel, native, _returned(text)))
                 words = " ".join(name.replace(".", " ").replace("_", " ").split()[-2:])
                 text = read(app, rel, query=words, budget_tokens=1500)
-                rows.append([f"read query={words!r}", rel, native, _returned(text)])
+                rows.append(_Row(f"read query={words!r}", rel, native, _returned(text)))
         if chosen_symbol:
             pattern = rf"\b{chosen_symbol}\b"
             text = asyncio.run(grep(app, pattern, ".", budget_tokens=2000))
-            rows.append([f"grep {pattern}", ".", _rg_tokens(pattern, tree), _returned(text)])
+            rows.append(_Row(f"grep {pattern}", ".", _rg_tokens(pattern, tree), _returned(text)))
             text = search(app, chosen_symbol.replace("_", " "), limit=5)
             top = next((ln for ln in text.splitlines() if ln.startswith("1. ")), "(no hit)")
-            rows.append([f"search {chosen_symbol!r}", top[3:60], "-", _returned(text)])
+            rows.append(_Row(f"search {chosen_symbol!r}", top[3:60], None, _returned(text)))
         broad = r"def |func |fn |function "
         text = asyncio.run(grep(app, broad, ".", budget_tokens=2000))
-        rows.append([f"grep {broad!r} (broad)", ".", _rg_tokens(broad, tree), _returned(text)])
+        rows.append(_Row(f"grep {broad!r} (broad)", ".", _rg_tokens(broad, tree), _returned(text)))
         elapsed = time.perf_counter() - started
         app.close()
-    table_rows = []
+    table_rows: list[list[object]] = []
     native_total = returned_total = 0
-    for action, target, native, returned in rows:
-        kept = f"{returned * 100 / native:.1f}%" if isinstance(native, int) and native else "-"
-        if isinstance(native, int):
-            native_total += native
-            returned_total += returned
-        table_rows.append([action[:48], _tail(str(target), 44), native, returned, kept])
+    for row in rows:
+        kept = f"{row.returned * 100 / row.native:.1f}%" if row.native else "-"
+        if row.native is not None:
+            native_total += row.native
+            returned_total += row.returned
+        shown = "-" if row.native is None else row.native
+        table_rows.append([row.action[:48], _tail(row.target, 44), shown, row.returned, kept])
     table = tabulate(
         table_rows, headers=["action", "target", "native tokens", "ctx-tree tokens", "kept"]
     )

@@ -144,7 +144,7 @@ def _store_new(
 
     from .redact import redact_text
 
-    max_bytes = app.config.get("capture", "maxBytes")
+    max_bytes = app.config.data["capture"]["maxBytes"]
     truncated = len(data) > max_bytes
     body = data[:max_bytes] if truncated else data
     if truncated:  # cut at the last newline so no line is half-stored

@@ -43,7 +43,7 @@ def load_snapshot(path: str = SNAPSHOT) -> dict:
 def negotiate(snapshot: dict, requested: object) -> str:
     """The protocol version the SDK would answer ``initialize`` with."""
     versions = snapshot["versions"]
-    return requested if requested in versions else snapshot["latest"]
+    return requested if isinstance(requested, str) and requested in versions else snapshot["latest"]
 
 
 def _valid_initialize(params: object) -> bool:
@@ -122,7 +122,7 @@ class Session:
         if method == "initialize":
             if self.version is not None or "id" not in msg or not _valid_initialize(params):
                 return False
-            self.version = negotiate(self.snapshot, params["protocolVersion"])
+            self.version = negotiate(self.snapshot, msg["params"]["protocolVersion"])
             self.init_id = msg["id"]
             self.replay.append(line)
             self.send(

@@ -326,12 +326,17 @@ def private_key_lines(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def redact_value(value: object) -> object:
-    """Redact every string inside a JSON-like value (metadata), keys kept."""
+def redact_value(value: dict[str, object]) -> dict[str, object]:
+    """Redact every string inside a JSON-like mapping (metadata), keys kept; tuples become
+    lists, as JSON has them."""
+    return {k: _redact_json(v) for k, v in value.items()}
+
+
+def _redact_json(value: object) -> object:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: redact_value(v) for k, v in value.items()}
+        return {k: _redact_json(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(v) for v in value]
+        return [_redact_json(v) for v in value]
     return value

@@ -33,7 +33,7 @@ def reembed(app: App, batch_size: int | None = None, *, progress: bool = True) -
     embedder, problem = app.embedder()
     if embedder is None:
         raise ToolInputError("embedding", (problem or NO_PROVIDER).replace(": keyword results", ""))
-    size = batch_size or int(app.config.get("walkers", "embeddingBatchSize"))
+    size = batch_size or int(app.config.data["walkers"]["embeddingBatchSize"])
     if size < 1:
         raise ToolInputError("--batch", "give a batch size of 1 or more")
     store = app.store

@@ -78,7 +78,9 @@ def search(
         if other is not None:
             raise MixedModels(MIXED_ERROR.format(other=other, model=embedder.model))
         pool = (
-            limit if mode == "semantic" else max(limit, int(app.config.get("search", "candidates")))
+            limit
+            if mode == "semantic"
+            else max(limit, int(app.config.data["search"]["candidates"]))
         )
         try:
             qv = embedder.embed_query(query)
@@ -101,14 +103,14 @@ def search(
         return [Hit(h.node, h.score, h.snippet, h.matched_all) for h in hits], notes
     if mode == "semantic":
         return [Hit(h.node, h.similarity, _opening(h.node)) for h in vector_hits[:limit]], notes
-    pool = min(max(limit, int(app.config.get("search", "candidates"))), 200)
+    pool = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
     keyword_hits = store.search(query, pool, filters, snippets=False)
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
         nodes.setdefault(h.node.id, Hit(h.node, h.similarity, ""))
     fused = rrf(
         [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits]],
-        int(app.config.get("search", "rrfK")),
+        int(app.config.data["search"]["rrfK"]),
     )
     return [
         Hit(nodes[i].node, score, _opening(nodes[i].node), nodes[i].matched_all)

@@ -54,6 +54,12 @@ def docs_example(spec: ToolSpec) -> str:
     return f"```text\n{call(spec.name, **spec.example)}\n```\n"
 
 
+def _replace_first(pattern: str, new: str, text: str, flags: re.RegexFlag) -> str:
+    """``text`` with the first match of ``pattern`` replaced by ``new`` taken literally."""
+    m = re.search(pattern, text, flags)
+    return text if m is None else text[: m.start()] + new + text[m.end() :]
+
+
 def rewrite_docs(text: str) -> str:
     """``docs/tools.md`` with every tool's example call and argument table regenerated."""
     from .tools.registry import TOOLS
@@ -65,15 +71,9 @@ def rewrite_docs(text: str) -> str:
     for title, body in sections.items():
         spec = names.get(title)
         if spec is not None:
-            body = re.sub(
-                r"```text\n.*?\n```\n", lambda _, s=spec: docs_example(s), body, count=1, flags=re.S
-            )
-            body = re.sub(
-                r"^\| argument \|.*?(?=^[^|]|\Z)",
-                lambda _, s=spec: docs_table(s),
-                body,
-                count=1,
-                flags=re.S | re.M,
+            body = _replace_first(r"```text\n.*?\n```\n", docs_example(spec), body, re.S)
+            body = _replace_first(
+                r"^\| argument \|.*?(?=^[^|]|\Z)", docs_table(spec), body, re.S | re.M
             )
         out += [title, body]
     for title, spec in names.items():

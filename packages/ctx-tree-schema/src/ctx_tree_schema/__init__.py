@@ -4,7 +4,16 @@ Everything public is listed in ``__all__``; other modules are private.
 """
 
 from ._errors import SchemaError
-from .config import DEFAULTS, Config, ConfigError, ConfigWarning, load_config, merge_config
+from .config import (
+    DEFAULTS,
+    Config,
+    ConfigData,
+    ConfigError,
+    ConfigValue,
+    ConfigWarning,
+    load_config,
+    merge_config,
+)
 from .ddl import MIGRATIONS, SCHEMA_VERSION, Migration
 from .kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
 from .metadata import (
@@ -26,7 +35,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "Config",
+    "ConfigData",
     "ConfigError",
+    "ConfigValue",
     "ConfigWarning",
     "Edge",
     "EdgeKind",

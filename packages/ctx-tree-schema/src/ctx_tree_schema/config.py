@@ -8,17 +8,132 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ._errors import SchemaError
+
+
+class RetentionConfig(TypedDict):
+    """``retention``: how long stale nodes (hours), superseded nodes and the pruned audit
+    trail (days) are kept."""
+
+    staleHours: int
+    supersededDays: int
+    prunedAuditDays: int
+
+
+class WalkersConfig(TypedDict):
+    """``walkers``: intervals (milliseconds), batch sizes and thresholds of the walkers."""
+
+    embeddingIdleMs: int
+    embeddingBatchSize: int
+    summarizerSubtreeThreshold: int
+    dedupeIntervalMs: int
+    dedupeThreshold: float
+    summarizerIntervalMs: int
+    stalenessIntervalMs: int
+    prunerIntervalMs: int
+    filterIntervalMs: int
+
+
+class CaptureConfig(TypedDict):
+    """``capture``: the largest output stored (bytes), the filter walker's smallest node
+    (bytes), and one switch per kind of event the plugin's hooks capture."""
+
+    maxBytes: int
+    filterMinSize: int
+    prompt: bool
+    response: bool
+    read: bool
+    grep: bool
+    bash: bool
+    web: bool
+    agent: bool
+
+
+class SteerConfig(TypedDict):
+    """``steer``: ``off``, ``hint`` or ``deny`` before a costly native call; the line count
+    above which a native read is steered."""
+
+    mode: str
+    readLines: int
+
+
+class GrepConfig(TypedDict):
+    """``grep``: ripgrep's timeout (milliseconds) and match cap."""
+
+    timeoutMs: int
+    maxMatches: int
+
+
+class EmbeddingConfig(TypedDict):
+    """``embedding``: the embedding provider and how it is called (docs/search.md)."""
+
+    provider: str
+    baseUrl: str
+    apiKeyEnv: str
+    dimensions: int
+    timeoutMs: int
+    queryTimeoutMs: int
+    queryPrefix: str
+    documentPrefix: str
+    queryInputType: str
+    documentInputType: str
+    maxChars: int
+
+
+class SearchConfig(TypedDict):
+    """``search``: the RRF constant and the candidates each ranking gives to hybrid search."""
+
+    rrfK: int
+    candidates: int
+
+
+class SummarizerConfig(TypedDict):
+    """``summarizer``: endpoint, rate and daily token limits, timeout (milliseconds) and
+    input/output sizes of the summarizer walker."""
+
+    baseUrl: str
+    requestsPerMinute: int
+    dailyTokenCap: int
+    timeoutMs: int
+    maxInputChars: int
+    maxTokens: int
+
+
+class BashConfig(TypedDict):
+    """``bash``: commands ``ctx_tree_bash`` refuses besides the built-in denylist."""
+
+    deny: list[str]
+
+
+class ConfigData(TypedDict):
+    """The whole configuration, key for key as docs/configuration.md."""
+
+    embeddingModel: str
+    summarizerModel: str
+    retention: RetentionConfig
+    walkers: WalkersConfig
+    capture: CaptureConfig
+    steer: SteerConfig
+    grep: GrepConfig
+    embedding: EmbeddingConfig
+    search: SearchConfig
+    summarizer: SummarizerConfig
+    bash: BashConfig
+
+
+#: One configuration value: what a leaf of :class:`ConfigData` holds.
+ConfigValue = str | int | float | bool | list[str]
 
 #: Built-in defaults, key for key as docs/configuration.md (plus ours: ``grep``, ripgrep
 #: limits; ``bash``, the commands ``ctx_tree_bash`` refuses besides the built-in ones; the
 #: ``capture`` switches of the plugin's hooks; ``steer``, what the hooks suggest before a
 #: costly native call; see docs/capture.md).
-DEFAULTS: dict[str, Any] = {
+DEFAULTS: ConfigData = {
     "embeddingModel": "nomic-embed-text",
     "summarizerModel": "claude-haiku-4-5",
     "retention": {"staleHours": 24, "supersededDays": 7, "prunedAuditDays": 30},
@@ -87,13 +202,14 @@ class ConfigWarning(UserWarning):
 
 @dataclass(frozen=True, slots=True)
 class Config:
-    """The merged configuration. ``data`` has the exact shape of :data:`DEFAULTS`.
+    """The merged configuration. ``data`` has the exact shape of :data:`DEFAULTS`
+    (:class:`ConfigData`, checked when loaded): read it typed, ``config.data["grep"]["timeoutMs"]``.
 
     Durations keep the spec's units: ``*Ms`` milliseconds, ``staleHours`` hours,
     ``supersededDays``/``prunedAuditDays`` days, ``maxBytes``/``filterMinSize`` bytes.
     """
 
-    data: dict[str, Any]
+    data: ConfigData
     #: ``"<file>: unknown key <dotted.key> (ignored)"`` for each unknown key, in file order.
     unknown: tuple[str, ...] = ()
 
@@ -109,9 +225,12 @@ class Config:
             for source, keys in by_file.items()
         )
 
-    def get(self, section: str, key: str | None = None) -> Any:
-        """``config.get("capture", "maxBytes")`` → 100000. Raises KeyError for an unknown key."""
-        value = self.data[section]
+    def get(self, section: str, key: str | None = None) -> ConfigValue | Mapping[str, ConfigValue]:
+        """A value by names known only at run time: ``config.data["capture"]["maxBytes"]`` →
+        100000; a section without ``key``. Prefer the typed ``config.data[...]`` when the
+        names are literal. Raises KeyError for an unknown key."""
+        data: Mapping[str, Any] = self.data
+        value = data[section]
         return value if key is None else value[key]
 
 
@@ -167,17 +286,36 @@ def merge_config(*layers: tuple[str, dict[str, Any]]) -> Config:
     Raises :class:`ConfigError` for a wrong type; unknown keys are ignored and listed in
     :attr:`Config.unknown` (callers report them, e.g. as one line on stderr).
     """
-    data = copy.deepcopy(DEFAULTS)
+    defaults: Mapping[str, Any] = DEFAULTS
+    data = copy.deepcopy(dict(defaults))
     unknown: list[str] = []
     for source, layer in layers:
         if not isinstance(layer, dict):
             raise ConfigError(f"{source}: expected a JSON object at the top level")
         for key, value in layer.items():
-            if key not in DEFAULTS:
+            if key not in defaults:
                 unknown.append(f"{source}: unknown key {key} (ignored)")
                 continue
-            data[key] = _check(value, DEFAULTS[key], key, source, unknown)
-    return Config(data, tuple(unknown))
+            data[key] = _check(value, defaults[key], key, source, unknown)
+    return Config(_as_config_data(data), tuple(unknown))
+
+
+def _as_config_data(data: dict[str, Any]) -> ConfigData:
+    """The merged layers (each value checked against its default by ``_check``) as the typed
+    :class:`ConfigData`."""
+    return ConfigData(
+        embeddingModel=data["embeddingModel"],
+        summarizerModel=data["summarizerModel"],
+        retention=data["retention"],
+        walkers=data["walkers"],
+        capture=data["capture"],
+        steer=data["steer"],
+        grep=data["grep"],
+        embedding=data["embedding"],
+        search=data["search"],
+        summarizer=data["summarizer"],
+        bash=data["bash"],
+    )
 
 
 def read_config_file(path: Path) -> dict[str, Any] | None:

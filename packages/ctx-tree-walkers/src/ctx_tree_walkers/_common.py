@@ -66,15 +66,15 @@ def wall_ms() -> int:
 def walker_interval_ms(config: Config, name: str) -> int:
     """The configured interval of walker ``name`` (``filter``, ``staleness``, ``pruner``,
     ``embedding``, ``dedupe``, ``summarizer``)."""
-    key = {
-        "filter": "filterIntervalMs",
-        "staleness": "stalenessIntervalMs",
-        "pruner": "prunerIntervalMs",
-        "embedding": "embeddingIdleMs",
-        "dedupe": "dedupeIntervalMs",
-        "summarizer": "summarizerIntervalMs",
+    walkers = config.data["walkers"]
+    return {
+        "filter": walkers["filterIntervalMs"],
+        "staleness": walkers["stalenessIntervalMs"],
+        "pruner": walkers["prunerIntervalMs"],
+        "embedding": walkers["embeddingIdleMs"],
+        "dedupe": walkers["dedupeIntervalMs"],
+        "summarizer": walkers["summarizerIntervalMs"],
     }[name]
-    return int(config.get("walkers", key))
 
 
 #: Report fields that count what a walker looked at rather than what it changed.

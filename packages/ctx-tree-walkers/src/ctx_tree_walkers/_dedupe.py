@@ -65,7 +65,7 @@ def dedupe(
         report.off = True
         return report
     model = provider.model
-    threshold = float(config.get("walkers", "dedupeThreshold"))
+    threshold = float(config.data["walkers"]["dedupeThreshold"])
     key = CURSOR + model
     cursor = int(store.walker_state(key) or 0)
     kinds = [k.value for k in DEDUPE_KINDS]

@@ -129,7 +129,7 @@ def index_embeddings(
     return embed_missing(
         store,
         provider,
-        batch_size=int(config.get("walkers", "embeddingBatchSize")),
+        batch_size=int(config.data["walkers"]["embeddingBatchSize"]),
         keep_going=keep_going,
         now_ms=lambda: now_ms,
     )

@@ -142,7 +142,7 @@ def filter_pending(
     batch_size: int = 100,
 ) -> FilterReport:
     """Triage every pending node (oldest first), ``batch_size`` per transaction."""
-    min_size = int(config.get("capture", "filterMinSize"))
+    min_size = int(config.data["capture"]["filterMinSize"])
     report = FilterReport()
     while True:
         batch = store.pending(limit=batch_size)

@@ -95,7 +95,7 @@ def prune(
     batch_size: int = 500,
 ) -> PrunerReport:
     """One pruner run; see the module docstring."""
-    retention = config.get("retention")
+    retention = config.data["retention"]
     report = PrunerReport()
     report.pruned_stale, stopped = _prune(
         store,

@@ -91,8 +91,8 @@ def summarize_subtrees(
     if provider is None:
         report.off = True
         return report
-    block = config.get("summarizer")
-    threshold = max(1, int(config.get("walkers", "summarizerSubtreeThreshold")))
+    block = config.data["summarizer"]
+    threshold = max(1, int(config.data["walkers"]["summarizerSubtreeThreshold"]))
     cap, per_minute = int(block["dailyTokenCap"]), int(block["requestsPerMinute"])
     for root_id, count in store.subtrees_over(threshold):
         children = store.children(root_id)

@@ -120,7 +120,7 @@ def record_output(
     ``source``, ``output_bytes`` and ``lines`` (of the stored text), redacted like the
     content. Returns the :class:`Recorded` node; store errors propagate (nothing is written).
     """
-    max_bytes = app.config.get("capture", "maxBytes")
+    max_bytes = app.config.data["capture"]["maxBytes"]
     redacted = redact_text(output)
     whole = max(original_bytes or 0, len(output.encode("utf-8", "surrogatepass")))
     content = keep_head_and_tail(redacted, max_bytes, whole)

@@ -54,7 +54,7 @@ def check_command(app: App, command: object) -> str:
         raise ToolInputError("command", "give a shell command, e.g. 'pytest -q'")
     if "\x00" in command:
         raise ToolInputError("command", "contains a NUL byte")
-    reason = refusal(command, app.config.get("bash", "deny"))
+    reason = refusal(command, app.config.data["bash"]["deny"])
     if reason:
         raise ToolInputError("command", f"refused before running: {reason}")
     return command
@@ -99,7 +99,7 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
             command,
             app.root,
             timeout_s=timeout,
-            keep_bytes=app.config.get("capture", "maxBytes"),
+            keep_bytes=app.config.data["capture"]["maxBytes"],
             cancel=cancel,
         )
     except OSError as exc:

@@ -331,7 +331,7 @@ def _bash(app: App, event: dict[str, Any]) -> str:
     from ..bash.record import record_output
 
     command = _text(event, "command")
-    if refusal(command, app.config.get("bash", "deny")):
+    if refusal(command, app.config.data["bash"]["deny"]):
         return "skipped"
     text = _text(event)
     if not text.strip():
@@ -357,14 +357,15 @@ def _web(app: App, event: dict[str, Any]) -> str:
     text = _text(event)
     if not text.strip() or not url:
         return "skipped"
+    title = _text(event, "title")[:200] or url
     meta = {
         "tool": event.get("tool"),
         "url": url,
-        "title": _text(event, "title")[:200] or url,
+        "title": title,
         "fetched_at": event.get("at") or int(time.time() * 1000),
         "session_id": _session_key(app),
     }
-    return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=meta["title"])[0]
+    return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=title)[0]
 
 
 def _agent(app: App, event: dict[str, Any]) -> str:

@@ -88,7 +88,9 @@ def parse(answer: Any) -> SummaryResult:
     ).strip()
     if not text:
         raise ProviderUnavailable("anthropic answered no text")
-    usage = answer.get("usage") if isinstance(answer.get("usage"), dict) else {}
+    usage = answer.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     return SummaryResult(
         text, int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
     )
@@ -102,11 +104,11 @@ def summarizer_from_config(
     key = env.get("ANTHROPIC_API_KEY", "").strip()
     if not key:
         return None
-    block = config.get("summarizer")
+    block = config.data["summarizer"]
     url = env.get("ANTHROPIC_BASE_URL", "").strip() or str(block["baseUrl"]).strip() or DEFAULT_URL
     return AnthropicSummarizer(
         key,
-        str(config.get("summarizerModel")),
+        str(config.data["summarizerModel"]),
         url,
         timeout_ms=max(1, int(block["timeoutMs"])),
         max_input_chars=max(1000, int(block["maxInputChars"])),

@@ -59,7 +59,7 @@ def embedding_settings(
     Raises :class:`SettingsError` for a provider name not in :data:`PROVIDERS`.
     """
     env = os.environ if env is None else env
-    block = config.get("embedding")
+    block = config.data["embedding"]
     from_env = env.get("CTX_TREE_EMBEDDING_PROVIDER", "").strip().lower()
     provider = from_env or str(block["provider"]).strip().lower()
     if not provider or provider == "none":
@@ -74,7 +74,7 @@ def embedding_settings(
         url = env.get("OLLAMA_HOST", "").strip() or OLLAMA_DEFAULT
     elif not url and provider == "openai":
         url = OPENAI_DEFAULT
-    model = env.get("CTX_TREE_EMBEDDING_MODEL", "").strip() or str(config.get("embeddingModel"))
+    model = env.get("CTX_TREE_EMBEDDING_MODEL", "").strip() or str(config.data["embeddingModel"])
     key_env = str(block["apiKeyEnv"]).strip()
     return EmbeddingSettings(
         provider=provider,

@@ -117,8 +117,8 @@ async def grep(
         deny_globs=deny,
         multiline=bool(multiline),
     )
-    cfg = app.config.get("grep")
-    max_bytes = app.config.get("capture", "maxBytes")
+    cfg = app.config.data["grep"]
+    max_bytes = app.config.data["capture"]["maxBytes"]
     engine = "rg"
     try:
         result = await run_rg(
@@ -239,11 +239,11 @@ def _render(
     if result.timed_out:
         manifest.add(
             "note",
-            f"stopped at the {app.config.get('grep', 'timeoutMs')} ms timeout (grep.timeoutMs)",
+            f"stopped at the {app.config.data['grep']['timeoutMs']} ms timeout (grep.timeoutMs)",
         )
     if result.capped:
         manifest.add(
-            "note", f"stopped at {app.config.get('grep', 'maxMatches')} matches (grep.maxMatches)"
+            "note", f"stopped at {app.config.data['grep']['maxMatches']} matches (grep.maxMatches)"
         )
     if not result.kept_all:
         manifest.add(
