@@ -181,3 +181,17 @@ def test_a_newer_run_of_the_same_command_supersedes_the_older(app: App) -> None:
     assert app.store.get(other).status == NodeStatus.PENDING
     edges = app.store.neighbors(second, spine=False)
     assert [(n.node.id, n.via) for n in edges] == [(first, "supersedes:out")]
+
+
+def test_redacted_output_is_not_reported_or_stored_as_cut(app: App) -> None:
+    """Redaction shortens a short output; nothing was left out, so the node is not
+    ``truncated`` and the answer does not say the store kept only its first and last parts."""
+    answer = bash(
+        app, "echo key AKIAQ3XK7NPLM2RT5VWZ; echo ghp_abcdefghijklmnopqrstuvwxyz0123456789ab"
+    )
+    node = app.store.get(_node_id(answer))
+    assert (
+        "[REDACTED:aws_access_key]" in node.content and "AKIAQ3XK7NPLM2RT5VWZ" not in node.content
+    )
+    assert node.truncated is False
+    assert "first and last" not in answer

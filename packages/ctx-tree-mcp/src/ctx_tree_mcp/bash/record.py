@@ -122,8 +122,12 @@ def record_output(
     """
     max_bytes = app.config.data["capture"]["maxBytes"]
     redacted = redact_text(output)
-    whole = max(original_bytes or 0, len(output.encode("utf-8", "surrogatepass")))
+    given = len(output.encode("utf-8", "surrogatepass"))
+    whole = max(original_bytes or 0, given)
     content = keep_head_and_tail(redacted, max_bytes, whole)
+    # Cut means bytes of the output are missing from the store: the caller passed a shortened
+    # copy or the head-and-tail rule dropped a middle. Redaction shortens text but cuts nothing.
+    cut = whole > given or content != redacted
     meta: dict[str, Any] = {
         "command": command,
         "exit_code": exit_code,
@@ -147,12 +151,11 @@ def record_output(
             metadata=meta,
             parent_id=parent_id,
             terms=command,
-            original_bytes=whole,
+            original_bytes=whole if cut else None,
             redacted=True,
         )
         # The newer run of the same command supersedes the older one (a pending one is left
         # to the filter walker: pending cannot become superseded).
         if previous is not None and previous.id != node_id and previous.status in _SUPERSEDABLE:
             store.supersede(node_id, previous.id)
-    stored = len(content.encode("utf-8", "surrogatepass"))
-    return Recorded(node_id, content, whole, whole > stored)
+    return Recorded(node_id, content, whole, cut)
