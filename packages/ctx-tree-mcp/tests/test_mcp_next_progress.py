@@ -113,3 +113,13 @@ def test_search_and_recent_chains_make_progress(app, files):
     call(app, "ctx_tree_read", {"path": "src/argparse_copy.py", "query": "x"})
     follow(app, "ctx_tree_search", {"query": "parse args", "limit": 3}, None)
     follow(app, "ctx_tree_recent", {"limit": 5}, None)
+
+
+def test_recent_offers_no_next_when_the_limit_is_exactly_all_there_is(app):
+    """Three live nodes (the session and two notes) and limit 3: nothing more to show, so no
+    ``next:`` (it would only repeat the same three); limit 2 gets a ``next:`` that shows more."""
+    call(app, "ctx_tree_note", {"content": "first finding"})
+    call(app, "ctx_tree_note", {"content": "second finding"})
+    exact = call(app, "ctx_tree_recent", {"limit": 3})
+    assert exact.count("node_id=") == 3 and parse_next(exact) is None
+    assert len(follow(app, "ctx_tree_recent", {"limit": 2}, None)) == 2

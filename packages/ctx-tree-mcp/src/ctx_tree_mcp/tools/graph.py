@@ -161,12 +161,13 @@ def recent(
             "status", f"unknown status in {status!r}; use pending, live, stale or superseded"
         ) from None
     filters = Filters(status=statuses, since=since, kind=(NodeKind(kind),) if kind else None)
-    nodes = app.store.recent(limit=limit, filters=filters)
+    nodes = app.store.recent(limit=limit + 1, filters=filters)  # one more: are there others?
+    has_more, nodes = len(nodes) > limit, nodes[:limit]
     now = now_ms()
     rows = [line(n, f" created {when(n.created_at, now)}") for n in nodes if not app.hidden(n)]
     more = (
         call("ctx_tree_recent", since=since, kind=kind, limit=min(200, limit * 2), status=status)
-        if len(nodes) == limit and limit < 200
+        if has_more and limit < 200
         else ""
     )
     which = "/".join(s.value for s in statuses)
