@@ -195,3 +195,44 @@ def test_redacted_output_is_not_reported_or_stored_as_cut(app: App) -> None:
     )
     assert node.truncated is False
     assert "first and last" not in answer
+
+
+def test_cancelling_the_call_ends_the_command(app: App, tmp_path: Path) -> None:
+    """The MCP server awaits bash_async; a client's cancel cancels that task, and the
+    command's process group must end with it."""
+    import asyncio
+    import os
+
+    from ctx_tree_mcp.bash.tool import bash_async
+
+    pid_file = tmp_path / "pid"
+
+    async def main() -> None:
+        task = asyncio.create_task(bash_async(app, f"sleep 100 & echo $! > {pid_file}; wait"))
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if pid_file.exists() and pid_file.read_text().strip():
+                break
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    start = time.monotonic()
+    asyncio.run(main())  # returns once the worker thread has ended the group
+    pid = int(pid_file.read_text())
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            break
+        if state == "Z":
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"sleep {pid} still running after cancel")
+    assert time.monotonic() - start < 8
