@@ -89,3 +89,20 @@ def test_a_server_that_cannot_start_answers_with_the_reason(project: Path, home:
     assert "result" in by_id[1] and "result" in by_id[2]  # the handshake still works
     error = by_id[5]["error"]
     assert "could not start" in error["message"] and "configuration" in error["message"]
+
+
+def test_a_client_that_stops_reading_ends_the_server_cleanly(project: Path, home: Path) -> None:
+    proc = subprocess.Popen(
+        [SERVER], cwd=project, env=server_env(home), stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )  # fmt: skip
+    lines = handshake_lines("2025-06-18")
+    proc.stdin.write((lines[0] + "\n").encode())
+    proc.stdin.flush()
+    assert b'"result"' in proc.stdout.readline()
+    proc.stdout.close()  # the client stops reading
+    proc.stdin.write("".join(line + "\n" for line in lines[1:]).encode())
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0
+    err = proc.stderr.read().decode()
+    assert "Traceback" not in err, err

@@ -211,13 +211,20 @@ def _claim_stdio() -> tuple[int, int]:
 
 
 def _writer(fd: int):
+    """One JSON-RPC message per line to ``fd``; a client that went away (broken pipe) is
+    written to no more, and the server ends at the end of its input as usual."""
     lock = threading.Lock()
+    gone = []
 
     def write(text: str) -> None:
         data = (text + "\n").encode("utf-8", "surrogatepass")
         with lock:
-            while data:
-                data = data[os.write(fd, data) :]
+            try:
+                while data and not gone:
+                    data = data[os.write(fd, data) :]
+            except OSError as exc:  # EPIPE: nobody reads the answers any more
+                gone.append(exc)
+                sys.stderr.write(f"ctx-tree: the client stopped reading ({exc}); answers dropped\n")
 
     return write
 
