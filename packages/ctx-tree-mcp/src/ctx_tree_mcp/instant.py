@@ -291,6 +291,8 @@ USAGE = """usage: ctx-tree-mcp [--help] [--version]
 
 The ctx-tree MCP server on stdio. Project root: $CLAUDE_PROJECT_DIR or the cwd;
 store: $CTX_TREE_HOME (default ~/.ctx-tree)/<project-hash>/store.db. See `ctx-tree --help`.
+It answers the handshake from a start-up snapshot while the MCP SDK loads, then hands the
+session to the SDK; CTX_TREE_INSTANT=0 runs the SDK's own stdio server from the start.
 """
 
 
