@@ -65,3 +65,25 @@ def test_a_very_long_line_is_cut_in_the_answer() -> None:
     shown = _shown(lines, 300)
     assert "…[+" in shown and estimate_tokens(shown) <= 300
     assert len(max(shown.splitlines(), key=len)) < MAX_LINE_CHARS + 40
+
+
+def test_runs_of_passing_lines_are_not_spent_on() -> None:
+    """pytest -v style: 2,000 PASSED lines, one failure, the summary. The answer is the
+    header, the failure with its context, the failure section and the summary, far under
+    the room it was given."""
+    lines = ["=== test session starts ===", "collected 2001 items", ""]
+    lines += [f"t.py::test_{i} PASSED   [ {i // 20}%]" for i in range(1000)]
+    lines += ["t.py::test_bad FAILED   [ 50%]"]
+    lines += [f"t.py::test_{i} PASSED   [ {i // 20}%]" for i in range(1000, 2000)]
+    lines += [
+        "",
+        "=== FAILURES ===",
+        "___ test_bad ___",
+        "E       assert 1 == 2",
+        "=== 1 failed, 2000 passed in 3.1s ===",
+    ]
+    shown = _shown(lines, 2000)
+    assert "t.py::test_bad FAILED" in shown and "E       assert 1 == 2" in shown
+    assert "1 failed, 2000 passed" in shown and "collected 2001 items" in shown
+    assert shown.count("PASSED") <= 6  # the failure's context, nothing more
+    assert estimate_tokens(shown) < 300

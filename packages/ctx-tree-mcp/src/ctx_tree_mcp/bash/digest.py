@@ -2,7 +2,9 @@
 
 In order, while room is left: test-runner and build summaries (pytest, unittest, go test,
 cargo, jest, vitest, mocha, npm, make, tsc), the tail, error and failure lines with two lines
-of context either side (first ones first), more of the tail, then the head. The patterns are
+of context either side (first ones first), more of the tail, then the head. The tail and the
+head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``, ``--- PASS``,
+``… ok``): a run of 400 passing tests costs nothing. The patterns are
 data (:data:`SUMMARY`, :data:`PROBLEM`; ``\\s`` is avoided there because the patterns run over
 the whole output at once): adding a runner is adding a line. Pure functions.
 """
@@ -52,6 +54,13 @@ _PYTEST_DETAIL = re.compile(r"\nE {2,}\S")
 #: All of :data:`SUMMARY` (each anchored at a line start) as one pattern: one pass.
 _ANY_SUMMARY = re.compile(
     "(?m)^(?:" + "|".join(f"(?:{p.pattern.removeprefix('^')})" for _, p in SUMMARY) + ")"
+)
+#: Lines that only report one success (a passing test, a finished step): the tail and the head
+#: stop at them, so a long run of them costs nothing (pytest -v, go test -v, cargo test,
+#: unittest -v, jest, mocha).
+NOISE = re.compile(
+    r"(?m)^(?:[^\n]*\bPASSED\b[ \t]*(?:\[ *\d+%\])?$|[ \t]*--- PASS: |=== (?:RUN|PAUSE|CONT) "
+    r"|[^\n]* \.\.\. ok$|[ \t]*(?:✓|✔|√) )"
 )
 CONTEXT = 2
 #: Longest line shown in an answer; the stored output keeps whole lines.
@@ -124,6 +133,7 @@ class Scan:
     tokens: int  #: of every line numbered, as shown when nothing is left out
     summaries: list[int]
     problems: list[int]
+    noise: frozenset[int]
 
 
 def scan(lines: list[str]) -> Scan:
@@ -134,7 +144,8 @@ def scan(lines: list[str]) -> Scan:
     tokens = (len(text) + n * (len(str(n)) + 2) + 3) // 4 + (1 << 30 if long_lines else 0)
     summaries = _line_indexes(text, [m.start() for m in _ANY_SUMMARY.finditer(text)])
     problems = _line_indexes(text, _problem_starts(text))
-    return Scan(lines, tokens, summaries, problems)
+    noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))
+    return Scan(lines, tokens, summaries, problems, noise)
 
 
 def select_lines(found: Scan, room: int) -> Selection:
@@ -159,22 +170,26 @@ def select_lines(found: Scan, room: int) -> Selection:
         used += cost
         return True
 
+    def quiet(i: int) -> bool:
+        """A success line not yet shown: the tail and head stop there (once a few are shown)."""
+        return i in found.noise and i not in chosen and len(chosen) >= 3
+
     for i in found.summaries:
         if not take(i, room * 2 // 5):
             break
     tail_limit = used + room // 4
     for i in range(n - 1, -1, -1):
-        if not take(i, tail_limit):
+        if quiet(i) or not take(i, tail_limit):
             break
     for i in found.problems:
         window = range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1))
         if not all(take(j, room) for j in window):
             break
     for i in range(n - 1, -1, -1):  # more of the tail
-        if not take(i, room):
+        if quiet(i) or not take(i, room):
             break
     for i in range(n):  # then the head
-        if not take(i, room):
+        if quiet(i) or not take(i, room):
             break
     return Selection(sorted(chosen), len(found.summaries), len(found.problems))
 
