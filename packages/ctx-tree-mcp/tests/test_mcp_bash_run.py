@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 from ctx_tree_mcp.bash.run import output_text, run_command, user_shell
 
+#: Process checks read /proc (Linux, where CI runs); elsewhere those tests are skipped.
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+
 
 def _run(command: str, cwd: Path, timeout_s: float = 30, keep: int = 100_000, **kw):
     return run_command(command, cwd, timeout_s=timeout_s, keep_bytes=keep, **kw)
@@ -56,6 +59,7 @@ def test_a_command_reading_stdin_ends_at_once(tmp_path: Path) -> None:
     assert output_text(r)[0] == "after-read\n" and not r.timed_out
 
 
+@needs_proc
 def test_timeout_kills_the_whole_group_and_keeps_what_came_before(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     command = f"echo before; sleep 100 & echo $! > {pids}; (sleep 100; echo never) & sleep 100"
@@ -82,6 +86,7 @@ def _group_members(r) -> list[int]:
     return out
 
 
+@needs_proc
 def test_a_process_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
     start = time.monotonic()
     r = _run("trap '' TERM; echo armed; sleep 100", tmp_path, timeout_s=1)
@@ -89,6 +94,7 @@ def test_a_process_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
     assert not _group_members(r)
 
 
+@needs_proc
 def test_background_processes_are_ended_when_the_shell_exits(tmp_path: Path) -> None:
     pids = tmp_path / "pids"
     start = time.monotonic()
