@@ -71,10 +71,16 @@ def build_server(app: App, walkers: bool = True) -> Server:
     from .lifecycle import walkers_lifespan
     from .tools.registry import tools_list
 
-    listed = types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools_list()])
+    listed: list[types.ListToolsResult] = []
 
     async def list_tools(_ctx: Any, _params: Any) -> types.ListToolsResult:
-        return listed
+        # Built on first use: the start-up path answers the first tools/list from its snapshot,
+        # so the handover does not wait for ten JSON schemas to be generated.
+        if not listed:
+            listed.append(
+                types.ListToolsResult(tools=[types.Tool.model_validate(t) for t in tools_list()])
+            )
+        return listed[0]
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         text, is_error = await answer(app, params.name, params.arguments)
