@@ -35,6 +35,10 @@ FILE = Path(denylist.__file__)
         "nohup env > out.txt",
         "timeout 5 env",
         "xargs env",
+        "fish -c env",
+        "watch -n 1 env",
+        "watch -d env",
+        "command env",
         "env FOO=1 printenv",
         "eval env",
         "(env)",
@@ -70,6 +74,8 @@ def test_commands_that_print_the_environment_are_refused(command: str) -> None:
         "grep -r printenv_docs .",
         "sh script.sh",
         "echo 'unbalanced",
+        "command -v env",
+        "type printenv",
     ],
 )
 def test_ordinary_commands_run(command: str) -> None:

@@ -42,11 +42,12 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "stdbuf": frozenset({"-i", "-o", "-e"}),
     "setsid": frozenset(),
     "busybox": frozenset(),
+    "watch": frozenset({"-n", "--interval"}),
     "chronic": frozenset(),
     "xargs": frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter"}),
     "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
 }
-_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash"}
+_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PROC_ENVIRON = re.compile(r"/proc/[^/\s]*/(?:task/[^/\s]*/)?environ")
 _MAX_DEPTH = 4
@@ -102,6 +103,8 @@ def _check_words(words: list[str], entries: list[list[str]], depth: int) -> str 
             if not words:
                 return "`env` without a command prints the environment (secrets); it is refused"
             continue
+        if name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
+            return None  # `command -v env` looks the name up; it runs nothing
         if name in _WRAPPERS:
             words = _strip_prefix(_skip_options(words[1:], _WRAPPERS[name]))
             continue
