@@ -422,3 +422,26 @@ def test_stop_without_the_last_message_reads_the_transcript(
     assert hook("stop", payload, home=home, root=project).returncode == 0
     (record,) = spooled(home, project)
     assert record["kind"] == "response" and record["text"] == "Evict the oldest entry first."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Why does the cache evict entries too early?",  # no trigger: redact.py is not loaded
+        f"use {TOKEN} to push",
+        "postgres://admin:hunter2hunter2@db.internal:5432/app",
+        "export API_TOKEN=8f14e45fceea167a5a36dedd4bea2543a9c1a5f0e4b2",
+    ],
+)
+def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path, text: str) -> None:
+    """With the trigger literals recorded by the server, text holding none of them skips
+    loading redact.py; either way the spooled text is exactly what redact_text returns."""
+    from ctx_tree_mcp.capture.spool import record_modules
+    from ctx_tree_mcp.redact import redact_text
+
+    record_modules(home)
+    assert (
+        hook("prompt", base_payload(project, prompt=text), home=home, root=project).returncode == 0
+    )
+    (record,) = spooled(home, project)
+    assert record["redacted"] is True and record["text"] == redact_text(text)

@@ -289,3 +289,14 @@ def test_filter_walker_keeps_short_prompts(app: App) -> None:
     run_once(app.store, app.config, "filter")
     (prompt,) = app.store.recent(kind="prompt", limit=5)
     assert prompt.kind == NodeKind.PROMPT and prompt.status.value == "live"
+
+
+def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
+    """The hooks skip loading redact.py for text holding none of these: they must be the
+    rules' own triggers (a rename in redact.py would silently turn the shortcut off)."""
+    from ctx_tree_mcp import redact
+
+    triggers = spool.redact_triggers(redact)
+    assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)
+    sample = "deploy with ghp_" + "a" * 36
+    assert redact.redact_text(sample) != sample and any(t in sample.lower() for t in triggers)

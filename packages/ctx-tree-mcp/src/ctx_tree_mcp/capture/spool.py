@@ -134,14 +134,26 @@ def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None)
     _write_private(base / "state.json", json.dumps(state).encode())
 
 
+def redact_triggers(redact: Any) -> list[str]:
+    """Every trigger literal of the redaction rules (each rule runs only when the lower-cased
+    text holds one of its triggers): text holding none of them comes out of redaction
+    unchanged, so the hooks skip loading ``redact.py`` for it. [] when the rules do not say."""
+    return sorted(
+        {t for rule in getattr(redact, "_RULES", ()) for t in getattr(rule, "triggers", ())}
+    )
+
+
 def record_modules(home: Path) -> None:
     """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
-    load by path (a marketplace install has no clone beside the plugin). Rewritten only when
-    it differs."""
+    load by path (a marketplace install has no clone beside the plugin) and the redaction
+    rules' trigger literals. Rewritten only when it differs."""
+    from .. import redact
+
     package = Path(__file__).resolve().parent.parent
-    modules = {
+    modules: dict[str, Any] = {
         "redact": str(package / "redact.py"),
         "denylist": str(package / "bash" / "denylist.py"),
+        "redact_triggers": redact_triggers(redact),
     }
     path = Path(home) / "spool" / "modules.json"
     data = json.dumps(modules, indent=1).encode()
