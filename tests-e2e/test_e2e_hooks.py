@@ -445,3 +445,35 @@ def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path,
     )
     (record,) = spooled(home, project)
     assert record["redacted"] is True and record["text"] == redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"a": [1, 2.5, -0.0, 1e400, 12345678901234567890, "x\\u00e9\\ud800", null, true]}',
+        '  {"nested": {"k": ["\\n\\t\\"", {}]}, "": ""}  \n',
+        '{"v": NaN, "w": Infinity}',
+        "[1, 2,]",
+        '{"a": 1} trailing',
+        "",
+    ],
+)
+def test_fastjson_is_json(text: str) -> None:
+    """The hooks' JSON (CPython's _json scanner and encoder) gives json's results and errors."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "fastjson_under_test", HOOK.parent / "fastjson.py"
+    )
+    fastjson = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fastjson)
+    try:
+        expected = json.loads(text)
+    except ValueError:
+        with pytest.raises(ValueError):
+            fastjson.loads(text)
+        return
+    got = fastjson.loads(text)
+    assert json.dumps(got) == json.dumps(expected)
+    for ascii_only in (True, False):
+        assert fastjson.dumps(expected, ascii_only) == json.dumps(expected, ensure_ascii=ascii_only)

@@ -16,10 +16,12 @@ Standard library only, Python 3.8+, imports kept to what each event needs: this 
 tool call, under whatever ``python3`` the host has.
 """
 
-import json
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fastjson import dumps, loads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_ROOT = os.path.dirname(HERE)
@@ -110,7 +112,7 @@ def log(home, line):
 def _read_json(path):
     try:
         with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
+            data = loads(fh.read())
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
@@ -206,7 +208,7 @@ def last_answer(transcript_path, tail_bytes=262144):
         return ""
     for raw in reversed(lines):
         try:
-            entry = json.loads(raw)
+            entry = loads(raw)
         except ValueError:
             continue
         message = entry.get("message") if isinstance(entry, dict) else None
@@ -349,7 +351,7 @@ def spool(home, root, rec):
     base = os.path.join(home, "spool", root_key(root))
     name = "%020d-%d.json" % (time.time_ns(), os.getpid())
     tmp, new = os.path.join(base, "tmp", name), os.path.join(base, "new", name)
-    data = json.dumps(rec, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    data = dumps(rec, ascii_only=False).encode("utf-8", "surrogatepass")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileNotFoundError:
@@ -367,7 +369,8 @@ def spool(home, root, rec):
     try:
         if len(os.listdir(os.path.join(base, "new"))) >= SPOOL_MAX_FILES:
             raise OSError("spool full (%d files waiting)" % SPOOL_MAX_FILES)
-        os.fchmod(fd, 0o600)
+        if hasattr(os, "fchmod"):  # not on Windows
+            os.fchmod(fd, 0o600)
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
@@ -493,7 +496,7 @@ def session_start(payload, home, root):
     note = session_note(state, waiting)
     if not note:
         return ""
-    return json.dumps(
+    return dumps(
         {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": note}}
     )
 
@@ -504,7 +507,7 @@ def session_start(payload, home, root):
 def run(event, raw):
     """What to print for ``event`` given the hook's stdin bytes ('' for nothing)."""
     try:
-        payload = json.loads(raw.decode("utf-8", "surrogateescape") or "{}")
+        payload = loads(raw.decode("utf-8", "surrogateescape") or "{}")
     except ValueError:
         return ""
     if not isinstance(payload, dict):
@@ -516,7 +519,6 @@ def run(event, raw):
     if event == "pre-tool":
         if cfg["steer"]["mode"] not in ("hint", "deny"):
             return ""
-        sys.path.insert(0, HERE)
         import steer
 
         return steer.advise(payload, root, cfg["steer"])
@@ -530,12 +532,12 @@ def _bail(*_args):
 
 
 def main():
-    try:
-        import signal
+    try:  # the C module: ``signal`` would import enum (~3 ms)
+        import _signal
 
-        signal.signal(signal.SIGALRM, _bail)
-        signal.alarm(ALARM_S)
-    except (ImportError, AttributeError, ValueError):
+        _signal.signal(_signal.SIGALRM, _bail)
+        _signal.alarm(ALARM_S)
+    except (ImportError, AttributeError, ValueError):  # no SIGALRM on Windows
         pass
     event = sys.argv[1] if len(sys.argv) > 1 else ""
     try:

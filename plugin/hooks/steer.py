@@ -6,44 +6,73 @@ suggestion as additional context; in ``deny`` mode the call is refused with the 
 the reason. Each suggestion is at most 60 tokens (240 characters). Standard library only.
 """
 
-import json
 import os
-import re
+
+from fastjson import dumps
 
 MAX_CHARS = 240  # 60 tokens at ctx-tree's estimate of 4 characters a token
 #: Read: at most this much of a file is scanned; a larger one has its line count estimated.
 SCAN_BYTES = 4 << 20
 NOT_TEXT = (".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".ico", ".pdf", ".ipynb")
-_DEFINITION = re.compile(
-    rb"^[ \t]*(?:export[ \t]+)?(?:pub(?:\([a-z]+\))?[ \t]+)?(?:async[ \t]+)?"
-    rb"(?:def|class|function|func|fn|struct|interface|enum|trait|impl|module)[ \t]+([A-Za-z_][A-Za-z0-9_]*)",
-    re.M,
-)
 #: Grep patterns that match almost every line.
 _ANYTHING = {".", ".*", ".+", "^", "$", r"\w", r"\w+", r"\S", r"\S+", r"\s", "[a-z]", "[A-Za-z]"}
 _COMMON_WORDS = {
     "import", "from", "def", "class", "function", "return", "if", "for", "const", "let", "var",
     "self", "this", "the", "public", "private", "static", "void", "int", "string", "new", "func",
 }  # fmt: skip
-#: Commands that print a lot: test runners, builds, installs (matched on the words after
-#: wrappers like ``uv run`` or ``python -m``).
-_NOISY = re.compile(
-    r"^(?:pytest|py\.test|tox|nox|jest|vitest|mocha|ava|phpunit|rspec|ctest|tsc|make|gmake|ninja"
-    r"|mvn|gradle|\./gradlew|\./mvnw"
-    r"|(?:npm|pnpm|yarn|bun)(?: run)? (?:test|build|lint|check)"
-    r"|cargo (?:test|build|check|clippy|bench)|go (?:test|build|vet)|dotnet (?:build|test)"
-    r"|swift (?:build|test)|bazel (?:build|test)|cmake --build|docker (?:build|compose build)"
-    r"|pip install|npm (?:install|ci))\b"
-)
-_WRAPPERS = re.compile(
-    r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|time|nice|command|env|timeout \S+|"
-    r"uv run(?: --\S+)*|poetry run|pipenv run|hatch run|pdm run|npx|pnpm exec|bunx|"
-    r"python3? -m|python3?\.\d+ -m)\s+)+"
-)
-_LIMITED = re.compile(
-    r"\|\s*(?:head|tail|grep|rg|wc|less|more|jq|sort|uniq|awk|sed|cut)\b|(?<![0-9&>])>>?\s*[^&\s]"
-)
-_GIT_LOG_LIMIT = re.compile(r"\s(?:-n\s*\d+|-\d+|--max-count[= ]\d+|--since|--after|-L)")
+#: Words one of which every command :func:`bash_advice` flags holds: a command holding none is
+#: passed over without importing ``re`` (~4 ms).
+_BASH_WORDS = (
+    "test", "make", "ninja", "mvn", "gradle", "npm", "pnpm", "yarn", "bun", "cargo", "go ",
+    "dotnet", "swift", "bazel", "cmake", "docker", "pip", "tox", "nox", "jest", "vitest",
+    "mocha", "ava", "phpunit", "rspec", "tsc", "git", "cat", "less", "more",
+)  # fmt: skip
+_PATTERNS = {}
+
+
+def _re(name):
+    """The compiled pattern ``name``, compiled on first use (``re`` is imported only then)."""
+    if name not in _PATTERNS:
+        import re
+
+        multiline = re.M
+        sources = {
+            "definition": (
+                rb"^[ \t]*(?:export[ \t]+)?(?:pub(?:\([a-z]+\))?[ \t]+)?(?:async[ \t]+)?"
+                rb"(?:def|class|function|func|fn|struct|interface|enum|trait|impl|module)[ \t]+"
+                rb"([A-Za-z_][A-Za-z0-9_]*)",
+                multiline,
+            ),
+            # test runners, builds, installs: matched on the words after wrappers
+            "noisy": (
+                r"^(?:pytest|py\.test|tox|nox|jest|vitest|mocha|ava|phpunit|rspec|ctest|tsc|make"
+                r"|gmake|ninja|mvn|gradle|\./gradlew|\./mvnw"
+                r"|(?:npm|pnpm|yarn|bun)(?: run)? (?:test|build|lint|check)"
+                r"|cargo (?:test|build|check|clippy|bench)|go (?:test|build|vet)"
+                r"|dotnet (?:build|test)|swift (?:build|test)|bazel (?:build|test)"
+                r"|cmake --build|docker (?:build|compose build)|pip install|npm (?:install|ci))\b",
+                0,
+            ),
+            "wrappers": (
+                r"^(?:(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|time|nice|command|env|timeout \S+|"
+                r"uv run(?: --\S+)*|poetry run|pipenv run|hatch run|pdm run|npx|pnpm exec|bunx|"
+                r"python3? -m|python3?\.\d+ -m)\s+)+",
+                0,
+            ),
+            "limited": (
+                r"\|\s*(?:head|tail|grep|rg|wc|less|more|jq|sort|uniq|awk|sed|cut)\b"
+                r"|(?<![0-9&>])>>?\s*[^&\s]",
+                0,
+            ),
+            "git_log_limit": (r"\s(?:-n\s*\d+|-\d+|--max-count[= ]\d+|--since|--after|-L)", 0),
+            "git_log": (r"^git\s+log\b", 0),
+            "pager": (r"^(?:cat|less|more)\s+\S+$", 0),
+            "separators": (r"&&|\|\||;|\n|\|", 0),
+            "regex_syntax": (r"[\\.*+?()\[\]{}|^$]", 0),
+        }
+        source, flags = sources[name]
+        _PATTERNS[name] = re.compile(source, flags)
+    return _PATTERNS[name]
 
 
 def advise(payload, root, steer):
@@ -69,7 +98,7 @@ def advise(payload, root, steer):
         }
     else:
         out = {"hookEventName": "PreToolUse", "additionalContext": text}
-    return json.dumps({"hookSpecificOutput": out})
+    return dumps({"hookSpecificOutput": out})
 
 
 def _fit(*variants):
@@ -89,7 +118,7 @@ def _relative(path, root):
     return None if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
-def file_facts(absolute):
+def file_facts(absolute, limit=0):
     """``(lines, bytes, definitions, first definition name)`` of a text file, or None for a
     binary, unreadable or non-regular file. Lines past SCAN_BYTES are estimated."""
     try:
@@ -103,7 +132,7 @@ def file_facts(absolute):
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     if size > len(data) and data:
         lines = lines * size // len(data)
-    names = _DEFINITION.findall(data)
+    names = _re("definition").findall(data) if lines > limit else []
     first = names[0].decode("ascii", "replace") if names else ""
     return lines, size, len(names), first
 
@@ -115,7 +144,7 @@ def read_advice(tin, root, limit):
     rel = _relative(path, root)
     if rel is None or rel.lower().endswith(NOT_TEXT):
         return ""
-    facts = file_facts(os.path.join(root, rel))
+    facts = file_facts(os.path.join(root, rel), limit)
     if facts is None or facts[0] <= limit:
         return ""
     lines, size, defs, first = facts
@@ -152,10 +181,10 @@ def grep_advice(tin):
     if not isinstance(pattern, str):
         return ""
     bare = pattern.strip().strip("^$").replace("\\b", "")
-    literal = re.sub(r"[\\.*+?()\[\]{}|^$]", "", bare)
+    literal = _re("regex_syntax").sub("", bare)
     if not (pattern.strip() in _ANYTHING or len(literal) <= 2 or literal.lower() in _COMMON_WORDS):
         return ""
-    call = "ctx_tree_grep(pattern=%s, budget_tokens=1500)" % json.dumps(pattern)
+    call = "ctx_tree_grep(pattern=%s, budget_tokens=1500)" % dumps(pattern)
     return _fit(
         "ctx-tree: this grep matches almost every file and may flood the context. Cheaper: %s "
         "stores every match and returns a budgeted slice with counts." % call,
@@ -165,8 +194,8 @@ def grep_advice(tin):
 
 def _programs(command):
     """Each simple command's words after wrappers (``uv run``, ``VAR=1``, ``python -m``)."""
-    for part in re.split(r"&&|\|\||;|\n|\|", command):
-        words = _WRAPPERS.sub("", part.strip())
+    for part in _re("separators").split(command):
+        words = _re("wrappers").sub("", part.strip())
         if words:
             yield words
 
@@ -175,21 +204,22 @@ def bash_advice(tin, root, limit):
     command = tin.get("command")
     if not isinstance(command, str) or not command.strip() or tin.get("run_in_background"):
         return ""
-    if _LIMITED.search(command):
+    lowered = command.lower()
+    if not any(word in lowered for word in _BASH_WORDS) or _re("limited").search(command):
         return ""
     why = ""
     for words in _programs(command):
-        if _NOISY.match(words):
+        if _re("noisy").match(words):
             why = "test runs and builds print a lot"
-        elif re.match(r"^git\s+log\b", words) and not _GIT_LOG_LIMIT.search(" " + words):
+        elif _re("git_log").match(words) and not _re("git_log_limit").search(" " + words):
             why = "git log without a limit prints the whole history"
-        elif re.match(r"^(?:cat|less|more)\s+\S+$", words):
+        elif _re("pager").match(words):
             return read_advice({"file_path": words.split()[1]}, root, limit)
         if why:
             break
     if not why:
         return ""
-    call = "ctx_tree_bash(command=%s)" % json.dumps(command)
+    call = "ctx_tree_bash(command=%s)" % dumps(command)
     return _fit(
         "ctx-tree: %s. Cheaper: %s stores the full output and returns the exit code, failures and tail."
         % (why, call),
