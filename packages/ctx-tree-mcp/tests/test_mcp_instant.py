@@ -142,3 +142,18 @@ def test_the_snapshot_is_what_the_sdk_server_answers_today(tmp_path) -> None:
         assert record_answers(version, str(tmp_path)) == snap["answers"][version], (
             f"the start-up snapshot is stale: run `{REBUILD}`"
         )
+
+
+def test_a_lone_surrogate_escape_reaches_the_tool_instead_of_going_unanswered() -> None:
+    """pydantic's JSON parser rejects ``"\\ud800"``; the SDK would then answer nothing and the
+    host waits for its timeout. The line still becomes the request, for the tool to refuse."""
+    from ctx_tree_mcp.handover import parse_message
+
+    line = (
+        '{"jsonrpc":"2.0","id":5,"method":"tools/call",'
+        '"params":{"name":"ctx_tree_read","arguments":{"path":"\\ud800.py"}}}'
+    )
+    message = parse_message(line)
+    assert message.id == 5 and message.params["arguments"]["path"] == "\ud800.py"
+    with pytest.raises(ValueError, match="Invalid JSON"):
+        parse_message("not json")

@@ -33,6 +33,22 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+def parse_message(line: str) -> types.JSONRPCMessage:
+    """One JSON-RPC line as the SDK's message type. pydantic's JSON parser rejects a lone
+    surrogate escape such as ``"\\ud800"`` (valid JSON syntax, invalid text), and the SDK then
+    answers nothing: the host would wait for its timeout. The standard library parses it, so
+    the request reaches the tool, whose argument check refuses it with an error that names the
+    argument. Raises pydantic's ``ValidationError`` for anything else the SDK rejects."""
+    try:
+        return types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValueError as exc:  # pydantic's ValidationError is a ValueError
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise exc from None
+        return types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+
+
 class Engine:
     """One SDK server session over a line feed. :meth:`feed` and :meth:`close` are thread-safe;
     :meth:`run` serves until :meth:`close` (call it in the thread that owns the event loop)."""
@@ -78,7 +94,7 @@ class Engine:
             async with read_send, raw_recv:
                 async for line in raw_recv:
                     try:
-                        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+                        message = parse_message(line)
                     except Exception as exc:
                         await read_send.send(exc)
                         continue
