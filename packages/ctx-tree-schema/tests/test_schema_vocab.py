@@ -122,17 +122,23 @@ def test_filters_direct_construction_is_validated_and_coerced():
         Filters(since=10, until=1)
 
 
-def test_metadata_typed_dicts_have_the_seed_keys():
+def test_metadata_typed_dicts_have_the_written_keys():
+    # The keys docs/data-model.md lists per kind; the writers are annotated with these types.
     def keys(t: type) -> set[str]:
         return set(typing.get_type_hints(t))
 
     assert keys(SessionMeta) == {"session_id", "cwd", "started_at"}
-    assert {"path", "lang", "is_file_root", "total_chunks"} <= keys(FileRootMeta)
-    assert {"path", "lang", "lines", "chunk_index", "symbol", "chunking"} <= keys(FileChunkMeta)
-    assert {"pattern", "path", "file_glob", "match_count", "cwd"} <= keys(GrepMeta)
-    assert {"url", "title", "description", "headings", "fetched_at"} <= keys(WebChunkMeta)
-    assert {"session_id", "source_node_ids", "model", "subtree_size"} <= keys(SummaryMeta)
-    assert {"title", "session_id"} <= keys(NoteMeta)
+    assert {"path", "relpath", "lang", "is_file_root", "total_chunks", "file_sha256"} <= keys(
+        FileRootMeta
+    )
+    assert {"path", "lang", "lines", "chunk_index", "symbol", "kind", "chunking"} <= keys(
+        FileChunkMeta
+    )
+    assert {"tool", "pattern", "path", "file_glob", "match_count", "cwd"} <= keys(GrepMeta)
+    assert {"url", "title", "fetched_at", "tool", "session_id"} == keys(WebChunkMeta)
+    assert {"model", "covers", "title", "subagent_type", "session_id"} <= keys(SummaryMeta)
+    assert {"title", "session_id"} == keys(NoteMeta)
+    assert SessionMeta.__total__ and not FileRootMeta.__total__
 
 
 def test_node_lines_property():

@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -242,7 +243,7 @@ class App:
         content: str,
         *,
         source_uri: str,
-        metadata: dict[str, Any],
+        metadata: Mapping[str, object],
         parent_id: str | None = None,
         pending: bool = True,
         terms: str = "",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import ToolInputError
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import Node
+    from ctx_tree_schema import FileRootMeta, Node
 
     from .app import App
     from .paths import ResolvedPath
@@ -139,7 +139,7 @@ def _store_new(
     uri: str,
 ) -> FileView:
     from ctx_tree_chunk import ChunkError, chunk_bytes
-    from ctx_tree_schema import NodeKind
+    from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
     from .redact import redact_text
@@ -161,7 +161,7 @@ def _store_new(
         OutlineEntry(s.name, s.kind, s.start_line, s.def_line, s.end_line) for s in chunked.symbols
     ]
     root_id = new_id()
-    root_meta = {
+    root_meta: FileRootMeta = {
         "path": str(resolved.absolute),
         "relpath": resolved.relative,
         "lang": chunked.language,
@@ -200,16 +200,16 @@ def _store_new(
                 parent_id=root_id,
                 source_uri=f"{uri}#{chunk.symbol or f'L{chunk.start_line}-{chunk.end_line}'}",
                 mtime=mtime_ms,
-                metadata={
-                    "path": str(resolved.absolute),
-                    "relpath": resolved.relative,
-                    "lang": chunked.language,
-                    "lines": [chunk.start_line, chunk.end_line],
-                    "chunk_index": index,
-                    "symbol": chunk.symbol,
-                    "kind": chunk.kind,
-                    "chunking": chunk.chunking,
-                },
+                metadata=FileChunkMeta(
+                    path=str(resolved.absolute),
+                    relpath=resolved.relative,
+                    lang=chunked.language,
+                    lines=[chunk.start_line, chunk.end_line],
+                    chunk_index=index,
+                    symbol=chunk.symbol,
+                    kind=chunk.kind,
+                    chunking=chunk.chunking,
+                ),
                 terms=f"{chunk.symbol or ''} {resolved.relative}",
             )
         )

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 #: A PEM private key header. ``(?:[A-Z0-9_-]+ )*`` covers RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP.
@@ -326,7 +326,7 @@ def private_key_lines(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
-def redact_value(value: dict[str, object]) -> dict[str, object]:
+def redact_value(value: Mapping[str, object]) -> dict[str, object]:
     """Redact every string inside a JSON-like mapping (metadata), keys kept; tuples become
     lists, as JSON has them."""
     return {k: _redact_json(v) for k, v in value.items()}

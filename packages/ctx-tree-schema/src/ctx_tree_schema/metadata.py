@@ -1,9 +1,10 @@
-"""Typed shapes of ``nodes.metadata`` per node kind (docs/data-model.md, "Node kind reference").
+"""Typed shapes of ``nodes.metadata`` per node kind (docs/data-model.md, "Kinds").
 
-These are :class:`typing.TypedDict` s: documentation and static checking only. The store keeps
-``metadata`` as a free JSON object and does not validate it at run time, so callers may add keys
-(every shape is ``total=False`` beyond the keys the seed always shows). Times are epoch ms;
-``lines`` is a 1-based inclusive ``[start, end]`` pair.
+These are :class:`typing.TypedDict` s that the writers annotate their metadata with, so a key
+written under a wrong name or type is a type error. The store keeps ``metadata`` as a free
+JSON object and does not validate it at run time. Every shape but :class:`SessionMeta` is
+``total=False``: writers omit what they do not know (a captured grep has no ``engine``).
+Times are epoch ms; ``lines`` of a chunk is a 1-based inclusive ``[start, end]`` pair.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import TypedDict
 
 
 class SessionMeta(TypedDict):
-    """``session`` (tree root, ``source_uri`` ``session://<session_id>``)."""
+    """``session`` (tree root, ``source_uri`` ``session://<session key>``)."""
 
     session_id: str
     cwd: str
@@ -20,40 +21,69 @@ class SessionMeta(TypedDict):
 
 
 class FileRootMeta(TypedDict, total=False):
-    """``file_chunk`` with ``is_file_root`` true: the file's root node (``file:///abs/path``)."""
+    """``file_chunk`` with ``is_file_root`` true: the file's root node (``file:///abs/path``),
+    its content the outline. ``size`` and ``truncated_at_bytes`` are bytes; ``symbols`` holds
+    ``[name, kind, start_line, def_line, end_line]`` rows; ``rendered`` says the lines are
+    those of a rendering (a notebook's cells as text), not of the file's bytes."""
 
     path: str
-    lang: str
+    relpath: str
+    lang: str | None
     is_file_root: bool
     total_chunks: int
+    total_lines: int
+    size: int
+    file_sha256: str
+    has_errors: bool
+    rendered: bool
+    symbols: list[list[str | int]]
+    truncated_at_bytes: int
 
 
 class FileChunkMeta(TypedDict, total=False):
-    """``file_chunk`` child of a file root (``file:///abs/path#Symbol``)."""
+    """``file_chunk`` child of a file root (``file:///abs/path#Symbol`` or ``#L10-40``)."""
 
     path: str
-    lang: str
+    relpath: str
+    lang: str | None
     lines: list[int]
     chunk_index: int
     symbol: str | None
+    kind: str
     chunking: str
 
 
 class GrepMeta(TypedDict, total=False):
-    """``tool_output`` of ``ctx_tree_grep`` (``grep://<hash>``)."""
+    """``tool_output`` of ``ctx_tree_grep`` (``grep://<hash>``), or of a native Grep / Glob
+    call captured by a hook (``grep://``, ``glob://``; with ``output_mode``, ``type`` and
+    ``session_id``)."""
 
+    tool: str
     pattern: str
     path: str
-    file_glob: str
+    file_glob: str | None
+    ignore_case: bool
+    fixed_strings: bool
+    context_lines: int | None
+    multiline: bool
+    engine: str
     match_count: int
+    file_count: int
     cwd: str
+    timed_out: bool
+    capped: bool
+    type: str | None
+    output_mode: str
+    session_id: str
 
 
 class MonitorMeta(TypedDict, total=False):
     """``tool_output`` of a command (``cmd://<hash>``): ``ctx_tree_bash`` or a captured
     host tool call. ``exit_code`` and ``duration_ms`` (milliseconds) are None when unknown
     or when the command was killed; ``source`` names who ran it (``ctx_tree_bash``,
-    ``hook:Bash``); ``output_bytes`` is the whole output's size, ``lines`` the stored text's."""
+    ``hook:Bash``); ``output_bytes`` is the whole output's size, ``lines`` the stored text's.
+    ``ctx_tree_bash`` adds ``timed_out``, ``signal``, ``shell`` and ``binary``; a captured
+    call adds ``interrupted`` and ``session_id``."""
 
     command: str
     exit_code: int | None
@@ -63,34 +93,56 @@ class MonitorMeta(TypedDict, total=False):
     output_bytes: int
     lines: int
     timed_out: bool
+    signal: int | None
+    shell: str
+    binary: bool
+    interrupted: bool
+    session_id: str
 
 
 class WebChunkMeta(TypedDict, total=False):
-    """``web_chunk`` (``source_uri`` is the URL)."""
+    """``web_chunk`` captured from a host's web tool (``source_uri`` is the URL)."""
 
+    tool: str | None
     url: str
     title: str
-    description: str
-    headings: list[str]
     fetched_at: int
+    session_id: str
 
 
 class PromptMeta(TypedDict, total=False):
-    """``prompt`` (and the same shape for ``thinking`` / ``response``)."""
+    """``prompt`` (``prompt://<session key>/<prompt id>``); ``turn_index`` counts from 1."""
 
     session_id: str
     title: str
-    cwd: str
+    cwd: str | None
     turn_index: int
+    prompt_id: str
+
+
+class ResponseMeta(TypedDict, total=False):
+    """``response`` to a prompt (``response://<session key>/<prompt id>``); ``turn_index``
+    is its prompt's, None when the prompt was not captured."""
+
+    session_id: str
+    title: str
+    turn_index: int | None
+    prompt_id: str
 
 
 class SummaryMeta(TypedDict, total=False):
-    """``summary`` (child of the subtree root it summarizes)."""
+    """``summary``: written by the summarizer walker under the subtree root it summarizes
+    (``model``, ``covers`` nodes, the call's ``input_tokens`` / ``output_tokens``), or a
+    captured Task / Agent result (``agent://<tool use id>``: ``title``, ``subagent_type``,
+    ``session_id``)."""
 
-    session_id: str
-    source_node_ids: list[str]
     model: str
-    subtree_size: int
+    covers: int
+    input_tokens: int
+    output_tokens: int
+    title: str
+    subagent_type: str | None
+    session_id: str
 
 
 class NoteMeta(TypedDict, total=False):
@@ -107,6 +159,7 @@ __all__ = [
     "MonitorMeta",
     "NoteMeta",
     "PromptMeta",
+    "ResponseMeta",
     "SessionMeta",
     "SummaryMeta",
     "WebChunkMeta",

@@ -12,14 +12,22 @@ import hashlib
 import json
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import apsw
-from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus, can_transition
+from ctx_tree_schema import (
+    EdgeKind,
+    Filters,
+    Node,
+    NodeKind,
+    NodeStatus,
+    SessionMeta,
+    can_transition,
+)
 
 from . import _sql, vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
@@ -71,7 +79,7 @@ class NewNode:
     source_uri: str | None = None
     status: NodeStatus = NodeStatus.LIVE
     mtime: int = 0
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: Mapping[str, object] = field(default_factory=dict)
     truncated: bool = False
     original_bytes: int | None = None
     terms: str = ""
@@ -1027,7 +1035,7 @@ class Store:
             rows = self._query(_sql.SESSION_BY_URI, (uri,))
             if rows:
                 return rows[0][0]
-            meta = {"session_id": session_id, "cwd": cwd, "started_at": now_ms()}
+            meta = SessionMeta(session_id=session_id, cwd=cwd, started_at=now_ms())
             return self.insert(
                 [NewNode(NodeKind.SESSION, "", source_uri=uri, metadata=meta, terms="session")]
             )[0]

@@ -20,7 +20,7 @@ import json
 import time
 from dataclasses import dataclass
 
-from ctx_tree_schema import Config, EdgeKind, NodeKind, NodeStatus
+from ctx_tree_schema import Config, EdgeKind, NodeKind, NodeStatus, SummaryMeta
 from ctx_tree_store import NewNode, Store
 
 from ._common import KeepGoing, always
@@ -124,12 +124,12 @@ def summarize_subtrees(
             result.text,
             parent_id=root_id,
             source_uri=f"summary://{root_id}",
-            metadata={
-                "model": provider.model,
-                "covers": len(covered),
-                "input_tokens": result.input_tokens,
-                "output_tokens": result.output_tokens,
-            },
+            metadata=SummaryMeta(
+                model=provider.model,
+                covers=len(covered),
+                input_tokens=result.input_tokens,
+                output_tokens=result.output_tokens,
+            ),
             terms="summary",
         )
         with store.transaction():

@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..redact import redact_text
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import MonitorMeta
+
     from ..app import App
 
 __all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
@@ -107,7 +109,7 @@ def record_output(
     exit_code: int | None = None,
     duration_ms: int | None = None,
     original_bytes: int | None = None,
-    metadata: dict[str, Any] | None = None,
+    metadata: MonitorMeta | None = None,
     parent_id: str | None = None,
 ) -> Recorded:
     """Store ``output`` of ``command`` (run in ``cwd``) as a ``tool_output`` node.
@@ -128,7 +130,7 @@ def record_output(
     # Cut means bytes of the output are missing from the store: the caller passed a shortened
     # copy or the head-and-tail rule dropped a middle. Redaction shortens text but cuts nothing.
     cut = whole > given or content != redacted
-    meta: dict[str, Any] = {
+    meta: MonitorMeta = {
         "command": command,
         "exit_code": exit_code,
         "duration_ms": duration_ms,
@@ -136,8 +138,8 @@ def record_output(
         "source": source,
         "output_bytes": whole,
         "lines": content.count("\n") + (1 if content and not content.endswith("\n") else 0),
-        **(metadata or {}),
     }
+    meta.update(metadata or {})
     from ctx_tree_schema import NodeKind
 
     uri = command_uri(command, cwd)

@@ -25,6 +25,8 @@ from .digest import render_lines, scan, select_lines
 from .record import Recorded, record_output
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import MonitorMeta
+
     from ..app import App
     from .run import RunResult
 
@@ -110,7 +112,7 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     from .run import output_text
 
     text, binary = output_text(result)
-    meta = {
+    meta: MonitorMeta = {
         "timed_out": result.timed_out,
         "signal": result.signal,
         "shell": result.shell,

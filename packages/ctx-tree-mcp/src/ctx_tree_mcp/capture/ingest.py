@@ -27,9 +27,16 @@ from ..bash.denylist import refusal
 from . import spool
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
-    from ctx_tree_schema import Config
+    from ctx_tree_schema import (
+        Config,
+        GrepMeta,
+        PromptMeta,
+        ResponseMeta,
+        SummaryMeta,
+        WebChunkMeta,
+    )
     from ctx_tree_store import Store
 
     from ..app import App
@@ -176,7 +183,13 @@ def _hash(*parts: object) -> str:
 
 
 def _store(
-    app: App, kind: str, text: str, *, source_uri: str, metadata: dict[str, Any], terms: str = ""
+    app: App,
+    kind: str,
+    text: str,
+    *,
+    source_uri: str,
+    metadata: Mapping[str, object],
+    terms: str = "",
 ) -> tuple[str, str]:
     """Capture ``text`` (redacted and cut by :meth:`App.capture`); returns (outcome, node id)."""
     from ctx_tree_schema import NodeKind
@@ -217,7 +230,7 @@ def _prompt(app: App, event: dict[str, Any]) -> str:
     turn = int(previous.metadata.get("turn_index", 0)) + 1 if previous is not None else 1
     if existing is not None:
         turn = int(existing.metadata.get("turn_index", turn))
-    meta = {
+    meta: PromptMeta = {
         "session_id": key,
         "title": _title(text),
         "cwd": event.get("cwd"),
@@ -241,7 +254,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     key = _session_key(app)
     pid = str(event.get("prompt_id") or "")
     prompt = app.store.latest_by_source(f"prompt://{key}/{pid}") if pid else None
-    meta = {
+    meta: ResponseMeta = {
         "session_id": key,
         "title": _title(text),
         "turn_index": prompt.metadata.get("turn_index") if prompt is not None else None,
@@ -310,7 +323,7 @@ def _grep(app: App, event: dict[str, Any]) -> str:
     if not text.strip():
         return "skipped"
     pattern = _text(event, "pattern")
-    meta = {
+    meta: GrepMeta = {
         "tool": tool,
         "pattern": pattern,
         "path": target or ".",
@@ -358,7 +371,7 @@ def _web(app: App, event: dict[str, Any]) -> str:
     if not text.strip() or not url:
         return "skipped"
     title = _text(event, "title")[:200] or url
-    meta = {
+    meta: WebChunkMeta = {
         "tool": event.get("tool"),
         "url": url,
         "title": title,
@@ -373,7 +386,7 @@ def _agent(app: App, event: dict[str, Any]) -> str:
     if not text.strip():
         return "skipped"
     title = _text(event, "title")[:200] or _title(text)
-    meta = {
+    meta: SummaryMeta = {
         "title": title,
         "subagent_type": event.get("subagent_type"),
         "session_id": _session_key(app),

@@ -23,6 +23,8 @@ from ..surface import argument_name
 from .spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import GrepMeta
+
     from ..app import App
     from ..ripgrep import GrepResult, Line
 
@@ -159,9 +161,9 @@ async def grep(
         result.files.pop(rel, None)
     _hide_private_keys(app, result)
     # The limits are part of the key: a capped output is a different output.
-    key = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings), context_lines]
-    key += [cfg["maxMatches"], max_bytes]
-    key = json.dumps([*key, True] if multiline else key)
+    parts: list[object] = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings)]
+    parts += [context_lines, cfg["maxMatches"], max_bytes]
+    key = json.dumps([*parts, True] if multiline else parts)
     uri = "grep://" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
     order = sorted(result.counts, key=lambda p: (-result.counts[p], p))  # best files first
     lines = {
@@ -174,7 +176,7 @@ async def grep(
     full = "".join(per_file.values())
     from ctx_tree_schema import NodeKind
 
-    meta = {
+    meta: GrepMeta = {
         "tool": "ctx_tree_grep",
         "pattern": pattern,
         "path": target.relative,
@@ -298,7 +300,7 @@ def _render(
     seen = set(shown) | ({partial} if partial else set())
     rest = [p for p in order if p not in seen]
     if rest:
-        names = []
+        names: list[str] = []
         cost = 0
         for p in rest:
             entry = f"{p} ({result.counts[p]})"

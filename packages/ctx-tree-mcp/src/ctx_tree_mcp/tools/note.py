@@ -8,6 +8,8 @@ from ..errors import ToolInputError
 from .spec import Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import NoteMeta
+
     from ..app import App
 
 DESCRIPTION = "Save a note (finding, decision) for later recall; returns its node id."
@@ -45,7 +47,10 @@ def note(app: App, content: str, title: str | None = None, parent_id: str | None
         )
     app.require_persistent("the note")
     nid = new_id()
-    meta = {"title": title or content.strip().splitlines()[0][:80], "session_id": app.session_key}
+    meta: NoteMeta = {
+        "title": title or content.strip().splitlines()[0][:80],
+        "session_id": app.session_key,
+    }
     app.capture(
         NodeKind.NOTE,
         content,
