@@ -214,7 +214,7 @@ def _writer(fd: int):
     """One JSON-RPC message per line to ``fd``; a client that went away (broken pipe) is
     written to no more, and the server ends at the end of its input as usual."""
     lock = threading.Lock()
-    gone = []
+    gone: list[OSError] = []
 
     def write(text: str) -> None:
         data = (text + "\n").encode("utf-8", "surrogatepass")
