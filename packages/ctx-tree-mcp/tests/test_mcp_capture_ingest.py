@@ -46,10 +46,11 @@ def test_root_key_is_sha256_of_the_real_path(app: App, tmp_path: Path) -> None:
 
 def test_a_spooled_conversation_becomes_prompt_answer_and_session_nodes(app: App) -> None:
     put(app, {"kind": "prompt", "text": "Why does login fail?", "prompt_id": "p1"})
+    put(app, {"kind": "bash", "command": "pytest tests/test_api.py", "text": OUTPUT})
     put(app, {"kind": "response", "text": "Because the token expired.", "prompt_id": "p1"})
     put(app, {"kind": "prompt", "text": "Fix it", "prompt_id": "p2"})
     report = ingest(app)
-    assert (report.stored, report.dropped) == (3, 0)
+    assert (report.stored, report.dropped) == (4, 0)
     assert spool.waiting(spool.spool_dir(app.home, app.root)) == []
     (session,) = app.store.recent(kind="session", limit=5)
     assert session.source_uri == "session://sess-1"
@@ -65,6 +66,11 @@ def test_a_spooled_conversation_becomes_prompt_answer_and_session_nodes(app: App
         answer.id, edge_kinds=[EdgeKind.FOLLOWS], direction="out", spine=False
     )
     assert [n.node.id for n in answer_follows] == [prompts[0].id]
+    (output,) = nodes(app, "tool_output")
+    used = app.store.neighbors(
+        answer.id, edge_kinds=[EdgeKind.DERIVED_FROM], direction="out", spine=False
+    )
+    assert [n.node.id for n in used] == [output.id]  # the turn's test run
     second_follows = app.store.neighbors(
         prompts[1].id, edge_kinds=[EdgeKind.FOLLOWS], direction="out", spine=False
     )

@@ -2,7 +2,9 @@
 
 Each event is claimed (renamed into ``cur/``), checked again (path policy for reads and greps,
 the command denylist of ``ctx_tree_bash`` for Bash), redacted again, stored in one transaction under its Claude Code
-session node as ``pending`` (the filter walker promotes it), and its file deleted. A Read is
+session node as ``pending`` (the filter walker promotes it), and its file deleted. An answer
+``follows`` its prompt and is ``derived_from`` the outputs captured in its turn; a prompt
+``follows`` the previous answer. A Read is
 stored through ``ctx_tree_read``'s own file cache, so an unchanged file creates nothing and a
 later ``ctx_tree_read`` is a cache hit.
 
@@ -263,8 +265,23 @@ def _response(app: App, event: dict[str, Any]) -> str:
     uri = f"response://{key}/{pid or event.get('at')}"
     outcome, node_id = _store(app, "response", text, source_uri=uri, metadata=meta)
     if outcome == "stored" and prompt is not None:
-        app.store.add_edges([(node_id, prompt.id, EdgeKind.FOLLOWS)])
+        edges = [(node_id, prompt.id, EdgeKind.FOLLOWS)]
+        edges += [(node_id, used, EdgeKind.DERIVED_FROM) for used in _used_in_turn(app, prompt)]
+        app.store.add_edges(edges)
     return outcome
+
+
+#: Kinds an answer is ``derived_from`` when they were captured in its turn.
+TURN_KINDS = ("tool_output", "web_chunk", "summary")
+
+
+def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
+    """Ids of the outputs captured under the session since ``prompt`` (its turn's tool calls),
+    newest first, at most ``limit``; compose then reaches them from the prompt or the answer."""
+    from ctx_tree_schema import Filters
+
+    filters = Filters(session_id=app.session_id(), since=prompt.created_at, kind=TURN_KINDS)
+    return [n.id for n in app.store.recent(limit=limit, filters=filters)]
 
 
 def _read(app: App, event: dict[str, Any]) -> str:
