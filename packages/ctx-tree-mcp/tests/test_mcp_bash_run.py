@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -140,3 +141,19 @@ def test_problem_lines_of_the_dropped_middle_are_kept(tmp_path: Path) -> None:
     assert r.middle == ["src/a.c:3:1: error: boom"]
     text, _ = output_text(r)
     assert "src/a.c:3:1: error: boom\n" in text and text.endswith("FAILED: x\n")
+
+
+def test_a_process_that_left_the_group_is_reported_not_waited_for(tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    start = time.monotonic()
+    r = _run(f"setsid sleep 30 & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    try:
+        assert time.monotonic() - start < 3
+        assert r.exit_code == 0 and r.escaped and not r.timed_out
+        assert output_text(r)[0] == "done\n"
+    finally:
+        for line in pids.read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(line), 9)  # the setsid'd sleep this test started
+    r = _run("sleep 30 > /dev/null & echo quiet", tmp_path)
+    assert r.stragglers and not r.escaped

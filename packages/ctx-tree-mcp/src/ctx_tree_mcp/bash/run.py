@@ -52,6 +52,9 @@ class RunResult:
     timed_out: bool
     cancelled: bool
     stragglers: bool  #: background processes were still running when the shell exited
+    #: The output pipe was still open after the group ended: a process that left the group
+    #: (``setsid``) holds it; it keeps running and what it prints later is not read.
+    escaped: bool
     duration_ms: int
     shell: str
     pgid: int  #: the command's process group (ended: nothing of it is left running)
@@ -163,7 +166,7 @@ def run_command(
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
     out = _Collector(keep_bytes)
-    timed_out = cancelled = stragglers = False
+    timed_out = cancelled = stragglers = escaped = False
     exited_at: float | None = None
     try:
         with selectors.DefaultSelector() as sel:
@@ -192,7 +195,7 @@ def run_command(
             if timed_out or cancelled or stragglers or _group_alive(pgid):
                 stragglers = stragglers or not (timed_out or cancelled)
                 _end_group(pgid, proc)
-                _drain(sel, fd, out)
+                escaped = not eof and not _drain(sel, fd, out)
     finally:
         if proc.poll() is None:
             _end_group(pgid, proc)
@@ -210,6 +213,7 @@ def run_command(
         timed_out=timed_out,
         cancelled=cancelled,
         stragglers=stragglers and not (timed_out or cancelled),
+        escaped=escaped,
         duration_ms=round((time.monotonic() - start) * 1000),
         shell=shell,
         pgid=pgid,
@@ -228,14 +232,16 @@ def _read_some(fd: int, out: _Collector) -> bool:
     return True
 
 
-def _drain(sel: selectors.BaseSelector, fd: int, out: _Collector) -> None:
-    """Read what the ended processes left in the pipe (at most :data:`STRAGGLER_GRACE_S`)."""
+def _drain(sel: selectors.BaseSelector, fd: int, out: _Collector) -> bool:
+    """Read what the ended processes left in the pipe (at most :data:`STRAGGLER_GRACE_S`);
+    True when the pipe reached end-of-file (no process holds it any more)."""
     end = time.monotonic() + STRAGGLER_GRACE_S
     while time.monotonic() < end:
         if not sel.select(timeout=max(0.0, end - time.monotonic())):
-            return
+            return False
         if not _read_some(fd, out):
-            return
+            return True
+    return False
 
 
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")

@@ -180,7 +180,13 @@ def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
     def manifest(gaps: list[tuple[int, int]]) -> Manifest:
         stored = f"{len(lines):,} line{'s' if len(lines) != 1 else ''} stored"
         m = Manifest(f"node {rec.node_id} · tool_output · {stored}")
-        if result.stragglers:
+        if result.escaped:
+            m.add(
+                "note",
+                "a process that left the command's group (setsid?) still holds its output; "
+                "it keeps running and what it prints later is not captured",
+            )
+        elif result.stragglers:
             m.add("note", "processes the command left in the background were ended")
         if binary:
             m.add("note", "the output looks binary; undecodable bytes are shown as �")
