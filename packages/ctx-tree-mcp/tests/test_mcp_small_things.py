@@ -133,3 +133,24 @@ def test_unknown_keys_are_one_clean_line(root, capsys, monkeypatch, tmp_path):
     assert out.startswith("1\t")
     assert err.count("\n") == 1 and "unknown keys capture.maxByte, colour (ignored)" in err
     assert "Warning" not in err and "warnings.warn" not in err
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "argument"),
+    [
+        ("ctx_tree_read", {"path": "src/decoder.py", "symbol": "A" * 100_000}, "symbol"),
+        ("ctx_tree_read", {"path": "B" * 100_000}, "path"),
+        ("ctx_tree_get", {"node_id": "C" * 100_000}, "node_id"),
+        ("ctx_tree_compose", {"seed_ids": ["D" * 100_000]}, "seed_ids"),
+    ],
+)
+def test_an_error_does_not_echo_a_huge_argument(app: App, name, arguments, argument) -> None:
+    """A 100,000-character argument is refused in a line, not echoed back whole."""
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.tools.registry import run_tool
+
+    with pytest.raises(ToolInputError) as err:
+        asyncio.run(run_tool(app, name, arguments))
+    text = str(err.value)
+    assert err.value.argument == argument and text.startswith(f"{argument}: ")
+    assert len(text) < 1000 and "chars]" in text, text[:300]

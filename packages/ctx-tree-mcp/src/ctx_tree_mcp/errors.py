@@ -2,6 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
+#: An unbroken run of characters longer than this in an error message (an echoed argument: a
+#: 100,000-character symbol, path or node id) is shortened, so a bad call costs the caller a
+#: line of tokens, not the size of what it sent.
+MAX_ECHO_CHARS = 200
+_LONG_RUN = re.compile(r"\S{%d,}" % (MAX_ECHO_CHARS + 1))
+
+
+def _shorten(match: re.Match[str]) -> str:
+    run = match.group()
+    return f"{run[:100]}…[{len(run) - 120:,} chars]…{run[-20:]}"
+
 
 class CtxTreeError(Exception):
     """Base class of every error ``ctx_tree_mcp`` raises."""
@@ -10,10 +23,12 @@ class CtxTreeError(Exception):
 class ToolInputError(CtxTreeError, ValueError):
     """Bad tool input. ``str(err)`` names the argument and says what to do instead.
 
-    Raised before any file read or store write, so nothing is lost.
+    Raised before any file read or store write, so nothing is lost. A long unbroken run in
+    ``message`` (an echoed argument) is shortened to about 140 characters.
     """
 
     def __init__(self, argument: str, message: str) -> None:
+        message = _LONG_RUN.sub(_shorten, message)
         super().__init__(f"{argument}: {message}")
         self.argument = argument
         self.message = message
