@@ -87,6 +87,12 @@ class WalkerService:
             log.exception("walkers did not stop cleanly")
 
 
+@asynccontextmanager
+async def no_walkers(_server: Any) -> AsyncIterator[dict[str, Any]]:
+    """The lifespan of a server that runs no walkers (tests, ``build_server(walkers=False)``)."""
+    yield {}
+
+
 def walkers_lifespan(
     app: App, **coordinator_options: Any
 ) -> Callable[[Any], AbstractAsyncContextManager[dict[str, Any]]]:

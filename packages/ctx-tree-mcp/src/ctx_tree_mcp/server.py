@@ -68,7 +68,7 @@ def build_server(app: App, walkers: bool = True) -> Server:
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from .lifecycle import walkers_lifespan
+    from .lifecycle import no_walkers, walkers_lifespan
     from .tools.registry import tools_list
 
     listed: list[types.ListToolsResult] = []
@@ -94,7 +94,7 @@ def build_server(app: App, walkers: bool = True) -> Server:
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        **({"lifespan": walkers_lifespan(app)} if walkers else {}),
+        lifespan=walkers_lifespan(app) if walkers else no_walkers,
     )
 
 
