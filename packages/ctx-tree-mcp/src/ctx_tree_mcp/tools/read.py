@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -64,7 +64,7 @@ def _parse_lines(text: str) -> dict[str, Any]:
         raise ToolInputError("--lines", "expected START:END, e.g. 40:80 (END optional)") from None
 
 
-def _render_lines(values: dict[str, Any]) -> str | None:
+def _render_lines(values: Mapping[str, Any]) -> str | None:
     start, end = values.get("start_line"), values.get("end_line")
     return f"{start or 1}:{'' if end is None else end}"
 
@@ -289,7 +289,7 @@ def _omitted(view: FileView, included: Sequence[Node]) -> str:
     rest = [c for c in view.chunks if c.id not in ids]
     if not rest:
         return ""
-    names = [c.metadata.get("symbol") for c in rest if c.metadata.get("symbol")]
+    names = [n for c in rest if isinstance(n := c.metadata.get("symbol"), str) and n]
     shown = ", ".join(dict.fromkeys(_PART.sub("", n) for n in names[:8]))
     more = f" (+{len(rest) - 8} more)" if len(rest) > 8 else ""
     tokens = sum(estimate_tokens(c.content) for c in rest)
@@ -592,12 +592,12 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
     def manifest(state: tuple[list[Node], _Cut | None]) -> Manifest:
         included, head_cut = state
         ids = {c.id for c in included}
-        cut_short = head_cut is not None and not head_cut.done
+        short = head_cut if head_cut is not None and not head_cut.done else None
         shown = [
             d
             for d in defs
             if all(c.id in ids for c in d.chunks)
-            and not (cut_short and d.lines[0] <= head_cut.first <= d.lines[1])
+            and not (short is not None and d.lines[0] <= short.first <= d.lines[1])
         ]
         missing = [d for d in relevant_defs if d not in shown]
         m = Manifest(_head(view))
@@ -612,10 +612,10 @@ def _by_query(app: App, view: FileView, query: str, budget: int) -> str:
             rest = ", ".join(_def_label(d) for d in missing[1:5])
             more = f" (+{len(missing) - 5} more)" if len(missing) > 5 else ""
             m.add("also not shown", rest + more, optional=True)
-        if cut_short and head_cut.skipped:
-            m.add("excerpt", _not_shown(head_cut))
-        if cut_short and not head_cut.empty:
-            m.add("next", _continue(view, head_cut))
+        if short is not None and short.skipped:
+            m.add("excerpt", _not_shown(short))
+        if short is not None and not short.empty:
+            m.add("next", _continue(view, short))
         elif missing:
             m.add("next", _def_call(view, missing[0]))
         m.add("included", _included(included, 8), optional=True)
@@ -643,9 +643,9 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
     whole = number_lines(_lines_of(view, 1, view.total_lines), 1)
     if not note and estimate_tokens(whole) <= budget - 60:
         # Small file: the whole file costs less than an outline would; nothing is left out.
-        manifest = Manifest(_head(view))
-        manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
-        return finish(whole, manifest, budget, _file_tokens(view), "file")
+        whole_manifest = Manifest(_head(view))
+        whole_manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
+        return finish(whole, whole_manifest, budget, _file_tokens(view), "file")
     entries = list(view.outline)
     ids = _entry_ids(view)
     rows = [

@@ -15,6 +15,8 @@ from .listing import render_listing
 from .spec import Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ctx_tree_schema import Filters
 
     from ..app import App
@@ -60,7 +62,7 @@ def _parse_kinds(kinds: list[str]) -> dict[str, Any]:
     return {"filters": {"kind": list(kinds)}}
 
 
-def _render_kinds(values: dict[str, Any]) -> str | None:
+def _render_kinds(values: Mapping[str, Any]) -> str | None:
     filters = values.get("filters")
     if isinstance(filters, dict) and set(filters) == {"kind"} and len(filters["kind"]) == 1:
         return str(filters["kind"][0])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -57,8 +57,12 @@ NodeId = Annotated[
 READ_ONLY: Mapping[str, bool] = {"readOnlyHint": True, "openWorldHint": False}
 
 
+#: What a sugar option's parser gets: the option's text, or with ``repeat`` the list of them.
+_Raw = TypeVar("_Raw", str, list[str])
+
+
 @dataclass(frozen=True)
-class Sugar:
+class Sugar(Generic[_Raw]):
     """A CLI-only option that sets several fields at once, e.g. ``--lines 40:80`` for
     ``start_line``/``end_line``. ``parse(text) -> {field: value}`` (raises ``ToolInputError``); ``render(values) -> text``
     (``None`` when the values cannot be written with it)."""
@@ -66,7 +70,7 @@ class Sugar:
     flag: str
     fields: tuple[str, ...]
     help: str
-    parse: Callable[[str], dict[str, Any]]
+    parse: Callable[[_Raw], dict[str, Any]]
     render: Callable[[Mapping[str, Any]], str | None]
     short: str = ""
     metavar: str = ""
@@ -84,7 +88,7 @@ class ToolSpec:
     example: Mapping[str, Any]
     annotations: Mapping[str, bool] = field(default_factory=lambda: dict(READ_ONLY))
     help: str = ""  # the CLI verb's one-line help (default: the description's first sentence)
-    sugar: tuple[Sugar, ...] = ()
+    sugar: tuple[Sugar[str] | Sugar[list[str]], ...] = ()
 
     @property
     def verb(self) -> str:
