@@ -1,9 +1,10 @@
-"""Nox sessions: lint, per-package tests, e2e, build, plugin, inspector (default); native, eval
-(release).
+"""Nox sessions: lint, typecheck, per-package tests, e2e, build, plugin, inspector (default);
+native, eval (release).
 
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
 - ``lint``: ruff check + format check.
+- ``typecheck``: mypy over the six packages' sources (about 15 s from a cold cache).
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
 - ``e2e``: the real server over stdio with the official MCP client (``tests-e2e/``).
@@ -42,7 +43,7 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "tests", "e2e", "build", "plugin", "inspector"]
+nox.options.sessions = ["lint", "typecheck", "tests", "e2e", "build", "plugin", "inspector"]
 nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).parent
