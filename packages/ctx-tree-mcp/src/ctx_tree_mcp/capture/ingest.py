@@ -278,9 +278,10 @@ TURN_KINDS = ("tool_output", "web_chunk", "summary")
 def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
     """Ids of the outputs captured under the session since ``prompt`` (its turn's tool calls),
     newest first, at most ``limit``; compose then reaches them from the prompt or the answer."""
-    from ctx_tree_schema import Filters
+    from ctx_tree_schema import Filters, NodeKind
 
-    filters = Filters(session_id=app.session_id(), since=prompt.created_at, kind=TURN_KINDS)
+    kinds = tuple(NodeKind(k) for k in TURN_KINDS)
+    filters = Filters(session_id=app.session_id(), since=prompt.created_at, kind=kinds)
     return [n.id for n in app.store.recent(limit=limit, filters=filters)]
 
 
