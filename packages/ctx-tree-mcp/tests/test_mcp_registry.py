@@ -53,6 +53,8 @@ def test_tools_list_stays_small() -> None:
         ("ctx_tree_search", {"query": "x", "limit": "many"}, "limit", "expected an integer"),
         ("ctx_tree_compose", {"seed_ids": "x", "weights": []}, "seed_ids", "expected a list"),
         ("ctx_tree_read", {"path": "\ud800"}, "path", "surrogate"),
+        ("ctx_tree_read", {"path": "a.py", "budget_tokens": None}, "budget_tokens", "got null"),
+        ("ctx_tree_read", {"path": "a.py", "budget_tokens": 1e308}, "budget_tokens", "a number"),
     ],
 )
 def test_bad_arguments_name_the_argument_the_rule_and_a_working_call(

@@ -165,7 +165,7 @@ class ToolSpec:
         elif kind == "literal_error":
             problem = f"{err.get('input')!r} is not allowed; one of: {ctx.get('expected', '')}"
         elif info is not None:
-            got = type(err.get("input")).__name__
+            got = _JSON_TYPE.get(type(err.get("input")), type(err.get("input")).__name__)
             where = f" at {'.'.join(loc[1:])}" if len(loc) > 1 else ""
             problem = f"expected {describe(info)}{where}, got {got}"
         else:
@@ -173,6 +173,18 @@ class ToolSpec:
         from ..surface import argument_name
 
         return ToolInputError(argument_name(self, name), problem + self._example_hint())
+
+
+#: What a caller sent, in JSON's words (the caller wrote JSON, not Python).
+_JSON_TYPE = {
+    type(None): "null",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+    dict: "an object",
+}
 
 
 def describe(info: Any) -> str:
