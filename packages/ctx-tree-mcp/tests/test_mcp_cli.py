@@ -89,3 +89,4 @@ def test_every_option_of_every_verb_has_help_text() -> None:
                 assert action.help, (
                     f"ctx-tree {name}: {action.option_strings or action.dest} has no help"
                 )
+        assert "_SUGAR" not in sub.format_help(), f"ctx-tree {name}: internal metavar shown"

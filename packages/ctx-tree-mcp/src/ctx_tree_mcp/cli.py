@@ -178,7 +178,7 @@ def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
             dest=f"_sugar_{i}",
             action="append" if sugar.repeat else "store",
             default=None,
-            metavar=sugar.metavar or None,
+            metavar=sugar.metavar or sugar.flag.lstrip("-").replace("-", "_").upper(),
             help=sugar.help.replace("%", "%%"),
         )
 
