@@ -43,3 +43,13 @@ def test_files_denied_after_reading_are_withheld(app, root):
         get(app, hit)
     with pytest.raises(ToolInputError, match="denylist"):
         read(app, "src/decoder.py")
+
+
+def test_every_answer_is_redacted_as_it_leaves_on_both_surfaces(app):
+    # A search answer echoes its query; run_tool is what the MCP server and the CLI both
+    # call, so neither surface shows the key.
+    from ctx_tree_mcp.tools.registry import run_tool
+
+    assert KEY in search(app, KEY)  # the handler alone echoes the query ...
+    answer = asyncio.run(run_tool(app, "ctx_tree_search", {"query": KEY}))
+    assert KEY not in answer and "[REDACTED:aws_access_key]" in answer  # ... the answer does not

@@ -57,7 +57,7 @@ async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple
     # costs about a millisecond of the round trip. Walkers use their own thread and
     # connection, so nothing here waits on them.
     try:
-        return redact_text(await run_tool(app, name, arguments)), False
+        return await run_tool(app, name, arguments), False  # redacted by run_tool
     except Exception as exc:
         return redact_text(error_text(name, exc)), True
 

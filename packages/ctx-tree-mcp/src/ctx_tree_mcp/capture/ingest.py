@@ -201,7 +201,7 @@ def _store(
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     before = app.store.find_live(source_uri, text)
     node_id = app.capture(
-        NodeKind(kind), text, source_uri=source_uri, metadata=metadata, terms=terms
+        NodeKind(kind), text, source_uri=source_uri, metadata=metadata, terms=terms, redacted=True
     )
     return ("unchanged" if before == node_id else "stored"), node_id
 

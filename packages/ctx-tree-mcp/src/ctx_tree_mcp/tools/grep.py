@@ -199,6 +199,7 @@ async def grep(
         metadata=meta,
         terms=pattern,
         original_bytes=None if result.kept_all else result.output_bytes,
+        redacted=True,  # made of the redacted lines the answer is rendered from
     )
     text = _render(
         app,

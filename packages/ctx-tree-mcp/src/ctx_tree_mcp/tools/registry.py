@@ -89,7 +89,10 @@ def tool(name: str) -> ToolSpec:
 
 
 async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> str:
-    """Validate ``arguments`` and run the tool's handler over ``app``; returns its text.
+    """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
+    redacted (:func:`ctx_tree_mcp.redact.redact_text`) as every answer is when it leaves, on
+    the MCP and the CLI surface alike: answers echo arguments, and stored text may predate a
+    redaction rule (docs/security.md).
 
     Raises :class:`ToolInputError` for bad input (the handler's own checks included), and
     the store's faults (``StoreFull``, ``StoreGone``, ``StoreUnwritable``; see
@@ -101,7 +104,9 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
     result = spec.handler(app, **values)
     if inspect.isawaitable(result):
         result = await result
-    return app.answer(result)  # plus one line when nothing is being stored
+    from ..redact import redact_text
+
+    return app.answer(redact_text(result))  # plus one line when nothing is being stored
 
 
 def tools_list() -> list[dict[str, Any]]:
