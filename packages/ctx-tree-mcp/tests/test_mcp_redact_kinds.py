@@ -93,6 +93,17 @@ CREDENTIALS = [
         "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6",
         "auth_token => '",
     ),
+    # tokens known by their prefix, outside any assignment (a log line, a command)
+    (
+        "remote: pushing with glpat-a8F3kQ2mZ7xW1pL8b9C4 as deploy",
+        "glpat-a8F3kQ2mZ7xW1pL8b9C4",
+        " as deploy",
+    ),
+    (
+        "//registry.npmjs.org/:_authToken npm_a8F3kQ2mZ7xW1pL8b9C4dE5fG6hJ7kL0mN1p ok",
+        "npm_a8F3kQ2mZ7xW1pL8b9C4dE5fG6hJ7kL0mN1p",
+        " ok",
+    ),
 ]
 
 

@@ -222,6 +222,13 @@ _RULES: tuple[_Rule, ...] = (
     ),
     _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
     _Rule("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
+    _Rule(
+        "gitlab_token",
+        re.compile(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
+        0,
+        ("glpat-", "gldt-", "glrt-", "glptt-"),
+    ),
+    _Rule("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, ("npm_",)),
     _Rule("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0, ("aiza",)),
     _Rule(
         "stripe_key",
