@@ -133,7 +133,8 @@ def test_launcher_from_a_marketplace_copy_runs_the_marketplace_workspace(tmp_pat
         json.dumps({"mkt": {"source": {"source": "directory"}, "installLocation": str(ws)}})
     )
     launcher = copy / "bin" / "ctx-tree-launch"
-    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True)
+    env = {k: v for k, v in os.environ.items() if k != "UV_PROJECT_ENVIRONMENT"}  # nox sets it
+    out = subprocess.run(["sh", str(launcher), "--flag"], capture_output=True, text=True, env=env)
     assert out.stdout == "entry point --flag\n", out.stderr
     assert (copy / "bin" / ".ctx-tree-workspace").read_text().strip() == str(ws)
     bare = tmp_path / "empty-path"
