@@ -201,3 +201,20 @@ def test_summarizer_is_off_without_a_key(tmp_path: Path):
         )
     finally:
         app.close()
+
+
+def test_provider_walker_runs_are_recorded_like_the_others(tmp_path: Path):
+    with fake_server() as fake:
+        app = make_app(tmp_path, {"embedding": {"provider": "ollama", "baseUrl": fake.url}})
+        try:
+            note(app, "a note about caching layers and their eviction")
+            walk(app, "embedding")
+            walk(app, "embedding")  # nothing to do: not recorded
+            rows = app.store.con.execute(
+                "SELECT walker, summary, changes FROM walker_runs WHERE walker = 'embedding'"
+            ).fetchall()
+            assert len(rows) == 1
+            assert json.loads(rows[0][2]) == {"embedded": 1}
+            assert rows[0][1].startswith("1 nodes embedded with nomic-embed-text")
+        finally:
+            app.close()

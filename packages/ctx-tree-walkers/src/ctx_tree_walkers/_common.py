@@ -78,7 +78,9 @@ def walker_interval_ms(config: Config, name: str) -> int:
 
 
 #: Report fields that count what a walker looked at rather than what it changed.
-_NOT_CHANGES = frozenset({"checked", "skipped", "unreadable", "kept_for_children"})
+_NOT_CHANGES = frozenset(
+    {"checked", "skipped", "unreadable", "kept_for_children", "candidates", "batches"}
+)
 
 
 def record_run(store: Store, name: str, started_ms: int, finished_ms: int, report: Any) -> None:
