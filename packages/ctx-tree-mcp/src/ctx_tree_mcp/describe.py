@@ -26,9 +26,9 @@ def where(node: Node) -> str:
     if node.kind.value == "note":
         return f"note {meta.get('title') or ''}".rstrip()
     if node.kind.value == "session":
-        import time
+        from ctx_tree_store import now_ms
 
-        started = when(int(meta.get("started_at", 0)), time.time_ns() // 1_000_000)
+        started = when(int(meta.get("started_at", 0)), now_ms())
         return f"session {meta.get('session_id', '')} started {started}"
     return node.source_uri or ""
 

@@ -24,6 +24,7 @@ from .location import (
 )
 from .store import (
     DEFAULT_STATUSES,
+    MAX_DEPTH,
     FileTree,
     Neighbor,
     NewNode,
@@ -46,6 +47,7 @@ from .vectors import DimensionMismatch, VectorHit, VectorUnavailable
 
 __all__ = [
     "DEFAULT_STATUSES",
+    "MAX_DEPTH",
     "STORE_FILE",
     "DimensionMismatch",
     "FileTree",

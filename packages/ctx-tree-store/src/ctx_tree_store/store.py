@@ -36,6 +36,7 @@ from .terms import _quote, fallback_words, index_terms, match_all_query, match_q
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
+#: Deepest walk :meth:`Store.neighbors` takes (hops); the neighbors tool's range.
 MAX_DEPTH = 5
 FTS_PROBE_MAX = 64  # fts_scores: per-rowid lookups up to this many ids
 FTS_SCAN_CAP = 50_000  # fts_scores: matches read at most in one pass

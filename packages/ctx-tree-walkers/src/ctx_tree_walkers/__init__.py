@@ -12,10 +12,11 @@ See ``docs/walkers.md``. Everything public is in ``__all__``.
 
 from __future__ import annotations
 
+import ctx_tree_store
 from ctx_tree_schema import Config
 from ctx_tree_store import Store
 
-from ._common import KeepGoing, Yielder, polite, record_run, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, polite, record_run, walker_interval_ms
 from ._coordinator import (
     FIRST_DELAY_MS,
     LEASE_PREFIX,
@@ -34,7 +35,6 @@ from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
 from ._summarizer import SummarizerReport, summarize_subtrees, tokens_used
 from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
-from .testing import ManualClock
 
 __version__ = "0.1.0"
 
@@ -64,13 +64,13 @@ def run_once(
         names = [which]
     else:
         raise ValueError(f"unknown walker {which!r}; one of: {', '.join(WALKER_NAMES)}, all")
-    at = wall_ms() if now_ms is None else int(now_ms)
+    at = ctx_tree_store.now_ms() if now_ms is None else int(now_ms)
     bound = {**WALKERS, **bind_providers(embedder, summarizer)}
     out: dict[str, str] = {}
     for name in names:
-        started = wall_ms()
+        started = ctx_tree_store.now_ms()
         report = bound[name](store, config, now_ms=at, keep_going=polite())
-        record_run(store, name, started, wall_ms(), report)
+        record_run(store, name, started, ctx_tree_store.now_ms(), report)
         out[name] = report.summary()
     return out
 
@@ -88,7 +88,6 @@ __all__ = [
     "EmbeddingReport",
     "FilterReport",
     "KeepGoing",
-    "ManualClock",
     "ProviderUnavailable",
     "PrunerReport",
     "StalenessReport",
@@ -116,5 +115,4 @@ __all__ = [
     "summarize_subtrees",
     "tokens_used",
     "walker_interval_ms",
-    "wall_ms",
 ]

@@ -58,11 +58,6 @@ def polite(keep_going: KeepGoing = always, ratio: float = 1.0) -> KeepGoing:
     return check
 
 
-def wall_ms() -> int:
-    """Current wall time in epoch milliseconds (the default clock)."""
-    return time.time_ns() // 1_000_000
-
-
 def walker_interval_ms(config: Config, name: str) -> int:
     """The configured interval of walker ``name`` (``filter``, ``staleness``, ``pruner``,
     ``embedding``, ``dedupe``, ``summarizer``)."""

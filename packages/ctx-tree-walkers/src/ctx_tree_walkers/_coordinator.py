@@ -34,10 +34,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+import ctx_tree_store
 from ctx_tree_schema import Config
 from ctx_tree_store import Store, StoreError
 
-from ._common import KeepGoing, Yielder, record_run, walker_interval_ms, wall_ms
+from ._common import KeepGoing, Yielder, record_run, walker_interval_ms
 from ._dedupe import dedupe
 from ._embedding import index_embeddings
 from ._filter import filter_pending
@@ -141,7 +142,7 @@ class Coordinator:
         store_file: str | os.PathLike[str],
         config: Config,
         *,
-        now_ms: Callable[[], int] = wall_ms,
+        now_ms: Callable[[], int] = ctx_tree_store.now_ms,
         sleep: Callable[[float], Awaitable[Any]] | None = None,
         holder: str | None = None,
         walkers: tuple[str, ...] = WALKER_NAMES,

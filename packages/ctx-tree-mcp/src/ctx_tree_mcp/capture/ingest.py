@@ -20,7 +20,6 @@ import hashlib
 import logging
 import os
 import re
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -384,6 +383,8 @@ def _bash(app: App, event: dict[str, Any]) -> str:
 
 
 def _web(app: App, event: dict[str, Any]) -> str:
+    from ctx_tree_store import now_ms
+
     url = _text(event, "url")
     text = _text(event)
     if not text.strip() or not url:
@@ -393,7 +394,7 @@ def _web(app: App, event: dict[str, Any]) -> str:
         "tool": event.get("tool"),
         "url": url,
         "title": title,
-        "fetched_at": event.get("at") or int(time.time() * 1000),
+        "fetched_at": event.get("at") or now_ms(),
         "session_id": _session_key(app),
     }
     return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=title)[0]

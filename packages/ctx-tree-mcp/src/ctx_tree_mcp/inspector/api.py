@@ -13,6 +13,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ctx_tree_compose import MAX_DEPTH
+
 from ..errors import ToolInputError
 
 if TYPE_CHECKING:
@@ -311,7 +313,7 @@ def compose_preview(app: App, params: Params) -> dict[str, Any]:
         seeds,
         query=(params.get("query") or "").strip() or None,
         budget_tokens=_ints(params, "budget", 4000, MIN_BUDGET, MAX_BUDGET),
-        depth=_ints(params, "depth", 2, 0, 5),
+        depth=_ints(params, "depth", 2, 0, MAX_DEPTH),
     )
     ids = [i.id for i in packed.included] + [d.id for d in packed.dropped]
     if packed.truncated:

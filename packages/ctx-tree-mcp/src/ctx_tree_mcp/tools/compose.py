@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any
 
+from ctx_tree_compose import MAX_DEPTH
 from pydantic import Field
 
 from ..budget import check_budget, check_int, estimate_tokens, fit_lines
@@ -38,7 +39,7 @@ class Args(Input):
     seed_ids: Annotated[list[str], Cli("1..50 node ids", positional=True, metavar="SEED")]
     query: Annotated[str | None, Cli("adds the query term to the score", short="-q")] = None
     budget_tokens: Budget = 4000
-    depth: Annotated[int, Field(ge=0, le=5, description="BFS hops"), Cli("BFS hops")] = 2
+    depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="BFS hops"), Cli("BFS hops")] = 2
     weights: Annotated[
         dict[str, float] | None,
         Field(description="dist, recency, query"),
@@ -73,12 +74,12 @@ def plan(
     """Validate the arguments and plan a compose without rendering or counting anything (the
     inspector's preview uses it too): returns ``(ComposePlan, budget)``. The plan packs
     ``room`` tokens (default: the budget less 160 for the manifest). Raises
-    ``ToolInputError`` for no or unknown seeds, a depth outside 0..5, bad weights or budget."""
+    ``ToolInputError`` for no or unknown seeds, a depth outside 0..MAX_DEPTH, bad weights or budget."""
     from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
 
     budget = check_budget(budget_tokens)
-    depth = check_int(depth, "depth", 0, 5)
+    depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
     if (
@@ -141,7 +142,7 @@ def compose(
     for the room the manifest leaves (``render.fitted_answer``), so small budgets still get
     content and a ``next``."""
     budget = check_budget(budget_tokens)
-    depth = check_int(depth, "depth", 0, 5)
+    depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
     nodes: dict[str, Any] = {}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Literal
 
+from ctx_tree_store import MAX_DEPTH
 from pydantic import Field
 
 from ..budget import check_int
@@ -17,12 +18,6 @@ if TYPE_CHECKING:
     from ..app import App
 
 
-def now_ms() -> int:
-    import time
-
-    return time.time_ns() // 1_000_000
-
-
 NEIGHBORS_DESCRIPTION = (
     "Nodes linked to node_id (spine parent/children and edges) up to depth hops."
 )
@@ -32,7 +27,7 @@ RECENT_DESCRIPTION = "Most recently stored nodes, newest first."
 
 class NeighborsArgs(Input):
     node_id: NodeId
-    depth: Annotated[int, Field(ge=1, le=5), Cli("hops")] = 1
+    depth: Annotated[int, Field(ge=1, le=MAX_DEPTH), Cli("hops")] = 1
     edge_kinds: Annotated[
         list[str] | None,
         Field(description="supersedes, references, derived_from, summarizes, follows"),
@@ -139,6 +134,7 @@ def recent(
     as ISO 8601 UTC and how long ago. Raises ``ToolInputError`` for a bad kind, status, time
     or limit."""
     from ctx_tree_schema import Filters, NodeKind, NodeStatus
+    from ctx_tree_store import now_ms
 
     from ..describe import line, when
 
