@@ -21,13 +21,12 @@ from ..errors import ToolInputError
 from ..render import Manifest, fitted_answer
 from ..surface import call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
-from .digest import render_lines, scan, select_lines
-from .record import Recorded, record_output
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
 
     from ..app import App
+    from .record import Recorded
     from .run import RunResult
 
 DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
@@ -109,6 +108,7 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
 
 
 def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
+    from .record import record_output
     from .run import output_text
 
     text, binary = output_text(result)
@@ -164,6 +164,9 @@ def _offset(lines: list[str], index: int) -> int:
 
 
 def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
+    # Imported on first use: compiling the digest's patterns costs ~20-40 ms at start-up.
+    from .digest import render_lines, scan, select_lines
+
     content = rec.content
     lines = content.split("\n")
     if lines and lines[-1] == "":
