@@ -454,22 +454,33 @@ def _ago(ms):
     return "just now"
 
 
+def _count(n, one, many):
+    return "%d %s" % (n, one if n == 1 else many)
+
+
 def session_note(state, waiting):
     """At most 100 tokens on what the store holds from earlier sessions, or '' when nothing."""
     counts = state.get("counts") if isinstance(state.get("counts"), dict) else {}
-    n = lambda key: int(counts.get(key) or 0)  # noqa: E731
+
+    def n(key):
+        value = counts.get(key)
+        return value if isinstance(value, int) else 0
+
     parts = []
-    if n("prompt") or n("response"):
-        parts.append("%d prompts/answers" % (n("prompt") + n("response")))
-    if n("file"):
-        parts.append("%d files" % n("file"))
-    if n("tool_output"):
-        parts.append("%d command/grep outputs" % n("tool_output"))
-    for key, label in (("web_chunk", "web pages"), ("summary", "agent results"), ("note", "notes")):
+    labels = (
+        ("prompt", "prompt", "prompts"),
+        ("response", "answer", "answers"),
+        ("file", "file", "files"),
+        ("tool_output", "command/grep output", "command/grep outputs"),
+        ("web_chunk", "web page", "web pages"),
+        ("summary", "agent result", "agent results"),
+        ("note", "note", "notes"),
+    )
+    for key, one, many in labels:
         if n(key):
-            parts.append("%d %s" % (n(key), label))
+            parts.append(_count(n(key), one, many))
     if waiting:
-        parts.append("%d captures not yet stored" % waiting)
+        parts.append(_count(waiting, "capture not yet stored", "captures not yet stored"))
     if not parts:
         return ""
     when = (
@@ -477,7 +488,7 @@ def session_note(state, waiting):
         if isinstance(state.get("last_capture_at"), int)
         else ""
     )
-    sessions = " from %d sessions" % n("session") if n("session") else ""
+    sessions = " from " + _count(n("session"), "session", "sessions") if n("session") else ""
     return (
         "ctx-tree store for this project holds %s%s%s. Recall before re-reading: "
         'ctx_tree_recent(kind="prompt"), ctx_tree_search(query="..."), then ctx_tree_compose on the hits.'
