@@ -306,3 +306,33 @@ def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
     assert "class JSONDecoder" in text
     assert text.splitlines()[-1].startswith("ctx-tree: nothing is being stored: ")
     assert "there is no store to search" in text
+
+
+def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
+    root: Path, tmp_path: Path, monkeypatch, capsys
+):
+    """A store file overwritten with garbage: the call fails in words that name the fix
+    (``ctx-tree forget``), over MCP and on the CLI, instead of 'internal error'."""
+    import asyncio
+
+    from ctx_tree_mcp.cli import main
+    from ctx_tree_mcp.server import answer
+
+    home = tmp_path / "home"
+    first = App(root, home=home)
+    note(first, "seed")
+    path = first.store_file
+    first.close()
+    with open(path, "r+b") as f:
+        f.write(b"garbage garbage garbage")
+    damaged = App(root, home=home)
+    try:
+        text, is_error = asyncio.run(answer(damaged, "ctx_tree_note", {"content": "x"}))
+    finally:
+        damaged.close()
+    assert is_error and "internal error" not in text and "ctx-tree forget" in text, text
+    monkeypatch.setenv("CTX_TREE_HOME", str(home))
+    with pytest.raises(SystemExit) as code:
+        main(["--root", str(root), "note", "x"])
+    err = capsys.readouterr().err
+    assert code.value.code == 1 and "ctx-tree forget" in err and "internal error" not in err

@@ -29,11 +29,18 @@ log = logging.getLogger(__name__)
 
 def fault_message(exc: BaseException) -> str | None:
     """The one-line message for a store fault the user can act on (disk full, store deleted,
-    unwritable, written by a newer ctx-tree), or None for any other exception."""
+    unwritable, written by a newer ctx-tree, damaged), or None for any other exception."""
     from ctx_tree_store import SchemaVersionError, StoreFull, StoreGone, StoreUnwritable
 
     if isinstance(exc, StoreFull | StoreGone | StoreUnwritable | SchemaVersionError):
         return str(exc)
+    import apsw
+
+    if isinstance(exc, apsw.NotADBError | apsw.CorruptError):
+        return (
+            f"the store is damaged ({exc}); `ctx-tree doctor` names it and `ctx-tree forget` "
+            "in the project deletes it (the next call starts a new, empty one)"
+        )
     return None
 
 
