@@ -32,3 +32,8 @@ class ToolInputError(CtxTreeError, ValueError):
         super().__init__(f"{argument}: {message}")
         self.argument = argument
         self.message = message
+
+
+class PathMissing(ToolInputError):
+    """The path given does not exist (a :class:`ToolInputError`; callers that care, e.g. to
+    mark a deleted file's nodes stale, catch this type)."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from .errors import ToolInputError
+from .errors import PathMissing, ToolInputError
 from .surface import tool_ref
 
 #: The secret-file denylist (gitignore syntax, lower case; matched case-insensitively).
@@ -153,7 +153,7 @@ class PathPolicy:
         try:
             st = os.stat(resolved.absolute)
         except FileNotFoundError:
-            raise ToolInputError(
+            raise PathMissing(
                 argument, f"{path!r} does not exist; check the path (relative to {self.root})"
             ) from None
         except OSError as exc:

@@ -12,6 +12,7 @@ from ._errors import (
     StoreFull,
     StoreGone,
     StoreUnwritable,
+    is_busy,
 )
 from .catalog import StoreInfo, describe, forget, list_stores, project_stores
 from .location import (
@@ -74,6 +75,7 @@ __all__ = [
     "describe",
     "forget",
     "index_terms",
+    "is_busy",
     "list_stores",
     "match_all_query",
     "match_query",

@@ -93,3 +93,12 @@ class SchemaTooOld(StoreError, RuntimeError):
         )
         self.found = found
         self.supported = supported
+
+
+def is_busy(exc: BaseException) -> bool:
+    """True when ``exc`` is SQLite's "database is locked" (``BusyError`` or ``LockedError``):
+    another connection held the write lock past the busy timeout, and the same call may work
+    a moment later."""
+    import apsw
+
+    return isinstance(exc, apsw.BusyError | apsw.LockedError)

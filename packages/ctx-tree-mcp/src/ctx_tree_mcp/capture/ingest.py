@@ -97,7 +97,7 @@ def ingest(
     events were spooled and none exists yet; a project without hooks gets no spool directory. Never raises for an event's content; store errors other than busy are logged
     per event.
     """
-    from ctx_tree_store import ctx_tree_home
+    from ctx_tree_store import ctx_tree_home, is_busy
 
     home = app.home or ctx_tree_home()
     base = spool.spool_dir(home, app.root)
@@ -121,7 +121,7 @@ def ingest(
         try:
             outcome = ingest_event(app, event)
         except Exception as exc:  # one bad event never wedges the queue
-            if _busy(exc):
+            if is_busy(exc):
                 spool.release(base, claimed)
                 report.busy = True
                 break
@@ -136,11 +136,6 @@ def ingest(
         with contextlib.suppress(Exception):
             _write_state(app, base)
     return report
-
-
-def _busy(exc: Exception) -> bool:
-    name = type(exc).__name__
-    return name in ("BusyError", "LockedError") or "database is locked" in str(exc)
 
 
 def _write_state(app: App, base: Path) -> None:

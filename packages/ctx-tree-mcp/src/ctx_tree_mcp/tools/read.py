@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import Field
 
 from ..budget import check_budget, estimate_tokens, fit_lines
-from ..errors import ToolInputError
+from ..errors import PathMissing, ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
 from ..render import Manifest, call, finish, fitted_answer, number_lines, plural
 from .spec import Budget, Cli, Input, Sugar, ToolSpec
@@ -122,10 +122,9 @@ def read(
 def _resolve(app: App, path: str):
     try:
         return app.policy.resolve_file(path)
-    except ToolInputError as exc:
-        if "does not exist" in str(exc):
-            with contextlib.suppress(ToolInputError):
-                mark_gone(app, app.policy.resolve(path))
+    except PathMissing:
+        with contextlib.suppress(ToolInputError):
+            mark_gone(app, app.policy.resolve(path))
         raise
 
 
