@@ -58,7 +58,7 @@ def main() -> None:
     from ctx_tree_mcp.bash.tool import bash
     from ctx_tree_mcp.budget import estimate_tokens
 
-    app = App(root, session="bench")
+    app = App(root, session_key="bench")
     shell = user_shell()
     bash(app, "true")  # open the store, create the session
 

@@ -324,7 +324,7 @@ def test_a_new_session_recalls_prompts_reads_commands_and_answers(
         " from 1 session (last "
     )
     assert len(note) <= 400  # 100 tokens
-    later = App(root, home=home, session="sess-B")
+    later = App(root, home=home, session_key="sess-B")
     try:
         recent = graph.recent(later, kind="prompt")
         assert "prompt://sess-A/p1" in recent

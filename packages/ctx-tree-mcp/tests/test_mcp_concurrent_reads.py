@@ -18,7 +18,7 @@ from pathlib import Path
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.tools.read import read
 root, home, sync, me = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3]), sys.argv[4]
-app = App(root, home=home, session=f"reader-{me}")
+app = App(root, home=home, session_key=f"reader-{me}")
 app.store  # open (and migrate) before the race
 answers = []
 for round_ in ("1", "2"):

@@ -41,7 +41,7 @@ def built(root: Path, tmp_path: Path) -> dict:
     )
     read(app, "src/decoder.py", symbol="JSONDecoder.decode")  # supersedes the first read
     walk(app)
-    ids["session"] = app.session_id()
+    ids["session"] = app.session_node_id()
     app.close()
     return {"root": root, "home": home, **ids}
 
@@ -218,7 +218,7 @@ def test_compose_preview_is_the_tool_plan(client: TestClient, built: dict):
 def test_version_changes_when_the_store_is_written(client: TestClient, built: dict):
     v1 = client.get("/api/version").json()["version"]
     assert client.get("/api/version").json()["version"] == v1
-    writer = App(built["root"], home=built["home"], session="cli")
+    writer = App(built["root"], home=built["home"], session_key="cli")
     note(writer, "a late note", title="late")
     writer.close()
     assert client.get("/api/version").json()["version"] != v1

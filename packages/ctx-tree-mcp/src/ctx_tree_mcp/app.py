@@ -44,11 +44,18 @@ def fault_message(exc: BaseException) -> str | None:
     return None
 
 
-def host_session() -> str | None:
-    """The host's session id for a server process: ``$CLAUDE_CODE_SESSION_ID``, which Claude Code
-    (2.1.154+) gives the MCP servers it starts and its hooks see as ``session_id``; so the hooks'
-    captures and the server's tool calls share one session node (docs/capture.md)."""
-    return os.environ.get("CLAUDE_CODE_SESSION_ID") or None
+def server_session_key() -> str:
+    """The session key of a server process: ``$CLAUDE_CODE_SESSION_ID``, which Claude Code
+    (2.1.154+) gives the MCP servers it starts and its hooks see as ``session_id``, so the hooks'
+    captures and the server's tool calls share one session node (docs/capture.md); else a
+    fresh ULID."""
+    return os.environ.get("CLAUDE_CODE_SESSION_ID") or _fresh_session_key()
+
+
+def _fresh_session_key() -> str:
+    from ctx_tree_store import new_id
+
+    return new_id()
 
 
 def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
@@ -78,20 +85,29 @@ class App:
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: Recently served file views by root node id (their content is immutable per id).
-    views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
+    _views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
     max_views: int = 64
 
     def remember(self, view: Any) -> Any:
         """Keep a stored file view for the next cached read; returns it."""
-        self.views[view.root.id] = view
-        while len(self.views) > self.max_views:
-            self.views.popitem(last=False)
+        self._views[view.root.id] = view
+        while len(self._views) > self.max_views:
+            self._views.popitem(last=False)
         return view
 
-    #: Session id recorded in the session node; None: a fresh ULID per process. The server
+    def recall(self, root_id: str) -> Any | None:
+        """The file view remembered for the file root ``root_id``, or None."""
+        view = self._views.get(root_id)
+        if view is not None:
+            self._views.move_to_end(root_id)
+        return view
+
+    #: The session key: the session's name, kept in its ``session://<key>`` node and in the
+    #: ``session_id`` metadata of what is captured under it (docs/data-model.md). The server
     #: passes Claude Code's ``CLAUDE_CODE_SESSION_ID`` when it has one (the hooks' session,
-    #: docs/capture.md); the CLI passes ``"cli"`` so its calls share one session node.
-    session: str | None = None
+    #: docs/capture.md); the CLI passes ``"cli"`` so its calls share one session node; the
+    #: default is a fresh ULID per process.
+    session_key: str = field(default_factory=_fresh_session_key)
     #: False for an App over a store someone else opened (:meth:`over`, :meth:`with_session`):
     #: :meth:`close` then leaves the store open.
     owns_store: bool = True
@@ -105,22 +121,15 @@ class App:
         app.__dict__["config"] = config
         return app
 
-    def with_session(self, session: str) -> App:
+    def with_session(self, session_key: str) -> App:
         """A sibling sharing this App's store, config, path policy and file views, whose
-        captures hang under the session node of ``session``."""
-        other = type(self)(self.root, self.home, session=session, owns_store=False)
+        captures hang under the session node of ``session_key``."""
+        other = type(self)(self.root, self.home, session_key=session_key, owns_store=False)
         for name in ("config", "policy", "store_file", "store"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
-        other.views = self.views
+        other._views = self._views
         return other
-
-    @cached_property
-    def session_key(self) -> str:
-        """This process's session id (``session`` or a ULID), kept in the session node's metadata."""
-        from ctx_tree_store import new_id
-
-        return self.session or new_id()
 
     @cached_property
     def config(self) -> Config:
@@ -187,7 +196,7 @@ class App:
             from ctx_tree_store import StoreUnwritable
 
             log.warning("the store %s was deleted or replaced; opening it anew", store.path)
-            self.views.clear()
+            self._views.clear()
             try:
                 store.reopen()
             except StoreUnwritable:  # it cannot be made again here: go on without storing
@@ -225,7 +234,7 @@ class App:
         when the configured one cannot be built (unknown name, model not loadable)."""
         return self._embedder
 
-    def session_id(self) -> str:
+    def session_node_id(self) -> str:
         """Node id of this process's ``session`` node, created (and committed) on first use.
 
         Cached per store and generation, and never from inside an open transaction (which could
@@ -288,7 +297,7 @@ class App:
         node = NewNode(
             kind=kind,
             content=content,
-            parent_id=parent_id or self.session_id(),
+            parent_id=parent_id or self.session_node_id(),
             source_uri=source_uri,
             status=NodeStatus.PENDING if pending else NodeStatus.LIVE,
             metadata=metadata,

@@ -51,7 +51,7 @@ def open_app(args: argparse.Namespace, *, check_config: bool = True) -> Iterator
         raise ToolInputError(
             "--root", f"{root} is not a directory; give the project's root directory"
         )
-    app = App(root, session="cli")
+    app = App(root, session_key="cli")
     if check_config:
         report_unknown_keys(app)
     try:

@@ -104,9 +104,8 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         and old.metadata.get("file_sha256") == digest
         and old.metadata.get("size") == len(data)
     ):
-        hit = app.views.get(old.id)
+        hit = app.recall(old.id)
         if hit is not None:
-            app.views.move_to_end(old.id)
             return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
         return app.remember(
@@ -213,7 +212,7 @@ def _store_new(
                 terms=f"{chunk.symbol or ''} {resolved.relative}",
             )
         )
-    session = app.session_id()  # committed on its own, before the capture's transaction
+    session = app.session_node_id()  # committed on its own, before the capture's transaction
     tree = app.store.capture_file(nodes[0], nodes[1:], referenced_by=session)
     outline_entries = tuple(outline) if tree.created else _outline(tree.root.metadata)
     view = FileView(tree.root, tree.chunks, outline_entries, resolved.relative, cached=False)

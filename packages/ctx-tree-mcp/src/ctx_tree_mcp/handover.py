@@ -178,11 +178,11 @@ def serve_session(session: Session, root: str | None) -> None:
     )
     from ctx_tree_schema import ConfigError
 
-    from .app import App, host_session, project_root
+    from .app import App, project_root, server_session_key
     from .instant import StartError
     from .server import build_server
 
-    app = App(project_root(root), session=host_session())
+    app = App(project_root(root), session_key=server_session_key())
     try:
         app.config
     except ConfigError as exc:

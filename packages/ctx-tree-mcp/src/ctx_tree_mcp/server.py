@@ -16,7 +16,7 @@ import traceback
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .app import App, fault_message, host_session, project_root
+from .app import App, fault_message, project_root, server_session_key
 from .redact import redact_text
 
 if TYPE_CHECKING:
@@ -108,7 +108,7 @@ def serve(root: str | None = None) -> int:
     )
     from ctx_tree_schema import ConfigError
 
-    app = App(project_root(root), session=host_session())
+    app = App(project_root(root), session_key=server_session_key())
     try:
         config = app.config
     except ConfigError as exc:

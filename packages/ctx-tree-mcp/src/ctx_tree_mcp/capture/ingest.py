@@ -200,14 +200,10 @@ def _store(
     return ("unchanged" if before == node_id else "stored"), node_id
 
 
-def _session_key(app: App) -> str:
-    return app.session_key
-
-
 def _latest(app: App, kind: str):
     from ctx_tree_schema import Filters
 
-    nodes = app.store.recent(limit=1, filters=Filters(session_id=app.session_id()), kind=kind)
+    nodes = app.store.recent(limit=1, filters=Filters(session_id=app.session_node_id()), kind=kind)
     return nodes[0] if nodes else None
 
 
@@ -217,7 +213,7 @@ def _prompt(app: App, event: dict[str, Any]) -> str:
     text = _text(event)
     if not text.strip():
         return "skipped"
-    key = _session_key(app)
+    key = app.session_key
     pid = str(event.get("prompt_id") or event.get("at") or "")
     uri = f"prompt://{key}/{pid}"
     existing = app.store.latest_by_source(uri)
@@ -247,7 +243,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     text = _text(event)
     if not text.strip():
         return "skipped"
-    key = _session_key(app)
+    key = app.session_key
     pid = str(event.get("prompt_id") or "")
     prompt = app.store.latest_by_source(f"prompt://{key}/{pid}") if pid else None
     meta: ResponseMeta = {
@@ -275,7 +271,7 @@ def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
     from ctx_tree_schema import Filters, NodeKind
 
     kinds = tuple(NodeKind(k) for k in TURN_KINDS)
-    filters = Filters(session_id=app.session_id(), since=prompt.created_at, kind=kinds)
+    filters = Filters(session_id=app.session_node_id(), since=prompt.created_at, kind=kinds)
     return [n.id for n in app.store.recent(limit=limit, filters=filters)]
 
 
@@ -344,7 +340,7 @@ def _grep(app: App, event: dict[str, Any]) -> str:
         "output_mode": mode,
         "match_count": text.count("\n") + 1,
         "cwd": str(cwd),
-        "session_id": _session_key(app),
+        "session_id": app.session_key,
     }
     uri = f"{tool.lower()}://{_hash(tool, pattern, target, event.get('glob'), mode, cwd)}"
     return _store(app, "tool_output", text, source_uri=uri, metadata=meta, terms=pattern)[0]
@@ -371,7 +367,7 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         exit_code=event.get("exit_code"),
         duration_ms=event.get("duration_ms"),
         original_bytes=event.get("original_chars"),
-        metadata={"interrupted": bool(event.get("interrupted")), "session_id": _session_key(app)},
+        metadata={"interrupted": bool(event.get("interrupted")), "session_id": app.session_key},
     )
     node = app.store.get(recorded.node_id)
     return "unchanged" if node is not None and node.created_at < started else "stored"
@@ -390,7 +386,7 @@ def _web(app: App, event: dict[str, Any]) -> str:
         "url": url,
         "title": title,
         "fetched_at": event.get("at") or now_ms(),
-        "session_id": _session_key(app),
+        "session_id": app.session_key,
     }
     return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=title)[0]
 
@@ -403,7 +399,7 @@ def _agent(app: App, event: dict[str, Any]) -> str:
     meta: SummaryMeta = {
         "title": title,
         "subagent_type": event.get("subagent_type"),
-        "session_id": _session_key(app),
+        "session_id": app.session_key,
     }
     uri = f"agent://{event.get('tool_use_id') or _hash(title, text)}"
     return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title)[0]
