@@ -90,3 +90,9 @@ def test_every_option_of_every_verb_has_help_text() -> None:
                     f"ctx-tree {name}: {action.option_strings or action.dest} has no help"
                 )
         assert "_SUGAR" not in sub.format_help(), f"ctx-tree {name}: internal metavar shown"
+
+
+def test_an_empty_grep_pattern_names_the_flag_on_the_cli(env, capsys) -> None:
+    """The CLI names ``--fixed-strings``, not the MCP argument ``fixed_strings=true``."""
+    code, _, err = run(capsys, "--root", str(env), "grep", "")
+    assert code == 2 and "--fixed-strings" in err and "fixed_strings=" not in err, err

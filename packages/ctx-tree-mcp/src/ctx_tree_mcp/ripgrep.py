@@ -173,11 +173,11 @@ def invalid_pattern(detail: str) -> ToolInputError:
     return ToolInputError(
         "pattern",
         f"invalid regex ({detail[:300]}); escape special characters such as ( [ {{ with a "
-        f"backslash, or pass {_switch('fixed_strings')} to search for the text as written",
+        f"backslash, or pass {switch_flag('fixed_strings')} to search for the text as written",
     )
 
 
-def _switch(name: str) -> str:
+def switch_flag(name: str) -> str:
     """How to turn a boolean argument of ``ctx_tree_grep`` on: ``multiline=true`` over MCP,
     ``--multiline`` on the CLI."""
     from .surface import argument_name
@@ -301,7 +301,7 @@ async def run_rg(
         if 'literal "\\n" is not allowed' in lowered:
             raise ToolInputError(
                 "pattern",
-                f"matches a line break (\\n); pass {_switch('multiline')} to let a match span lines",
+                f"matches a line break (\\n); pass {switch_flag('multiline')} to let a match span lines",
             )
         if "regex" in lowered or "error parsing" in lowered:
             raise invalid_pattern(" ".join(line.strip() for line in message.splitlines()[-4:]))

@@ -82,12 +82,20 @@ async def grep(
     refused path, out-of-range ``context_lines`` (0..10) or budget.
     """
     from ..excerpt import compile_pattern, excerpter
-    from ..ripgrep import MAX_PATTERN_BYTES, NeedsBacktracking, build_args, files_args, run_rg
+    from ..ripgrep import (
+        MAX_PATTERN_BYTES,
+        NeedsBacktracking,
+        build_args,
+        files_args,
+        run_rg,
+        switch_flag,
+    )
 
     budget = check_budget(budget_tokens)
     context_lines = check_int(context_lines, "context_lines", 0, 10)
     if not isinstance(pattern, str) or not pattern:
-        raise ToolInputError("pattern", "give a regex (or fixed_strings=true for a literal)")
+        literal = switch_flag("fixed_strings")
+        raise ToolInputError("pattern", f"give a regex (or {literal} for a literal)")
     if "\x00" in pattern:
         raise ToolInputError("pattern", "contains a NUL byte")
     size = len(pattern.encode("utf-8", "surrogatepass"))
