@@ -3,8 +3,7 @@
 Everything public is listed in ``__all__``; other modules are private.
 """
 
-from ._errors import SchemaError
-from .config import (
+from ._config import (
     DEFAULTS,
     Config,
     ConfigData,
@@ -14,9 +13,10 @@ from .config import (
     load_config,
     merge_config,
 )
-from .ddl import MIGRATIONS, SCHEMA_VERSION, Migration
-from .kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
-from .metadata import (
+from ._ddl import MIGRATIONS, SCHEMA_VERSION, Migration
+from ._errors import SchemaError
+from ._kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
+from ._metadata import (
     FileChunkMeta,
     FileRootMeta,
     GrepMeta,
@@ -28,7 +28,7 @@ from .metadata import (
     SummaryMeta,
     WebChunkMeta,
 )
-from .records import Edge, Filters, Node
+from ._records import Edge, Filters, Node
 
 __all__ = [
     "DEFAULTS",

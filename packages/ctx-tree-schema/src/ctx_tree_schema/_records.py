@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from .kinds import EdgeKind, NodeKind, NodeStatus
+from ._kinds import EdgeKind, NodeKind, NodeStatus
 
 
 @dataclass(frozen=True, slots=True)
