@@ -34,7 +34,8 @@ from pathlib import Path
 
 import ctx_tree_store.store as store_module
 from ctx_tree_schema import EdgeKind, NodeKind
-from ctx_tree_store import NewNode, Store, index_terms, new_id
+from ctx_tree_store import NewNode, Store, new_id
+from ctx_tree_store._terms import index_terms
 
 WINDOW = 40
 QUERIES = {

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 from ctx_tree_schema import Filters, NodeKind, NodeStatus
-from ctx_tree_store import NewNode, Store, index_terms, match_all_query, match_query, query_words
+from ctx_tree_store import NewNode, Store, query_words
+from ctx_tree_store._terms import index_terms, match_all_query, match_query
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

@@ -4,7 +4,8 @@ which matched every word."""
 from __future__ import annotations
 
 from ctx_tree_schema import NodeKind
-from ctx_tree_store import NewNode, Store, cjk_terms, query_words
+from ctx_tree_store import NewNode, Store, query_words
+from ctx_tree_store._terms import cjk_terms
 
 
 def _notes(store: Store, *texts: str) -> list[str]:

@@ -1,6 +1,9 @@
 """ctx-tree's SQLite store: nodes, edges, FTS5 BM25 and vector search, spine and edge walks.
 
-Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``.
+Open one with ``Store.open(store_path(workspace))``. Everything public is in ``__all__``;
+other modules are private. ``query_words`` and ``split_identifier`` are how the store splits a
+query and an identifier into the words it searches, for callers that rank text the same way
+(``ctx_tree_read`` by query); building FTS5 expressions and index terms stays inside.
 """
 
 from ._errors import (
@@ -14,6 +17,7 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._terms import query_words, split_identifier
 from .catalog import StoreInfo, describe, forget, list_stores, project_stores
 from .location import (
     STORE_FILE,
@@ -35,14 +39,6 @@ from .store import (
     content_hash,
     new_id,
     now_ms,
-)
-from .terms import (
-    cjk_terms,
-    index_terms,
-    match_all_query,
-    match_query,
-    query_words,
-    split_identifier,
 )
 from .vectors import DimensionMismatch, VectorHit, VectorUnavailable
 
@@ -69,16 +65,12 @@ __all__ = [
     "VectorHit",
     "VectorUnavailable",
     "__version__",
-    "cjk_terms",
     "content_hash",
     "ctx_tree_home",
     "describe",
     "forget",
-    "index_terms",
     "is_busy",
     "list_stores",
-    "match_all_query",
-    "match_query",
     "new_id",
     "now_ms",
     "project_dir",

@@ -181,7 +181,7 @@ def _connect(path: Path | str) -> apsw.Connection:
 def _register_functions(con: apsw.Connection) -> None:
     """SQL functions the migrations may call: ``ctx_cjk_terms(text)`` (the CJK search terms
     of ``text``, see ``terms.cjk_terms``)."""
-    from .terms import cjk_terms
+    from ._terms import cjk_terms
 
     def ctx_cjk_terms(*args: apsw.SQLiteValue) -> str:
         return cjk_terms(args[0])

@@ -32,7 +32,7 @@ from ctx_tree_schema import (
 from . import _sql, vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
-from .terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
+from ._terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
