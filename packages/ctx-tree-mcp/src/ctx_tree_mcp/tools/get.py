@@ -9,7 +9,7 @@ from pydantic import Field
 from ..budget import check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..render import Manifest, call, fitted_answer
-from ..surface import tool_ref
+from .lookup import node_by_id
 from .spec import Budget, Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
@@ -38,18 +38,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
         raise ToolInputError(
             "offset", "expected a character offset >= 0 (from a manifest's next call)"
         )
-    if not isinstance(node_id, str) or not node_id.strip():
-        raise ToolInputError("node_id", "give a node id from a manifest or a search hit")
-    node = app.store.get(node_id.strip())
-    if node is None:
-        raise ToolInputError(
-            "node_id",
-            f"no node {node_id!r} in this project's store; use {tool_ref('ctx_tree_search')} to find one",
-        )
-    if app.hidden(node):
-        raise ToolInputError(
-            "node_id", f"node {node.id} comes from a file on the denylist; it is not shown"
-        )
+    node = node_by_id(app, node_id)
     content = node.content
     if offset > len(content):
         raise ToolInputError("offset", f"{offset} is past the end ({len(content)} characters)")

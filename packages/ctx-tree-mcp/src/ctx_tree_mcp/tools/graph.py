@@ -10,8 +10,8 @@ from pydantic import Field
 from ..budget import check_int
 from ..errors import ToolInputError
 from ..render import call, plural
-from ..surface import tool_ref
 from .listing import render_listing
+from .lookup import node_by_id
 from .spec import Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
@@ -61,23 +61,6 @@ class RecentArgs(Input):
     ] = None
 
 
-def _node(app: App, node_id: str):
-    if not isinstance(node_id, str) or not node_id.strip():
-        raise ToolInputError("node_id", "give a node id from a manifest or a search hit")
-    node = app.store.get(node_id.strip())
-    if node is None:
-        raise ToolInputError(
-            "node_id",
-            f"no node {node_id!r}; use {tool_ref('ctx_tree_search')} or "
-            f"{tool_ref('ctx_tree_recent')} to find one",
-        )
-    if app.hidden(node):
-        raise ToolInputError(
-            "node_id", f"node {node.id} comes from a file on the denylist; it is not shown"
-        )
-    return node
-
-
 def neighbors(
     app: App, node_id: str, depth: int = 1, edge_kinds: list[str] | None = None, limit: int = 50
 ) -> str:
@@ -103,7 +86,7 @@ def neighbors(
                 "edge_kinds",
                 f"unknown edge kind in {edge_kinds!r}; one of: {', '.join(k.value for k in EdgeKind)}",
             ) from None
-    start = _node(app, node_id)
+    start = node_by_id(app, node_id)
     found = app.store.neighbors(start.id, depth=depth, edge_kinds=kinds, limit=limit + 1)
     rows = [
         line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit] if not app.hidden(n.node)
@@ -116,7 +99,7 @@ def path_to_root(app: App, node_id: str) -> str:
     """Handle ``ctx_tree_path_to_root``: the node, then each spine parent up to the root."""
     from ..describe import line
 
-    start = _node(app, node_id)
+    start = node_by_id(app, node_id)
     chain = app.store.path_to_root(start.id)
     rows = [line(n) for n in chain if not app.hidden(n)]
     return render_listing(f"path to root from {start.id}: {len(chain)} nodes", rows, "")
