@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 
 from ._languages import (
@@ -16,6 +17,9 @@ from ._text import Lines, decode, split_range
 from ._types import Chunk, ChunkedFile, ChunkError, Symbol
 
 __all__ = ["chunk_bytes", "chunk_file", "grammar_problems", "supported_languages"]
+
+_LONE_CR = re.compile(r"\r(?!\n)")
+_LONE_CR_BYTES = re.compile(rb"\r(?!\n)")
 
 
 def supported_languages() -> tuple[str, ...]:
@@ -93,6 +97,11 @@ def chunk_bytes(
             return ChunkedFile(
                 language, nb_lines.n, tuple(nb_chunks), tuple(nb_symbols), errors, rendered
             )
+    if "\r" in text and _LONE_CR.search(text):
+        # Classic Mac (CR-only) or mixed line ends: parsers count rows on LF only, so they
+        # get LF in place of each lone CR (same byte length: offsets stay true), and the
+        # lines split on it too. Chunk texts keep the file's own line ends.
+        data = data[:offset] + _LONE_CR_BYTES.sub(b"\n", data[offset:])
     lines = Lines(text, offset, count_tokens)
     chunks: list[Chunk] | None = None
     symbols: list[Symbol] = []

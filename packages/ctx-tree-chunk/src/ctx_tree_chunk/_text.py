@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,6 +14,9 @@ from ._types import BinaryContentError, Chunk
 _BOM = b"\xef\xbb\xbf"
 _SNIFF = 8192
 _FILLER_CHARS = " \t\r\n\f\v{}()[];,"
+_LONE_CR = re.compile(r"\r(?!\n)")
+#: One line and its end (CRLF, CR or LF), or a last line without one.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def default_count_tokens(text: str) -> int:
@@ -49,13 +53,17 @@ class Lines:
         byte_offset: int,
         count_tokens: Callable[[str], int] | None,
     ) -> None:
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-            self.lines = [line + "\n" for line in lines]
+        if "\r" in text and _LONE_CR.search(text):
+            # a lone CR ends a line too (classic Mac files, mixed line ends)
+            self.lines = _LINE.findall(text)
         else:
-            last = lines.pop()
-            self.lines = [line + "\n" for line in lines] + [last]
+            lines = text.split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+                self.lines = [line + "\n" for line in lines]
+            else:
+                last = lines.pop()
+                self.lines = [line + "\n" for line in lines] + [last]
         self.n = len(self.lines)
         sizes = [len(line) for line in self.lines]
         bsizes = sizes if text.isascii() else [len(line.encode("utf-8")) for line in self.lines]

@@ -30,6 +30,8 @@
 
 (comment) @leading
 
+(decorator) @leading
+
 (import_statement) @import
 
 ((lexical_declaration

@@ -48,4 +48,6 @@
 
 (comment) @leading
 
+(decorator) @leading
+
 (import_statement) @import
