@@ -17,8 +17,9 @@ rule:
   header names made of words (``x-session-token-header-name``), paths, URLs, numbers and
   placeholders (``${VAR}``, ``changeme``, ``<password>``).
 
-Every rule runs only when the text holds one of its trigger literals (a substring test is ~100x
-cheaper than a regex, and most text holds no secret). Regex-based, so a novel format may pass.
+Every rule runs only when the lower-cased text holds one of its trigger literals (a substring
+test is ~40x cheaper than a regex scan, and most text holds no secret); the assignment rule is
+tried only where a secret-like name starts. Regex-based, so a novel format may pass.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ _ASSIGN_SOURCE = (
     r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|`([^`\n]{1,400})`|([^\s\"'`,;<>(){}\[\]]{1,400}))"
 )
 _ASSIGN = re.compile("(?i)" + _ASSIGN_SOURCE)
+#: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
+_NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +76,9 @@ class _Rule:
     #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased text:
     #: Python's ``re`` skips ahead on a literal prefix only when the case is fixed (~10x faster)
     folded: re.Pattern[str] | None = None
+    #: every match holds one of ``triggers`` within its first characters: the pattern is
+    #: searched for only around where they occur (found by ``str.find``)
+    anchored: bool = False
 
 
 def _entropy(value: str) -> float:
@@ -167,13 +173,13 @@ _RULES: tuple[_Rule, ...] = (
         "openai_api_key",
         re.compile(r"(?i)\bOPENAI_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
         1,
-        ("openai_api_key",),
+        ("_api_key",),
     ),
     _Rule(
         "anthropic_api_key",
         re.compile(r"(?i)\bANTHROPIC_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
         1,
-        ("anthropic_api_key",),
+        ("_api_key",),
     ),
     _Rule(
         "aws_access_key",
@@ -185,7 +191,7 @@ _RULES: tuple[_Rule, ...] = (
         "aws_secret_key",
         re.compile("(?i)" + _AWS_SECRET),
         1,
-        ("aws_secret", "awssecret"),
+        ("secret",),
         folded=re.compile(_AWS_SECRET),
     ),
     _Rule(
@@ -218,7 +224,7 @@ _RULES: tuple[_Rule, ...] = (
             r"/([A-Za-z0-9_@/+=.-]{8,})"
         ),
         1,
-        ("hooks.slack.com", "/api/webhooks", "webhook.office.com", "hooks.zapier.com"),
+        ("hooks.", "webhook"),
     ),
     _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
     _Rule("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
@@ -240,27 +246,10 @@ _RULES: tuple[_Rule, ...] = (
         "secret",
         _ASSIGN,
         -1,  # the value's group: 2 to 5, whichever matched
-        (
-            "passw",
-            "passphrase",
-            "pwd",
-            "secret",
-            "token",
-            "api_key",
-            "api-key",
-            "apikey",
-            "private",
-            "access",
-            "accountkey",
-            "account_key",
-            "account-key",
-            "authkey",
-            "auth_key",
-            "auth-key",
-            "credential",
-        ),
+        _NAME_WORDS,
         _keep_assignment,
         folded=re.compile(_ASSIGN_SOURCE),
+        anchored=True,
     ),
 )
 
@@ -275,8 +264,9 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     if not text:
         return text, counts
     lowered = text.lower()
+    seen: dict[str, bool] = {}  # trigger -> in the text (rules share triggers)
     for rule in _RULES:
-        if not any(t in lowered for t in rule.triggers):
+        if not any(_holds(lowered, t, seen) for t in rule.triggers):
             continue
 
         def _sub(m: re.Match[str], rule: _Rule = rule) -> str:
@@ -293,13 +283,51 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
             mark = f"[REDACTED:{rule.tag}]" + "\n" * hidden.count("\n")
             return whole[: start - base] + mark + whole[end - base :]
 
-        if rule.folded is not None and len(lowered) == len(text):
+        if rule.anchored and len(lowered) == len(text):
+            new = _sub_anchored(rule, text, lowered, _sub)
+        elif rule.folded is not None and len(lowered) == len(text):
             new = _sub_folded(rule, text, lowered, _sub)
         else:
             new = rule.pattern.sub(_sub, text)
         if new != text:
             text, lowered = new, new.lower()
+            seen.clear()
     return text, counts
+
+
+def _holds(lowered: str, trigger: str, seen: dict[str, bool]) -> bool:
+    found = seen.get(trigger)
+    if found is None:
+        found = seen[trigger] = trigger in lowered
+    return found
+
+
+def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[str]], str]) -> str:
+    """``rule.pattern.sub(sub, text)`` for a pattern whose matches hold one of
+    ``rule.triggers`` in their first :data:`_ANCHOR_BACK` characters: tried (``match``, no
+    scan) only at the few places before each one ``str.find`` finds, with ``rule.folded`` on
+    the lower-cased text first (a failed try costs a fraction of a microsecond)."""
+    assert rule.folded is not None
+    starts: set[int] = set()
+    for trigger in rule.triggers:
+        at = lowered.find(trigger)
+        while at >= 0:
+            starts.update(range(max(0, at - _ANCHOR_BACK), at + 1))
+            at = lowered.find(trigger, at + 1)
+    pieces, done = [], 0
+    for start in sorted(starts):
+        if start < done or rule.folded.match(lowered, start) is None:
+            continue
+        m = rule.pattern.match(text, start)
+        if m is None:
+            continue
+        pieces += [text[done : m.start()], sub(m)]
+        done = m.end()
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+#: How far before a trigger word a match may start (``private_`` before ``key``).
+_ANCHOR_BACK = 8
 
 
 def _sub_folded(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[str]], str]) -> str:
