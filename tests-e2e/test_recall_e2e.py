@@ -10,7 +10,9 @@ ID = re.compile(r"node_id=([0-9A-Z]{26})")
 
 
 def tokens(text: str) -> int:
-    return -(-len(text) // 4)
+    from ctx_tree_compose import estimate_tokens
+
+    return estimate_tokens(text)
 
 
 def test_recall_tools_end_to_end(project, home):

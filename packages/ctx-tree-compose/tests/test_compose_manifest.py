@@ -68,9 +68,9 @@ def test_capped_plans_say_so() -> None:
 
 
 def test_manifest_costs_few_tokens_per_node() -> None:
-    # ULID-length ids: the per-node cost is dominated by the id itself (26 chars)
-    ids = [f"01J{i:023d}" for i in range(10)]
+    # ULIDs: the per-node cost is dominated by the id itself (26 characters, ~20 BPE tokens)
+    ids = [f"01M8NX465PSRBPBX6FMHHJA{i:03d}" for i in range(10)]
     plan = ComposePlan(
         tuple(Included(i, 0.5, 100) for i in ids), None, (), budget_tokens=2000, used_tokens=1000
     )
-    assert estimate_tokens(render_manifest(plan)) <= 20 + 10 * 10
+    assert estimate_tokens(render_manifest(plan)) <= 20 + 35 * 10

@@ -37,7 +37,11 @@ def test_no_fallback_to_a_lone_digit_and_hits_in_score_order(app, root):
     assert len(scores) > 3 and scores == sorted(scores, reverse=True)
     marked = text.count("(some words)")
     m = re.search(r"(\d+) with every word, (\d+) with only some", text)
-    assert m is None or int(m.group(2)) == marked
+    shown = re.search(r"^shown: (\d+) of (\d+)", text, re.M)
+    if shown:  # not every hit fits the listing's budget: the marked ones shown are fewer
+        assert m is None or int(m.group(2)) >= marked
+    else:
+        assert m is None or int(m.group(2)) == marked
 
 
 def test_edited_then_reverted_file_is_found_again_without_a_read(app, root):

@@ -20,9 +20,10 @@ from ._compose import (
 )
 from ._graph import DictGraph, GraphSource, NodeInfo
 from ._manifest import render_manifest
-from ._tokens import estimate_tokens, fit_lines, tokens_for_chars
+from ._tokens import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines, tokens_for_chars
 
 __all__ = [
+    "MAX_CHARS_PER_TOKEN",
     "MAX_DEPTH",
     "MIN_TRUNCATE_TOKENS",
     "Candidate",

@@ -1,19 +1,27 @@
 """Token budgets: the bounds every tool enforces and the estimator they all use.
 
-The estimator is :func:`ctx_tree_compose.estimate_tokens` (``ceil(characters / 4)``); every
-answer's text, manifest included, is at most ``budget_tokens`` under it.
+The estimator is :func:`ctx_tree_compose.estimate_tokens` (byte classes of the UTF-8 text,
+weighed against a real BPE tokenizer; see ``docs/tools.md``); every answer's text, manifest
+included, is at most ``budget_tokens`` under it.
 """
 
 from __future__ import annotations
 
-from ctx_tree_compose import estimate_tokens, fit_lines
+from ctx_tree_compose import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
 
 from .errors import ToolInputError
 
 MIN_BUDGET = 100
 MAX_BUDGET = 50_000
 
-__all__ = ["MAX_BUDGET", "MIN_BUDGET", "check_budget", "estimate_tokens", "fit_lines"]
+__all__ = [
+    "MAX_BUDGET",
+    "MAX_CHARS_PER_TOKEN",
+    "MIN_BUDGET",
+    "check_budget",
+    "estimate_tokens",
+    "fit_lines",
+]
 
 
 def check_budget(value: object, argument: str = "budget_tokens") -> int:

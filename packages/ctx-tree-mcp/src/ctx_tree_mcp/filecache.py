@@ -59,19 +59,11 @@ class FileView:
 
     @cached_property
     def numbered_tokens(self) -> int:
-        """Estimated tokens of the whole file rendered as ``<n>\\t<line>`` lines."""
-        chars = sum(len(c.content) for c in self.chunks) + _prefix_chars(self.total_lines)
-        return -(-chars // 4)
+        """Estimated tokens of the whole file rendered as ``<n>\\t<line>`` lines: the chunks'
+        estimates plus two tokens a line for the number and the tab."""
+        from ctx_tree_compose import estimate_tokens
 
-
-def _prefix_chars(lines: int) -> int:
-    """Characters of the ``<n>\\t`` prefixes of lines 1..lines."""
-    total, width, low = 0, 1, 1
-    while low <= lines:
-        high = min(lines, low * 10 - 1)
-        total += (high - low + 1) * (width + 1)
-        width, low = width + 1, low * 10
-    return total
+        return sum(estimate_tokens(c.content) for c in self.chunks) + 2 * self.total_lines
 
 
 def file_uri(absolute: os.PathLike[str] | str) -> str:
@@ -138,6 +130,7 @@ def _store_new(
     uri: str,
 ) -> FileView:
     from ctx_tree_chunk import ChunkError, chunk_bytes
+    from ctx_tree_compose import estimate_tokens
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
@@ -151,7 +144,10 @@ def _store_new(
         body = body[: cut + 1] if cut > 0 else body
     body = _redacted(body, redact_text)
     try:
-        chunked = chunk_bytes(body, path=resolved.relative)
+        # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
+        # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
+        counter = None if body.isascii() else estimate_tokens
+        chunked = chunk_bytes(body, path=resolved.relative, count_tokens=counter)
     except ChunkError as exc:
         raise ToolInputError(
             "path", f"{resolved.relative!r} is binary or not UTF-8 text ({exc}); it is not read"

@@ -104,9 +104,15 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
     text = assemble(body)
     if estimate_tokens(text) <= budget:
         return text
-    over = estimate_tokens(text) - budget
-    cut, _ = fit_lines(body, max(0, estimate_tokens(body) - over - 8))
-    text = assemble(cut + "[…cut to fit the budget]\n")
+    cut = body
+    for _ in range(3):  # the body shrinks by what is over (the marker line costs a few tokens)
+        over = estimate_tokens(text) - budget
+        if over <= 0:
+            return text
+        cut, _ = fit_lines(cut, max(0, estimate_tokens(cut) - over - 8))
+        text = assemble(cut + "[…cut to fit the budget]\n")
+    if estimate_tokens(text) > budget:  # the manifest nearly fills the budget: it goes first
+        text = assemble("")
     if estimate_tokens(text) > budget:  # pathological: manifest alone exceeds the budget
         text, _ = fit_lines(text, budget)
     return text

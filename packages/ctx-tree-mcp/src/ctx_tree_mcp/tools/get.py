@@ -52,12 +52,15 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
 
     def manifest(state: tuple[str, bool]) -> Manifest:
         page, cut = state
-        m = Manifest(f"node {node.id} · {node.kind.value} · {node.status.value} · {where(node)}")
+        # with a next line, that line names the node: the head does not repeat its id
+        named = "" if cut else f"node {node.id} · "
+        m = Manifest(f"{named}{node.kind.value} · {node.status.value} · {where(node)}")
         if lines and offset == 0:
             m.add("lines", f"{lines[0]}-{lines[1]} of the source file", optional=True)
         m.add(
             "page",
             f"characters {offset}-{offset + len(page)} of {len(content)} (content line {first_line})",
+            optional=True,
         )
         if node.truncated:
             m.add(

@@ -209,6 +209,12 @@ async def grep(
         original_bytes=None if result.kept_all else result.output_bytes,
         redacted=True,  # made of the redacted lines the answer is rendered from
     )
+    # The whole output's tokens: measured on what is stored, scaled when not all was kept.
+    full_tokens = estimate_tokens(full)
+    if not result.kept_all and full:
+        full_tokens = (
+            full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
+        )
     text = _render(
         app,
         result,
@@ -220,13 +226,9 @@ async def grep(
         budget,
         engine,
         context=context_lines > 0,
+        full_tokens=full_tokens,
     )
-    app.count(
-        "grep",
-        tokens_served=estimate_tokens(text),
-        tokens_source=(result.output_bytes + 3) // 4,
-        greps=1,
-    )
+    app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
     return text
 
 
@@ -242,8 +244,46 @@ def _render(
     engine: str = "rg",
     *,
     context: bool = False,
+    full_tokens: int = 0,
 ) -> str:
-    full_tokens = (result.output_bytes + 3) // 4
+    """The answer: matches that fit, then the manifest. Built for a manifest reserve of
+    :data:`MANIFEST_RESERVE` tokens, and again for the manifest's measured cost when it needs
+    more (ids and calls cost more than their length suggests), so the final fit never cuts
+    lines the ``next`` offset counts as shown."""
+    reserve = MANIFEST_RESERVE
+    for _ in range(3):
+        body, manifest = _attempt(
+            app,
+            result,
+            order,
+            stored,
+            lines,
+            per_file,
+            node_id,
+            budget - reserve - 20,
+            engine,
+            context,
+        )
+        cost = estimate_tokens(manifest.render()) + 20  # + the tokens line
+        if estimate_tokens(body) + cost <= budget or cost <= reserve:
+            break
+        reserve = cost + 8
+    return finish(body, manifest, budget, full_tokens, "full output")
+
+
+def _attempt(
+    app: App,
+    result: GrepResult,
+    order: list[str],
+    stored: list[str],
+    lines: dict[str, list[str]],
+    per_file: dict[str, str],
+    node_id: str,
+    room: int,
+    engine: str,
+    context: bool,
+) -> tuple[str, Manifest]:
+    """Body and manifest with ``room`` tokens for the body."""
     total_m, total_f = result.match_count, len(order)
     head = f"{total_m} match{'es' if total_m != 1 else ''} in {total_f} file{'s' if total_f != 1 else ''}"
     manifest = Manifest(f"{head} · node {node_id}")
@@ -270,8 +310,7 @@ def _render(
             "engine; slower on large trees)",
         )
     if not order:
-        return finish("", manifest, budget, 0, "full output")
-    room = budget - MANIFEST_RESERVE - 20
+        return "", manifest
     blocks: list[str] = []
     shown: list[str] = []
     shown_matches = 0
@@ -334,7 +373,7 @@ def _render(
             manifest.add(
                 "next", f"the rest was not stored (over capture.maxBytes): narrow with {_narrow()}"
             )
-    return finish("".join(blocks), manifest, budget, full_tokens, "full output")
+    return "".join(blocks), manifest
 
 
 #: Files read whole to find their PEM blocks (larger ones: the first this many bytes).

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from ..budget import check_budget, estimate_tokens, fit_lines
+from ..budget import MAX_CHARS_PER_TOKEN, check_budget, estimate_tokens, fit_lines
 from ..errors import PathMissing, ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
 from ..render import Manifest, call, finish, fitted_answer, number_lines, plural
@@ -640,7 +640,11 @@ def _entry_ids(view: FileView) -> list[str]:
 
 def _outline(view: FileView, budget: int, note: str = "") -> str:
     whole = number_lines(_lines_of(view, 1, view.total_lines), 1)
-    if not note and estimate_tokens(whole) <= budget - 60:
+    if (
+        not note
+        and len(whole) <= MAX_CHARS_PER_TOKEN * budget
+        and estimate_tokens(whole) <= budget - 60
+    ):
         # Small file: the whole file costs less than an outline would; nothing is left out.
         whole_manifest = Manifest(_head(view))
         whole_manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)

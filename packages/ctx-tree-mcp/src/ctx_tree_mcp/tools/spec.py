@@ -44,7 +44,7 @@ class Input(BaseModel):
 Budget = Annotated[
     int,
     Field(ge=MIN_BUDGET, le=MAX_BUDGET),
-    Cli("most tokens returned (estimate: chars/4)", flag="--budget", short="-b"),
+    Cli("most tokens returned (BPE-like estimate)", flag="--budget", short="-b"),
 ]
 #: A node id argument (positional on the CLI).
 NodeId = Annotated[
