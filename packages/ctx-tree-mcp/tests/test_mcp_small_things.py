@@ -40,14 +40,14 @@ def test_manifest_never_reports_over_100_percent_and_stays_small(app, root):
     for text in answers:
         assert all(p <= 100 for p in _pct(text)), text
         manifest = text[text.index("-- ctx-tree:") :]
-        assert tokens(manifest) <= 60, text  # a few lines, not more than the content warrants
+        assert tokens(manifest) <= 80, text  # a few lines (~50 BPE tokens with the node id)
 
 
 def test_symbol_at_a_tiny_budget_still_returns_code(app):
     text = read(
-        app, "src/argparse_copy.py", symbol="ArgumentParser.parse_known_args", budget_tokens=150
+        app, "src/argparse_copy.py", symbol="ArgumentParser.parse_known_args", budget_tokens=200
     )
-    assert tokens(text) <= 150
+    assert tokens(text) <= 200  # the manifest (node id, next call) costs ~100 BPE tokens
     assert re.search(r"^\d+\t    def parse_known_args", text, re.M)
     assert "next: ctx_tree_read(" in text
 

@@ -250,7 +250,7 @@ def _render(
     :data:`MANIFEST_RESERVE` tokens, and again for the manifest's measured cost when it needs
     more (ids and calls cost more than their length suggests), so the final fit never cuts
     lines the ``next`` offset counts as shown."""
-    reserve = MANIFEST_RESERVE
+    reserve = MANIFEST_RESERVE + 20  # + the tokens line
     for _ in range(3):
         body, manifest = _attempt(
             app,
@@ -260,7 +260,7 @@ def _render(
             lines,
             per_file,
             node_id,
-            budget - reserve - 20,
+            budget - reserve,
             engine,
             context,
         )

@@ -237,10 +237,12 @@ def _excerpt(
         return None  # the head already shows it
     start = max(0, found - EXCERPT_LEAD)
     head = f"{label}\n{cut.first}\t…"
-    chars = max(0, 4 * (room - estimate_tokens(head + _LINE_GOES_ON)) - 4)
-    if chars <= 0:
+    fit = room - estimate_tokens(head + _LINE_GOES_ON) - 1
+    if fit <= 0:
         return None
-    shown = line[start : start + chars]
+    shown, _ = fit_lines(line[start : start + MAX_CHARS_PER_TOKEN * (fit + 1)], fit)
+    if not shown:
+        return None
     end = start + len(shown)
     if end >= len(line):  # the rest of the line fits: nothing continues
         return f"{head}{shown}\n", _Cut(cut.first, cut.last, cut.first, 0, 0)
