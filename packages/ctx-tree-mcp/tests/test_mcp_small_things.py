@@ -71,8 +71,8 @@ def test_context_groups_are_separated(app, root):
 def test_compose_gives_next_and_labels_dropped_nodes(app):
     text = read(app, "src/decoder.py", budget_tokens=300)
     root_id = re.search(r"file node (\w+)", text).group(1)
-    text = compose(app, [root_id], budget_tokens=300)
-    assert tokens(text) <= 300
+    text = compose(app, [root_id], budget_tokens=450)  # ids cost ~20 BPE tokens each
+    assert tokens(text) <= 450
     dropped = re.search(r"^dropped: (.*)$", text, re.M).group(1)
     assert "src/decoder.py:" in dropped
     assert re.search(r'^next: ctx_tree_get\(node_id="\w+"\)', text, re.M)
