@@ -125,7 +125,10 @@ def test_bash_output_is_stored_redacted_with_monitor_metadata(app: App) -> None:
     assert node.source_uri == command_uri(f"echo {TOKEN}", str(app.root))
 
 
-@pytest.mark.parametrize("command", ["env", "printenv", "ls && /usr/bin/env", "aws s3 ls"])
+@pytest.mark.parametrize(
+    "command",
+    ["env", "printenv", "ls && /usr/bin/env", "aws s3 ls", "cat .env", "sort < config/.env.local"],
+)
 def test_refused_commands_are_never_stored(app: App, command: str) -> None:
     (app.root / ".ctx-tree").mkdir()
     (app.root / ".ctx-tree" / "config.json").write_text(json.dumps({"bash": {"deny": ["aws"]}}))

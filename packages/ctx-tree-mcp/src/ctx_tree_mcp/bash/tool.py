@@ -58,6 +58,15 @@ def check_command(app: App, command: object) -> str:
     reason = refusal(command, app.config.data["bash"]["deny"])
     if reason:
         raise ToolInputError("command", f"refused before running: {reason}")
+    from .secretfiles import secret_file_read
+
+    secret = secret_file_read(command, app.policy, app.root)
+    if secret is not None:
+        raise ToolInputError(
+            "command",
+            f"refused before running: it prints {secret!r}, which matches the secret-file "
+            "denylist (docs/security.md); secret files are never read",
+        )
     return command
 
 

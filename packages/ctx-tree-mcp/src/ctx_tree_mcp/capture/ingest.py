@@ -354,6 +354,11 @@ def _bash(app: App, event: dict[str, Any]) -> str:
     command = _text(event, "command")
     if refusal(command, app.config.data["bash"]["deny"]):
         return "skipped"
+    from ..bash.secretfiles import secret_file_read
+
+    cwd = Path(str(event.get("cwd") or app.root))
+    if secret_file_read(command, app.policy, cwd) is not None:
+        return "skipped"  # it printed a secret file: its output is not kept, redacted or not
     text = _text(event)
     if not text.strip():
         return "skipped"

@@ -1,0 +1,63 @@
+"""Commands that print a secret file are refused before they run; commands that only use one,
+or read ordinary files, run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.bash.secretfiles import secret_file_read
+from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.errors import ToolInputError
+
+
+@pytest.fixture
+def secrets(app: App) -> Path:
+    root = app.root
+    (root / ".env").write_text("DB_PASSWORD=correcthorsebatterystaple\n")
+    (root / "notes.txt").symlink_to(".env")
+    (root / "sub").mkdir()
+    (root / "sub" / "server.KEY").write_text("not really a key\n")
+    return root
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [
+        ("cat .env", ".env"),
+        ("cat notes.txt", "notes.txt"),  # a symlink to .env
+        ("head -n 3 sub/server.KEY", "sub/server.KEY"),  # the denylist ignores case
+        ("FOO=1 sudo tail -- .env", ".env"),
+        ("ls; grep -r PASSWORD .env", ".env"),
+        ("wc -l < .env", ".env"),
+        ("cat sub/*.KEY", "sub/server.KEY"),
+        ("cat ~/.aws/credentials", str(Path("~/.aws/credentials").expanduser())),
+        ("jq . /srv/app/credentials.json", "/srv/app/credentials.json"),
+    ],
+)
+def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str, path: str):
+    assert secret_file_read(command, app.policy, app.root) == path
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "source .env && echo ok",
+        "docker run --env-file .env image",
+        "cat src/decoder.py | head -1",
+        "grep x src/decoder.py > .env.out",
+        "ls -la .env",
+        "echo *.pem",
+    ],
+)
+def test_commands_that_only_use_or_name_them_are_left_alone(app: App, secrets: Path, command):
+    assert secret_file_read(command, app.policy, app.root) is None
+
+
+def test_ctx_tree_bash_refuses_and_stores_nothing(app: App, secrets: Path) -> None:
+    with pytest.raises(ToolInputError) as err:
+        bash(app, "cat notes.txt")
+    assert err.value.argument == "command" and "secret-file denylist" in str(err.value)
+    assert "store" not in app.__dict__  # refused before the store was opened
+    assert bash(app, "echo fine").startswith("exit 0")
