@@ -106,6 +106,16 @@ def test_doctor_passes_on_this_machine_and_names_each_failure_with_its_fix(tmp_p
     assert report.rstrip().endswith("checks failed")
 
 
+def test_doctor_fails_on_a_misspelt_config_key_and_names_it(tmp_path: Path):
+    """A misspelt key is a setting silently not applied: doctor names it, not "valid"."""
+    root = tmp_path / "proj"
+    (root / ".ctx-tree").mkdir(parents=True)
+    (root / ".ctx-tree" / "config.json").write_text('{"captur": {"bash": false}}')
+    report, status = doctor(root, tmp_path / "home", startup=False)
+    line = next(x for x in report.splitlines() if " config " in x)
+    assert status == 1 and line.startswith("FAIL") and "captur" in line, report
+
+
 def test_doctor_checks_the_plugins_hooks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     plugin = tmp_path / "plugin"
     (plugin / ".claude-plugin").mkdir(parents=True)

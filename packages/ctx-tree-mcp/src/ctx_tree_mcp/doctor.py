@@ -140,21 +140,19 @@ def check_store(root: Path, home: Path) -> Check:
 
 
 def check_config(root: Path, home: Path) -> Check:
-    import warnings
-
     from ctx_tree_schema import ConfigError, load_config
 
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            load_config(home, root)
-        except ConfigError as exc:
-            return Check(
-                "config", False, str(exc), "fix or remove that key (docs/configuration.md)"
-            )
-    if caught:
-        detail = "; ".join(str(w.message) for w in caught)
-        return Check("config", False, detail, "fix or remove those keys (docs/configuration.md)")
+    try:
+        config = load_config(home, root)
+    except ConfigError as exc:
+        return Check("config", False, str(exc), "fix or remove that key (docs/configuration.md)")
+    if config.unknown:  # a misspelt key is a setting silently not applied
+        return Check(
+            "config",
+            False,
+            config.unknown_summary(),
+            "fix or remove those keys (docs/configuration.md)",
+        )
     return Check("config", True, "valid")
 
 
