@@ -29,3 +29,12 @@ def test_cli_argument_errors_exit_2_and_name_the_argument(root, capsys, monkeypa
         main(["read", ".env"])
     assert exc.value.code == 2
     assert "PATH:" in capsys.readouterr().err
+
+
+def test_demo_files_below_one_is_an_argument_error(root, capsys, monkeypatch, tmp_path):
+    """--files 0 used to answer "no source files under ..." about a tree that has them."""
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    with pytest.raises(SystemExit) as exc:
+        main(["demo", str(root), "--files", "0"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "--files" in err and "no source files" not in err

@@ -181,13 +181,21 @@ def _demo(args: argparse.Namespace) -> str:
     return demo(args.path, files=args.files, root=getattr(args, "root", None), keep=args.keep)
 
 
+def _at_least_one(text: str) -> int:
+    """An argparse type: an integer of 1 or more (argparse names the flag in its error)."""
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; give 1 or more")
+    return value
+
+
 def _demo_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "path", nargs="?", default=".", help="tree to demo on (default: the current directory)"
     )
     p.add_argument(
         "--files",
-        type=int,
+        type=_at_least_one,
         default=4,
         help="how many of the largest source files to read (1.., default 4)",
     )
