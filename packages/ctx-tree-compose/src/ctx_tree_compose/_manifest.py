@@ -6,7 +6,9 @@ from ._compose import ComposePlan
 
 
 def render_manifest(plan: ComposePlan, *, max_dropped: int | None = 20) -> str:
-    """Render ``plan`` as a compact manifest, one line per non-empty section::
+    """Render ``plan`` as a compact manifest, one line per non-empty section.
+
+    For example::
 
         -- manifest: 1,234/4,000 tokens; 2 included, 1 truncated, 2 dropped
         included: 01J9(0.91, 120t) 01K2(0.88, 300t)

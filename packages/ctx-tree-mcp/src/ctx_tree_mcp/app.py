@@ -141,12 +141,14 @@ class App:
 
     @cached_property
     def policy(self) -> PathPolicy:
+        """The path policy of the project root (docs/security.md)."""
         from .paths import PathPolicy
 
         return PathPolicy(self.root)
 
     @cached_property
     def store_file(self) -> Path:
+        """The store file of this project under the ctx-tree home."""
         from ctx_tree_store import resolve_store_path
 
         return resolve_store_path(self.root, self.home)

@@ -62,6 +62,7 @@ class _Version(argparse.Action):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``ctx-tree`` argument parser: one verb per tool, plus the housekeeping commands."""
     from .commands import COMMANDS
     from .tools.registry import TOOLS
 

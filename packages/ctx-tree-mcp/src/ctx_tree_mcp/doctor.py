@@ -36,12 +36,14 @@ class Check:
     fix: str = ""
 
     def line(self) -> str:
+        """The check as shown: a mark, its name and detail, and the fix when it failed."""
         mark = "ok  " if self.ok else "FAIL"
         text = f"{mark}  {self.name:<10} {self.detail}"
         return text + (f"\n      {'':<10} fix: {self.fix}" if not self.ok and self.fix else "")
 
 
 def check_python() -> Check:
+    """This Python against the package's ``Requires-Python``."""
     import re
     from importlib.metadata import metadata
 
@@ -58,6 +60,7 @@ def check_python() -> Check:
 
 
 def check_uv() -> Check:
+    """``uv`` on ``PATH`` (the plugin starts the server with it)."""
     found = shutil.which("uv")
     if found is None:
         return Check(
@@ -74,6 +77,7 @@ def check_uv() -> Check:
 
 
 def check_rg() -> Check:
+    """The ripgrep binary ``ctx_tree_grep`` runs is there and runs."""
     from .ripgrep import RipgrepMissing, find_rg
 
     try:
@@ -86,6 +90,7 @@ def check_rg() -> Check:
 
 
 def check_grammars() -> Check:
+    """Every bundled tree-sitter grammar loads."""
     from ctx_tree_chunk import grammar_problems, supported_languages
 
     problems = grammar_problems()
@@ -101,6 +106,7 @@ def check_grammars() -> Check:
 
 
 def check_store(root: Path, home: Path) -> Check:
+    """The project's store can be opened (or created) and written."""
     from ctx_tree_store import describe, store_path
 
     path = store_path(root, home)
@@ -140,6 +146,7 @@ def check_store(root: Path, home: Path) -> Check:
 
 
 def check_config(root: Path, home: Path) -> Check:
+    """The global and project config files parse, with no unknown keys."""
     from ctx_tree_schema import ConfigError, load_config
 
     try:
@@ -252,6 +259,7 @@ def time_to_initialize(cwd: Path | str, command: list[str] | None = None) -> flo
 
 
 def check_startup(root: Path) -> Check:
+    """The server answers ``initialize`` soon enough after it starts."""
     try:
         took = time_to_initialize(root)
     except OSError as exc:

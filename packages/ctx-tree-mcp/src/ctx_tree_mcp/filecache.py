@@ -51,10 +51,12 @@ class FileView:
 
     @property
     def total_lines(self) -> int:
+        """Lines of the file (of its rendering for a notebook)."""
         return int(self.root.metadata.get("total_lines", 0))
 
     @property
     def language(self) -> str | None:
+        """The file's language as chunk detected it; None for plain text."""
         return self.root.metadata.get("lang")
 
     @cached_property
@@ -67,6 +69,7 @@ class FileView:
 
 
 def file_uri(absolute: os.PathLike[str] | str) -> str:
+    """The ``file://`` source URI of an absolute path."""
     return "file://" + os.fspath(absolute)
 
 

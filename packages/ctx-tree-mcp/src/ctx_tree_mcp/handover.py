@@ -85,6 +85,7 @@ class Engine:
             self._send.send_nowait(item)
 
     async def run(self, on_ready: Callable[[], None] | None = None) -> None:
+        """Serve the session until its input ends; ``on_ready`` is called once it takes messages."""
         raw_send, raw_recv = anyio.create_memory_object_stream[str](math.inf)
         read_send, read_recv = anyio.create_memory_object_stream[SessionMessage | Exception](0)
         write_send, write_recv = anyio.create_memory_object_stream[SessionMessage](0)

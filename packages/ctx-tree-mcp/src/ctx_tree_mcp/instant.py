@@ -36,6 +36,7 @@ INTERNAL_ERROR = -32603
 
 
 def load_snapshot(path: str = SNAPSHOT) -> dict:
+    """The start-up snapshot (``snapshot.json``): the SDK's recorded answers."""
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
@@ -78,6 +79,7 @@ class Session:
         self.done = threading.Event()  # set when nothing more will be written
 
     def send(self, message: dict) -> None:
+        """Write one JSON-RPC message."""
         self._write(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
 
     def send_text(self, text: str) -> None:
@@ -85,6 +87,7 @@ class Session:
         self._write(text)
 
     def receive(self, line: str) -> None:
+        """Handle one input line: answer it from the snapshot, or queue it for the SDK."""
         line = line.strip()
         if not line:
             return
@@ -186,6 +189,7 @@ class Session:
                 self.done.set()
 
     def end_of_input(self) -> None:
+        """The client closed its input: end once what is pending is answered."""
         with self.lock:
             self.eof = True
             if self.engine is not None:

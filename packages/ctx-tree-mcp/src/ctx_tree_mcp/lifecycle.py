@@ -42,6 +42,7 @@ class WalkerService:
         self._stopping = False
 
     def start(self) -> None:
+        """Start the walkers as a task of the running event loop."""
         self._task = asyncio.get_running_loop().create_task(self._main(), name="ctx-tree-walkers")
 
     def _build(self) -> Coordinator:

@@ -36,12 +36,14 @@ class Manifest:
     optional: set[int] = field(default_factory=set)
 
     def add(self, label: str, text: str, *, optional: bool = False) -> None:
+        """Add ``label: text`` (nothing when ``text`` is empty); optional lines are the first dropped when space is short."""
         if text:
             if optional:
                 self.optional.add(len(self.lines))
             self.lines.append(f"{label}: {text}")
 
     def render(self, *, compact: bool = False) -> str:
+        """The manifest's text; ``compact`` leaves out the optional lines."""
         kept = [ln for i, ln in enumerate(self.lines) if not (compact and i in self.optional)]
         return "\n".join([f"-- ctx-tree: {self.head}", *kept]) + "\n"
 

@@ -41,6 +41,8 @@ class MixedModels(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Hit:
+    """One search hit: the node, its score (higher is better) and a snippet."""
+
     node: Node
     score: float
     snippet: str

@@ -49,6 +49,7 @@ def docs_table(spec: ToolSpec) -> str:
 
 
 def docs_example(spec: ToolSpec) -> str:
+    """The tool's example call as the fenced block of docs/tools.md."""
     from .surface import call
 
     return f"```text\n{call(spec.name, **spec.example)}\n```\n"

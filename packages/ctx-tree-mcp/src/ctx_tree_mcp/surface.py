@@ -35,6 +35,7 @@ def cli_surface() -> Iterator[None]:
 
 
 def on_cli() -> bool:
+    """True while a CLI command runs (hints are then written as CLI commands)."""
     return SURFACE.get() == "cli"
 
 

@@ -225,6 +225,7 @@ class Store:
         return cls(connect_readonly(path), str(path))
 
     def close(self) -> None:
+        """Close the connection (a store is also a context manager that closes on exit)."""
         with self._lock:
             self.con.close()
 

@@ -26,14 +26,17 @@ class ManualClock:
         self.waiters: list[tuple[int, asyncio.Future[None]]] = []
 
     def now(self) -> int:
+        """The fake time, epoch ms."""
         return self.t
 
     async def sleep(self, seconds: float) -> None:
+        """Park the caller until the fake time has moved ``seconds`` on."""
         fut = asyncio.get_running_loop().create_future()
         self.waiters.append((self.t + math.ceil(seconds * 1000), fut))
         await fut
 
     async def settle(self, parties: int, timeout: float = 10.0) -> None:
+        """Wait (real time, at most ``timeout`` s) until ``parties`` callers are parked."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout
         while sum(1 for _, f in self.waiters if not f.done()) < parties:
@@ -42,9 +45,11 @@ class ManualClock:
             await asyncio.sleep(0.001)
 
     def jump(self, ms: int) -> None:
+        """Move the clock ``ms`` on without waking anyone (a laptop resumed from sleep)."""
         self.t += ms
 
     async def advance(self, ms: int, parties: int) -> None:
+        """Move the clock ``ms`` on, waking each sleeper in time order once ``parties`` are parked."""
         end = self.t + ms
         while True:
             await self.settle(parties)

@@ -61,6 +61,7 @@ class RunResult:
 
     @property
     def dropped_bytes(self) -> int:
+        """Bytes of output kept neither in the head nor in the tail."""
         return self.total_bytes - len(self.head) - len(self.tail)
 
 

@@ -35,6 +35,8 @@ SOURCE = "ctx_tree_bash"
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_bash``."""
+
     command: Annotated[
         str,
         Cli("one shell command line, e.g. `make test 2>&1 | tail`", positional=True),

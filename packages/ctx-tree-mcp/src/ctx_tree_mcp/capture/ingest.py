@@ -71,6 +71,7 @@ class IngestReport:
     stopped: bool = False
 
     def summary(self) -> str:
+        """One line: how many events were stored, unchanged, skipped and dropped."""
         if not (self.stored or self.unchanged or self.skipped or self.dropped or self.busy):
             return "nothing spooled"
         text = (

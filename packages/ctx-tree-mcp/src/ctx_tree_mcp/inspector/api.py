@@ -113,6 +113,7 @@ def change_token(app: App) -> str:
 
 
 def version(app: App, params: Params) -> dict[str, Any]:
+    """``{"version": token}``: changes whenever the store is written (the page polls it)."""
     return {"version": change_token(app)}
 
 

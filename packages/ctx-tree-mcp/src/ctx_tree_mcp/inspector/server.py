@@ -55,6 +55,7 @@ class TokenGate:
         self.token = token.encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Refuse HTTP requests without the session's token; pass the rest on."""
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

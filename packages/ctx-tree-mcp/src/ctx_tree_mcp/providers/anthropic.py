@@ -38,6 +38,7 @@ class AnthropicSummarizer:
 
     @property
     def model(self) -> str:
+        """The model that writes the summaries."""
         return self._model
 
     def prompt(self, root: Node, nodes: Sequence[Node]) -> str:
@@ -56,6 +57,7 @@ class AnthropicSummarizer:
     def summarize(
         self, root: Node, nodes: Sequence[Node], *, max_tokens: int = 500
     ) -> SummaryResult:
+        """Summarize ``nodes`` under ``root`` in one Messages API call. Raises ``ProviderUnavailable``."""
         body = {
             "model": self._model,
             "max_tokens": int(max_tokens),
@@ -74,6 +76,7 @@ class AnthropicSummarizer:
         return parse(answer)
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()
 
 

@@ -36,10 +36,12 @@ class HttpEmbedder:
 
     @property
     def model(self) -> str:
+        """The embedding model's name, as stored with each vector."""
         return self.settings.model
 
     @property
     def dimensions(self) -> int:
+        """Length of the vectors the model returns."""
         return self._dims
 
     def describe(self) -> str:
@@ -93,4 +95,5 @@ class HttpEmbedder:
         return out
 
     def close(self) -> None:
+        """Close the HTTP connection pool."""
         self._http.close()

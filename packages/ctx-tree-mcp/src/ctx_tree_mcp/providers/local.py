@@ -44,20 +44,25 @@ class Model2VecEmbedder:
 
     @property
     def model(self) -> str:
+        """The embedding model's name, as stored with each vector."""
         return self.settings.model
 
     @property
     def dimensions(self) -> int:
+        """Length of the vectors the model returns."""
         return int(self._model.dim)
 
     def describe(self) -> str:
+        """``model2vec model at path``, for notes and logs."""
         return f"model2vec {self.settings.model} at {self.settings.base_url}"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors of documents (the document prefix added, each cut at ``maxChars``)."""
         s = self.settings
         return self._encode([s.document_prefix + t[: s.max_chars] for t in texts])
 
     def embed_query(self, text: str) -> list[float]:
+        """The vector of a search query (the query prefix added)."""
         return self._encode([self.settings.query_prefix + text])[0]
 
     def _encode(self, texts: list[str]) -> list[list[float]]:
@@ -66,4 +71,5 @@ class Model2VecEmbedder:
         return [[float(x) for x in row] for row in self._model.encode(texts)]
 
     def close(self) -> None:
+        """Nothing to release: the model lives in this process."""
         pass

@@ -36,6 +36,8 @@ _STALE = ("live", "pending", "stale", "superseded")
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_compose``."""
+
     seed_ids: Annotated[list[str], Cli("1..50 node ids", positional=True, metavar="SEED")]
     query: Annotated[str | None, Cli("adds the query term to the score", short="-q")] = None
     budget_tokens: Budget = 4000

@@ -20,6 +20,8 @@ MANIFEST_RESERVE = 80
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_get``."""
+
     node_id: NodeId
     offset: Annotated[int, Field(ge=0), Cli("character offset into the content")] = 0
     budget_tokens: Budget = 2000

@@ -26,6 +26,8 @@ RECENT_DESCRIPTION = "Most recently stored nodes, newest first."
 
 
 class NeighborsArgs(Input):
+    """Arguments of ``ctx_tree_neighbors``."""
+
     node_id: NodeId
     depth: Annotated[int, Field(ge=1, le=MAX_DEPTH), Cli("hops")] = 1
     edge_kinds: Annotated[
@@ -41,10 +43,14 @@ class NeighborsArgs(Input):
 
 
 class PathArgs(Input):
+    """Arguments of ``ctx_tree_path_to_root``."""
+
     node_id: NodeId
 
 
 class RecentArgs(Input):
+    """Arguments of ``ctx_tree_recent``."""
+
     since: Annotated[
         int | None,
         Field(ge=0, description="epoch ms"),

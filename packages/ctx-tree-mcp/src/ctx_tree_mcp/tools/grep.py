@@ -36,6 +36,8 @@ MANIFEST_RESERVE = 90
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_grep``."""
+
     pattern: Annotated[
         str, Field(description="ripgrep regex"), Cli("ripgrep (Rust) regex", positional=True)
     ]

@@ -17,6 +17,8 @@ MAX_NOTE_CHARS = 20_000
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_note``."""
+
     content: Annotated[str, Cli("the note", positional=True)]
     title: Annotated[str | None, Cli("short title, at most 200 characters (searchable)")] = None
     parent_id: Annotated[

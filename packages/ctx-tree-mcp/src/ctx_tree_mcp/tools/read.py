@@ -32,6 +32,8 @@ DESCRIPTION = (
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_read``."""
+
     path: Annotated[
         str,
         Field(description="relative to the project root"),

@@ -41,6 +41,8 @@ def nothing_stored() -> str:
 
 
 class Args(Input):
+    """Arguments of ``ctx_tree_search``."""
+
     query: Annotated[
         str, Cli("words or identifiers (camelCase and snake_case are split)", positional=True)
     ]

@@ -97,6 +97,7 @@ class ToolSpec:
 
     @property
     def is_async(self) -> bool:
+        """True when the handler is a coroutine function (run on the event loop, awaited)."""
         return inspect.iscoroutinefunction(self.handler)
 
     def cli_of(self, name: str) -> Cli:
@@ -115,8 +116,11 @@ class ToolSpec:
         return cli.flag or "--" + name.replace("_", "-")
 
     def input_schema(self) -> dict[str, Any]:
-        """The JSON schema of the arguments, compacted (see :func:`compact_schema`)."""
-        return compact_schema(self.args.model_json_schema())
+        """The JSON schema of the arguments, compacted (see :func:`compact_schema`); without
+        the model's docstring, which is for readers of the code (the tool has a description)."""
+        schema = self.args.model_json_schema()
+        schema.pop("description", None)
+        return compact_schema(schema)
 
     def mcp_tool(self) -> dict[str, Any]:
         """The tool's ``tools/list`` entry (wire names)."""
@@ -219,7 +223,7 @@ def _field_schema(info: Any) -> dict[str, Any]:
 
 
 def type_name(schema: Mapping[str, Any]) -> str:
-    """The docs table's type: ``string``, ``integer``, ``array of string`` …"""
+    """The docs table's type: ``string``, ``integer``, ``array of string`` and so on."""
     if schema.get("type") == "array":
         return f"array of {schema.get('items', {}).get('type', 'value')}"
     return str(schema.get("type", "value"))
