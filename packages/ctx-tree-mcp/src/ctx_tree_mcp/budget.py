@@ -7,7 +7,7 @@ included, is at most ``budget_tokens`` under it.
 
 from __future__ import annotations
 
-from ctx_tree_compose import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ctx_tree_compose import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines, tokens_for_chars
 
 from .errors import ToolInputError
 
@@ -21,6 +21,7 @@ __all__ = [
     "check_budget",
     "estimate_tokens",
     "fit_lines",
+    "tokens_for_chars",
 ]
 
 

@@ -57,6 +57,8 @@ def stats(app: App) -> str:
     calls would have returned natively (the sources read or grepped, as numbered lines)."""
     from tabulate import tabulate
 
+    from .budget import tokens_for_chars
+
     app.flush_counters()
     counts = app.store.counts()
     counters = app.store.counters()
@@ -72,7 +74,7 @@ def stats(app: App) -> str:
     return (
         f"store: {app.store_file} ({app.store.size_bytes() / 1e6:.1f} MB on disk)\n\n"
         + tabulate(rows, headers=["kind", *statuses])
-        + f"\n\ntokens stored (chars/4): {stored_chars // 4:,}\n"
+        + f"\n\ntokens stored (chars/4): {tokens_for_chars(stored_chars):,}\n"
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
         f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps\n"
     )

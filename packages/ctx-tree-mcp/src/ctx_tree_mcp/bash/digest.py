@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..budget import estimate_tokens
+from ..budget import estimate_tokens, tokens_for_chars
 
 __all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "select_lines"]
 
@@ -141,7 +141,8 @@ def scan(lines: list[str]) -> Scan:
     text = "\n".join(lines)
     n = len(lines)
     long_lines = n and max(map(len, lines)) > MAX_LINE_CHARS
-    tokens = (len(text) + n * (len(str(n)) + 2) + 3) // 4 + (1 << 30 if long_lines else 0)
+    numbered = len(text) + n * (len(str(n)) + 2)  # with "<n>\t" prefixes and newlines
+    tokens = tokens_for_chars(numbered) + (1 << 30 if long_lines else 0)
     summaries = _line_indexes(text, [m.start() for m in _ANY_SUMMARY.finditer(text)])
     problems = _line_indexes(text, _problem_starts(text))
     noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))

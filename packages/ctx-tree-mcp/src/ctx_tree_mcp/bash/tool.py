@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import check_budget, check_int, estimate_tokens
+from ..budget import check_budget, check_int, estimate_tokens, tokens_for_chars
 from ..errors import ToolInputError
 from ..render import Manifest, fitted_answer
 from ..surface import call
@@ -142,7 +142,9 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     )
     answer = _render(result, rec, binary, budget)
     app.count(
-        "bash", tokens_served=estimate_tokens(answer), tokens_source=(result.total_bytes + 3) // 4
+        "bash",
+        tokens_served=estimate_tokens(answer),
+        tokens_source=tokens_for_chars(result.total_bytes),
     )
     return answer
 
@@ -220,7 +222,7 @@ def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
             )
         return m
 
-    return fitted_answer(budget, body, manifest, (rec.original_bytes + 3) // 4, "output")
+    return fitted_answer(budget, body, manifest, tokens_for_chars(rec.original_bytes), "output")
 
 
 SPEC = ToolSpec(
