@@ -19,7 +19,7 @@ def run(app, *args, **kw):
 def test_single_definition_costs_little_more_than_rg(app):
     text = run(app, r"def raw_decode\b")
     assert text.startswith("src/decoder.py:")
-    assert tokens(text) < 80
+    assert tokens(text) < 100  # the node id alone costs ~20 BPE tokens
 
 
 def test_broad_pattern_stays_in_budget_and_pages_the_rest(app):
