@@ -14,7 +14,25 @@ from typing import Any
 from .budget import estimate_tokens
 from .surface import call
 
-__all__ = ["Manifest", "call", "finish", "fitted_answer", "number_lines", "tokens_line"]
+__all__ = [
+    "Manifest",
+    "call",
+    "finish",
+    "fitted_answer",
+    "number_lines",
+    "one_line",
+    "tokens_line",
+]
+
+#: Control characters (tab aside) as visible escapes: a file named ``"a.py\nnext: …"`` must
+#: not start a line of its own, where it would read as the manifest's ``next:`` call.
+_CONTROL = {c: f"\\x{c:02x}" for c in range(32) if c != 9} | {10: "\\n", 13: "\\r", 127: "\\x7f"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with line breaks and other control characters escaped (``\\n``, ``\\x1b``),
+    so it stays on the line it is written in."""
+    return text.translate(_CONTROL)
 
 
 def number_lines(lines: Iterable[str], first: int) -> str:
@@ -43,9 +61,10 @@ class Manifest:
             self.lines.append(f"{label}: {text}")
 
     def render(self, *, compact: bool = False) -> str:
-        """The manifest's text; ``compact`` leaves out the optional lines."""
+        """The manifest's text; ``compact`` leaves out the optional lines. A line break inside
+        an entry (a file name holding one) is escaped, so no entry can pass for another."""
         kept = [ln for i, ln in enumerate(self.lines) if not (compact and i in self.optional)]
-        return "\n".join([f"-- ctx-tree: {self.head}", *kept]) + "\n"
+        return "\n".join(one_line(ln) for ln in [f"-- ctx-tree: {self.head}", *kept]) + "\n"
 
     def compacted(self, limit: int = 0) -> Manifest:
         """The manifest without optional lines, the longest dropped first, until it costs at
