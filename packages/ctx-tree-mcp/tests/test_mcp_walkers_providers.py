@@ -109,7 +109,11 @@ def test_summarizer_request_shape_summary_node_and_edges(
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
         app = make_app(
             tmp_path,
-            {"walkers": {"summarizerSubtreeThreshold": 3}, "summarizerModel": "claude-haiku-4-5"},
+            {
+                "walkers": {"summarizerSubtreeThreshold": 3},
+                "summarizerModel": "claude-haiku-4-5",
+                "summarizer": {"enabled": True},
+            },
         )
         try:
             root = subtree(app, 4)
@@ -147,7 +151,7 @@ def test_summarizer_daily_cap_and_rate_limit(tmp_path: Path, monkeypatch: pytest
             tmp_path,
             {
                 "walkers": {"summarizerSubtreeThreshold": 2},
-                "summarizer": {"dailyTokenCap": 100, "requestsPerMinute": 5},
+                "summarizer": {"enabled": True, "dailyTokenCap": 100, "requestsPerMinute": 5},
             },
         )
         try:
@@ -165,7 +169,11 @@ def test_summarizer_daily_cap_and_rate_limit(tmp_path: Path, monkeypatch: pytest
                 tmp_path,
                 {
                     "walkers": {"summarizerSubtreeThreshold": 2},
-                    "summarizer": {"dailyTokenCap": 10_000, "requestsPerMinute": 1},
+                    "summarizer": {
+                        "enabled": True,
+                        "dailyTokenCap": 10_000,
+                        "requestsPerMinute": 1,
+                    },
                 },
             )
             try:
@@ -197,10 +205,29 @@ def test_summarizer_is_off_without_a_key(tmp_path: Path):
         assert summarizer_from_config(app.config) is None
         assert (
             walker_line(walk(app, "summarizer"), "summarizer")
-            == "summarizer: off (no ANTHROPIC_API_KEY)"
+            == "summarizer: off (needs summarizer.enabled and ANTHROPIC_API_KEY)"
         )
     finally:
         app.close()
+
+
+def test_a_key_in_the_environment_alone_sends_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Claude Code users often have ANTHROPIC_API_KEY set; without summarizer.enabled no
+    stored text goes to the API (the fake server sees no request)."""
+    with fake_server() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        app = make_app(tmp_path, {"walkers": {"summarizerSubtreeThreshold": 2}})
+        try:
+            subtree(app, 3)
+            assert summarizer_from_config(app.config) is None
+            line = walker_line(walk(app, "summarizer"), "summarizer")
+            assert line == "summarizer: off (needs summarizer.enabled and ANTHROPIC_API_KEY)"
+            assert fake.requests == []
+        finally:
+            app.close()
 
 
 def test_provider_walker_runs_are_recorded_like_the_others(tmp_path: Path):

@@ -35,7 +35,7 @@ def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
         assert lines[3].startswith("pruner:     0 pruned (0 stale, 0 superseded), 0 deleted")
         assert lines[4] == "embedding:  off (no embedding provider configured)"
         assert lines[5] == "dedupe:     off (no embedding provider configured)"
-        assert lines[6] == "summarizer: off (no ANTHROPIC_API_KEY)"
+        assert lines[6] == "summarizer: off (needs summarizer.enabled and ANTHROPIC_API_KEY)"
         assert lines[7].startswith("(") and str(app.store_file) in lines[7]
         assert walk(app, "filter").splitlines()[0] == "filter: nothing pending"
     finally:

@@ -162,7 +162,7 @@ def test_run_once_all_and_unknown(store, tmp_path) -> None:
         "summarizer",
     ]
     assert out["embedding"] == out["dedupe"] == "off (no embedding provider configured)"
-    assert out["summarizer"] == "off (no ANTHROPIC_API_KEY)"
+    assert out["summarizer"] == "off (needs summarizer.enabled and ANTHROPIC_API_KEY)"
     assert out["filter"] == "nothing pending"
     assert out["staleness"] == "checked 0 file roots: none changed"
     assert out["pruner"].startswith("0 pruned (0 stale, 0 superseded), 0 deleted")

@@ -94,8 +94,10 @@ class SearchConfig(TypedDict):
 
 class SummarizerConfig(TypedDict):
     """``summarizer``: endpoint, rate and daily token limits, timeout (milliseconds) and
-    input/output sizes of the summarizer walker."""
+    input/output sizes of the summarizer walker. ``enabled``: the walker sends stored text to
+    the API only when this is true (an ``ANTHROPIC_API_KEY`` in the environment is not consent)."""
 
+    enabled: bool
     baseUrl: str
     requestsPerMinute: int
     dailyTokenCap: int
@@ -176,6 +178,7 @@ DEFAULTS: ConfigData = {
     },
     "search": {"rrfK": 60, "candidates": 50},
     "summarizer": {
+        "enabled": False,
         "baseUrl": "",
         "requestsPerMinute": 5,
         "dailyTokenCap": 200000,

@@ -45,7 +45,7 @@ class SummarizerReport:
 
     def summary(self) -> str:
         if self.off:
-            return "off (no ANTHROPIC_API_KEY)"
+            return "off (needs summarizer.enabled and ANTHROPIC_API_KEY)"
         text = (
             f"{self.written} summaries written ({self.replaced} replacing older ones) of "
             f"{self.candidates} subtrees over the threshold, {self.tokens} tokens"

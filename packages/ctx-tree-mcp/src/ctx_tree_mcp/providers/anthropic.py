@@ -102,12 +102,14 @@ def parse(answer: Any) -> SummaryResult:
 def summarizer_from_config(
     config: Config, env: Mapping[str, str] | None = None
 ) -> AnthropicSummarizer | None:
-    """The summarizer, or None when ``ANTHROPIC_API_KEY`` is not set (the walker stays off)."""
+    """The summarizer, or None (the walker stays off) unless ``summarizer.enabled`` is true and
+    ``ANTHROPIC_API_KEY`` is set. The key alone is not enough: Claude Code users often have it
+    in the environment the MCP server inherits, for other reasons (docs/security.md)."""
     env = os.environ if env is None else env
-    key = env.get("ANTHROPIC_API_KEY", "").strip()
-    if not key:
-        return None
     block = config.data["summarizer"]
+    key = env.get("ANTHROPIC_API_KEY", "").strip()
+    if not key or block["enabled"] is not True:
+        return None
     url = env.get("ANTHROPIC_BASE_URL", "").strip() or str(block["baseUrl"]).strip() or DEFAULT_URL
     return AnthropicSummarizer(
         key,
