@@ -1,4 +1,5 @@
-"""Token budgets: the bounds every tool enforces and the estimator they all use.
+"""Token budgets: the bounds every tool enforces, the estimator they all use, and the named
+reserves an answer keeps back for what follows its body.
 
 The estimator is :func:`ctx_tree_compose.estimate_tokens` (byte classes of the UTF-8 text,
 weighed against a real BPE tokenizer; see ``docs/tools.md``); every answer's text, manifest
@@ -14,10 +15,40 @@ from .errors import ToolInputError
 MIN_BUDGET = 100
 MAX_BUDGET = 50_000
 
+# Reserves, in estimated tokens: what an answer keeps back from its budget for the lines that
+# follow its body. They are first guesses: ``render.fitted_answer`` measures the manifest it
+# builds and gives the body exactly the room that is left.
+
+#: The closing ``tokens: N returned of M in file (P%)`` line of every answer.
+TOKENS_LINE_RESERVE = 20
+#: A manifest's first guess when the tool names none (head, a few ids, ``next``).
+MANIFEST_RESERVE = 120
+#: ``ctx_tree_grep``'s manifest: head, files not shown, ``next`` with an offset.
+GREP_MANIFEST_RESERVE = 90
+#: ``ctx_tree_get``'s manifest: the node's place, the lines shown, ``next``.
+GET_MANIFEST_RESERVE = 80
+#: ``ctx_tree_compose``'s manifest: counts, labelled included, truncated and dropped nodes.
+COMPOSE_MANIFEST_RESERVE = 160
+#: A numbered listing's manifest (search hits, recent nodes, neighbors): head and ``more``.
+LISTING_MANIFEST_RESERVE = 80
+#: ``ctx_tree_read`` shows a whole small file instead of its outline when the file fits the
+#: budget with this much to spare (its manifest is a head and one line).
+WHOLE_FILE_RESERVE = 60
+#: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).
+PROPORTIONATE_FLOOR = 60
+
 __all__ = [
+    "COMPOSE_MANIFEST_RESERVE",
+    "GET_MANIFEST_RESERVE",
+    "GREP_MANIFEST_RESERVE",
+    "LISTING_MANIFEST_RESERVE",
+    "MANIFEST_RESERVE",
     "MAX_BUDGET",
     "MAX_CHARS_PER_TOKEN",
     "MIN_BUDGET",
+    "PROPORTIONATE_FLOOR",
+    "TOKENS_LINE_RESERVE",
+    "WHOLE_FILE_RESERVE",
     "check_budget",
     "estimate_tokens",
     "fit_lines",

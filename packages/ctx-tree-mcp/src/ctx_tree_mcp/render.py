@@ -11,7 +11,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .budget import estimate_tokens
+from .budget import (
+    MANIFEST_RESERVE,
+    PROPORTIONATE_FLOOR,
+    TOKENS_LINE_RESERVE,
+    estimate_tokens,
+)
 from .surface import call
 
 __all__ = [
@@ -145,7 +150,7 @@ def fitted_answer(
     make_manifest: Callable[[Any], Manifest],
     source_tokens: int | Callable[[], int],
     what: str,
-    reserve: int = 120,
+    reserve: int = MANIFEST_RESERVE,
 ) -> str:
     """Answer whose body was built for the room the manifest really leaves.
 
@@ -168,11 +173,11 @@ def fitted_answer(
         if cost > limit:
             manifest = manifest.compacted(limit)
             cost = estimate_tokens(manifest.render())
-        need = estimate_tokens(body) + cost + _TOKENS_LINE
+        need = estimate_tokens(body) + cost + TOKENS_LINE_RESERVE
         fits = need <= budget
         if fits and (chosen is None or estimate_tokens(body) >= estimate_tokens(chosen[0])):
             chosen = (body, manifest)
-        wanted = budget - cost - _TOKENS_LINE
+        wanted = budget - cost - TOKENS_LINE_RESERVE
         if fits and wanted - room < max(16, room // 10):  # little room left to grow into
             break
         room = wanted if fits else min(room - 4, wanted - 4)
@@ -180,8 +185,3 @@ def fitted_answer(
         chosen = (body, manifest)
     whole = source_tokens() if callable(source_tokens) else source_tokens
     return finish(chosen[0], chosen[1], budget, whole, what)
-
-
-#: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).
-PROPORTIONATE_FLOOR = 60
-_TOKENS_LINE = 20  # tokens kept for the "tokens: N returned of M" line

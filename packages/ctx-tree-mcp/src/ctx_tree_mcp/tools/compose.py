@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ctx_tree_compose import MAX_DEPTH
 from pydantic import Field
 
-from ..budget import check_budget, check_int, estimate_tokens, fit_lines
+from ..budget import (
+    COMPOSE_MANIFEST_RESERVE,
+    check_budget,
+    check_int,
+    estimate_tokens,
+    fit_lines,
+)
 from ..errors import ToolInputError
 from ..graph import StoreGraph
 from ..render import Manifest, call, fitted_answer, number_lines
@@ -75,7 +81,7 @@ def plan(
 ) -> tuple[Any, int]:
     """Validate the arguments and plan a compose without rendering or counting anything (the
     inspector's preview uses it too): returns ``(ComposePlan, budget)``. The plan packs
-    ``room`` tokens (default: the budget less 160 for the manifest). Raises
+    ``room`` tokens (default: the budget less ``COMPOSE_MANIFEST_RESERVE`` for the manifest). Raises
     ``ToolInputError`` for no or unknown seeds, a depth outside 0..MAX_DEPTH, bad weights or budget."""
     from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
@@ -115,7 +121,7 @@ def plan(
         return plan_compose(
             graph,
             seed_ids,
-            budget_tokens=max(1, budget - 160 if room is None else room),
+            budget_tokens=max(1, budget - COMPOSE_MANIFEST_RESERVE if room is None else room),
             depth=depth,
             query=query or None,
             weights=w,
@@ -188,7 +194,9 @@ def compose(
         )
         return _manifest(packed, withheld, nodes, seed_ids, depth)
 
-    text = fitted_answer(budget, body, manifest, lambda: total, "candidates", reserve=160)
+    text = fitted_answer(
+        budget, body, manifest, lambda: total, "candidates", reserve=COMPOSE_MANIFEST_RESERVE
+    )
     app.count("compose", tokens_served=estimate_tokens(text))
     return text
 

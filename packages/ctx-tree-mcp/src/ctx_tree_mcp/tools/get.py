@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import check_budget, estimate_tokens, fit_lines
+from ..budget import GET_MANIFEST_RESERVE, check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..render import Manifest, call, fitted_answer
 from .lookup import node_by_id
@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = "Page through a stored node's full content (node ids come from manifests and search)."
-MANIFEST_RESERVE = 80
 
 
 class Args(Input):
@@ -77,7 +76,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
         return m
 
     text = fitted_answer(
-        budget, body, manifest, estimate_tokens(content), "node", reserve=MANIFEST_RESERVE
+        budget, body, manifest, estimate_tokens(content), "node", reserve=GET_MANIFEST_RESERVE
     )
     app.count("get", tokens_served=estimate_tokens(text))
     return text

@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import check_budget, check_int, estimate_tokens
+from ..budget import (
+    GREP_MANIFEST_RESERVE,
+    TOKENS_LINE_RESERVE,
+    check_budget,
+    check_int,
+    estimate_tokens,
+)
 from ..errors import ToolInputError
 from ..redact import redact_text
 from ..render import Manifest, call, finish
@@ -32,7 +38,6 @@ DESCRIPTION = (
     "ripgrep search (.gitignore respected) within budget_tokens; matches grouped by file. "
     "Full output is stored; the manifest gives the call for the rest."
 )
-MANIFEST_RESERVE = 90
 
 
 class Args(Input):
@@ -249,10 +254,10 @@ def _render(
     full_tokens: int = 0,
 ) -> str:
     """The answer: matches that fit, then the manifest. Built for a manifest reserve of
-    :data:`MANIFEST_RESERVE` tokens, and again for the manifest's measured cost when it needs
+    :data:`~ctx_tree_mcp.budget.GREP_MANIFEST_RESERVE` tokens, and again for the manifest's measured cost when it needs
     more (ids and calls cost more than their length suggests), so the final fit never cuts
     lines the ``next`` offset counts as shown."""
-    reserve = MANIFEST_RESERVE + 20  # + the tokens line
+    reserve = GREP_MANIFEST_RESERVE + TOKENS_LINE_RESERVE
     for _ in range(3):
         body, manifest = _attempt(
             app,
@@ -266,7 +271,7 @@ def _render(
             engine,
             context,
         )
-        cost = estimate_tokens(manifest.render()) + 20  # + the tokens line
+        cost = estimate_tokens(manifest.render()) + TOKENS_LINE_RESERVE
         if estimate_tokens(body) + cost <= budget or cost <= reserve:
             break
         reserve = cost + 8

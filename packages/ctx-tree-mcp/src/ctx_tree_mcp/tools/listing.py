@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..budget import estimate_tokens
+from ..budget import LISTING_MANIFEST_RESERVE, estimate_tokens
 from ..render import Manifest, finish
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
@@ -26,7 +26,12 @@ def render_listing(
     row is shown the manifest is just its head and that hint. Each of ``notes``
     becomes a ``note`` line of the manifest.
     """
-    room = budget - 80 - estimate_tokens(more_hint) - sum(estimate_tokens(n) for n in notes)
+    room = (
+        budget
+        - LISTING_MANIFEST_RESERVE
+        - estimate_tokens(more_hint)
+        - sum(estimate_tokens(n) for n in notes)
+    )
     out: list[str] = []
     for i, row in enumerate(rows, 1):
         line = f"{i}. {row}\n"

@@ -14,7 +14,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from ..budget import MAX_CHARS_PER_TOKEN, check_budget, estimate_tokens, fit_lines
+from ..budget import (
+    MAX_CHARS_PER_TOKEN,
+    WHOLE_FILE_RESERVE,
+    check_budget,
+    estimate_tokens,
+    fit_lines,
+)
 from ..errors import PathMissing, ToolInputError
 from ..filecache import FileView, OutlineEntry, load, mark_gone
 from ..render import Manifest, call, finish, fitted_answer, number_lines, plural
@@ -647,7 +653,7 @@ def _outline(view: FileView, budget: int, note: str = "") -> str:
     if (
         not note
         and len(whole) <= MAX_CHARS_PER_TOKEN * budget
-        and estimate_tokens(whole) <= budget - 60
+        and estimate_tokens(whole) <= budget - WHOLE_FILE_RESERVE
     ):
         # Small file: the whole file costs less than an outline would; nothing is left out.
         whole_manifest = Manifest(_head(view))
