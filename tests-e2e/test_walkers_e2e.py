@@ -90,7 +90,7 @@ def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
                 assert time.monotonic() - captured < 1.0, f"still {row[0]} after 1 s"
                 await asyncio.sleep(0.02)
             _, created_at, updated_at = row
-            assert updated_at > created_at  # promoted after capture, by the filter walker
+            assert updated_at >= created_at  # promoted after capture (same ms possible)
             assert updated_at - created_at < 1000
             # An identical grep is the same capture: answered with the live node's id, no new row.
             again = text_of(await client.call_tool("ctx_tree_grep", {"pattern": "handle_request"}))
