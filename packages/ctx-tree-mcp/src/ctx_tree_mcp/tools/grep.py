@@ -17,14 +17,13 @@ from pydantic import Field
 
 from ..budget import (
     GREP_MANIFEST_RESERVE,
-    TOKENS_LINE_RESERVE,
     check_budget,
     check_int,
     estimate_tokens,
 )
 from ..errors import ToolInputError
 from ..redact import redact_text
-from ..render import Manifest, call, finish
+from ..render import Manifest, call, fitted_answer
 from ..surface import argument_name
 from .spec import Budget, Cli, Input, ToolSpec
 
@@ -253,29 +252,17 @@ def _render(
     context: bool = False,
     full_tokens: int = 0,
 ) -> str:
-    """The answer: matches that fit, then the manifest. Built for a manifest reserve of
-    :data:`~ctx_tree_mcp.budget.GREP_MANIFEST_RESERVE` tokens, and again for the manifest's measured cost when it needs
-    more (ids and calls cost more than their length suggests), so the final fit never cuts
-    lines the ``next`` offset counts as shown."""
-    reserve = GREP_MANIFEST_RESERVE + TOKENS_LINE_RESERVE
-    for _ in range(3):
-        body, manifest = _attempt(
-            app,
-            result,
-            order,
-            stored,
-            lines,
-            per_file,
-            node_id,
-            budget - reserve,
-            engine,
-            context,
-        )
-        cost = estimate_tokens(manifest.render()) + TOKENS_LINE_RESERVE
-        if estimate_tokens(body) + cost <= budget or cost <= reserve:
-            break
-        reserve = cost + 8
-    return finish(body, manifest, budget, full_tokens, "full output")
+    """The answer: matches that fit, then the manifest, fitted by ``render.fitted_answer``
+    (first for :data:`~ctx_tree_mcp.budget.GREP_MANIFEST_RESERVE` tokens of manifest, then for
+    the manifest's measured cost), so the final fit never cuts lines the ``next`` offset
+    counts as shown."""
+
+    def body(room: int) -> tuple[str, Manifest]:
+        return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, context)
+
+    return fitted_answer(
+        budget, body, lambda m: m, full_tokens, "full output", reserve=GREP_MANIFEST_RESERVE
+    )
 
 
 def _attempt(
