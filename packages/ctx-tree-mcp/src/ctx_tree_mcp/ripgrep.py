@@ -199,11 +199,27 @@ def _parse_block(
 ) -> None:
     """Add rg's output lines in ``block`` to ``result``; stops before match ``max_matches + 1``
     (so the count never passes the cap, even inside one read)."""
-    for path_b, num, kind, text_b in _LINE.findall(block):
+    from .render import one_line
+
+    previous_end = 0
+    for found in _LINE.finditer(block):
+        path_b, num, kind, text_b = found.groups()
+        # A file name holding a line break: its first part is the unmatched text just before
+        # this line (rg's "path NUL" record cannot be told apart from a line otherwise).
+        if found.start() - previous_end > 1:  # more than the line break between records
+            gap = [
+                part
+                for part in block[previous_end : found.start()].split(b"\n")
+                if part and part != b"--"  # rg's separator between context groups
+            ]
+            if gap and b"\x00" not in gap[-1]:
+                path_b = gap[-1] + b"\n" + path_b
+        previous_end = found.end()
         if kind == b":" and max_matches is not None and result.match_count >= max_matches:
             result.capped = True
             return
-        path = path_b.decode("utf-8", "replace")
+        # escaped (``a.py\\nnext: …``): the name stays on its line in the answer and the store
+        path = one_line(path_b.decode("utf-8", "replace"))
         if path.startswith("./"):
             path = path[2:]
         text = text_b.decode("utf-8", "replace")
