@@ -93,7 +93,7 @@ def tests(session: nox.Session, package: str) -> None:
 def e2e(session: nox.Session) -> None:
     """End-to-end tests: the real server over stdio with the official MCP client.
 
-    The Claude Code tests in tests-e2e/test_plugin.py are left to the ``plugin`` session.
+    The Claude Code tests in tests-e2e/test_e2e_plugin.py are left to the ``plugin`` session.
     """
     env = _sync(session, "e2e", "--all-packages")
     session.run(
@@ -232,7 +232,7 @@ def plugin(session: nox.Session) -> None:
     claude = _install_claude_code(session)
     env = _sync(session, "plugin", "--all-packages")
     session.run(
-        _python("plugin"), "-m", "pytest", "tests-e2e/test_plugin.py",
+        _python("plugin"), "-m", "pytest", "tests-e2e/test_e2e_plugin.py",
         "tests-e2e/test_e2e_claude_hooks.py", "-n", "2", "-q", "-rs", *session.posargs,
         env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
     )  # fmt: skip

@@ -1,5 +1,5 @@
 """Real Claude Code, offline: finding the CLI, its environment, and a scripted fake Anthropic
-Messages API on 127.0.0.1 (no key, no network). Shared by ``test_plugin.py`` and
+Messages API on 127.0.0.1 (no key, no network). Shared by ``test_e2e_plugin.py`` and
 ``test_e2e_claude_hooks.py``.
 
 Claude Code comes from the npm registry (``uv run nox -s plugin`` installs it into
