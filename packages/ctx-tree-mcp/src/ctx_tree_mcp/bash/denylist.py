@@ -169,18 +169,24 @@ def _split_words(text: str) -> list[str]:
         return text.split()
 
 
-def _simple_commands(command: str) -> list[list[str]]:
-    """The command's simple commands as word lists, redirections removed.
-
-    Unbalanced quotes fall back to splitting on whitespace and operators (still checked).
-    """
+def shell_tokens(command: str) -> list[str]:
+    """The words and operators of ``command`` as a POSIX shell splits them, quotes removed
+    (``;``, ``&&``, ``|``, ``(``, ``<``, ``>`` and newlines are tokens of their own). With
+    unbalanced quotes, a split on whitespace and operators instead, so the command is still
+    checked."""
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
     lexer.whitespace = " \t\r"
     lexer.commenters = ""
     try:
-        tokens = list(lexer)
+        return list(lexer)
     except ValueError:
-        tokens = re.findall(r"[;&|()<>\n`$]+|[^\s;&|()<>`$]+", command.replace("'", ""))
+        unquoted = command.replace("'", "").replace('"', "")
+        return re.findall(r"[;&|()<>\n`$]+|[^\s;&|()<>`$]+", unquoted)
+
+
+def _simple_commands(command: str) -> list[list[str]]:
+    """The command's simple commands as word lists, redirections removed."""
+    tokens = shell_tokens(command)
     out: list[list[str]] = []
     words: list[str] = []
     skip_target = False

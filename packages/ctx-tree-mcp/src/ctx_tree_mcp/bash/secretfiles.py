@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import glob
 import os
-import shlex
 from typing import TYPE_CHECKING
+
+from .denylist import shell_tokens
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -42,13 +43,7 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
     is redirected from, and that matches the secret-file denylist (relative to the project
     root, or at any depth for an absolute or ``~`` path); None when there is none.
     ``cwd``: the directory the command runs in (globs are expanded there)."""
-    lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
-    lexer.whitespace = " \t\r"
-    lexer.commenters = ""
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        tokens = shlex.split(command.replace("'", " ").replace('"', " "))
+    tokens = shell_tokens(command)
     program = ""
     redirect_in = redirect_out = False
     for token in tokens:

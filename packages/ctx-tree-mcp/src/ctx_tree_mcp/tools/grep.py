@@ -221,48 +221,18 @@ async def grep(
         full_tokens = (
             full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
         )
-    text = _render(
-        app,
-        result,
-        order,
-        stored,
-        lines,
-        per_file,
-        node_id,
-        budget,
-        engine,
-        context=context_lines > 0,
-        full_tokens=full_tokens,
-    )
-    app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
-    return text
-
-
-def _render(
-    app: App,
-    result: GrepResult,
-    order: list[str],
-    stored: list[str],
-    lines: dict[str, list[str]],
-    per_file: dict[str, str],
-    node_id: str,
-    budget: int,
-    engine: str = "rg",
-    *,
-    context: bool = False,
-    full_tokens: int = 0,
-) -> str:
-    """The answer: matches that fit, then the manifest, fitted by ``render.fitted_answer``
-    (first for :data:`~ctx_tree_mcp.budget.GREP_MANIFEST_RESERVE` tokens of manifest, then for
-    the manifest's measured cost), so the final fit never cuts lines the ``next`` offset
-    counts as shown."""
+    context = context_lines > 0
 
     def body(room: int) -> tuple[str, Manifest]:
         return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, context)
 
-    return fitted_answer(
+    # Fitted first for GREP_MANIFEST_RESERVE tokens of manifest, then for its measured cost, so
+    # the final fit never cuts lines the manifest's next offset counts as shown.
+    text = fitted_answer(
         budget, body, lambda m: m, full_tokens, "full output", reserve=GREP_MANIFEST_RESERVE
     )
+    app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
+    return text
 
 
 def _attempt(
