@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import ctx_tree_store.store as store_module
+import ctx_tree_store._store as store_module
 from ctx_tree_schema import EdgeKind, NodeKind
 from ctx_tree_store import NewNode, Store, new_id
 from ctx_tree_store._terms import index_terms

@@ -219,7 +219,7 @@ def test_fts_scores(filled: Store):
 def test_search_cap_ranks_the_newest_matches_and_drops_flooding_words(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ):
-    import ctx_tree_store.store as store_module
+    import ctx_tree_store._store as store_module
 
     monkeypatch.setattr(store_module, "SEARCH_CAP", 5)
     old_strong = store.insert([NewNode(NodeKind.NOTE, "common common common common")])[0]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ctx_tree_schema import Filters, NodeKind, NodeStatus
 from ctx_tree_store import DimensionMismatch, NewNode, Store
-from ctx_tree_store import vectors as vec_module
+from ctx_tree_store import _vectors as vec_module
 
 
 def unit(v: list[float]) -> list[float]:

@@ -18,8 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Config, Node, NodeKind
-    from ctx_tree_store import Store
-    from ctx_tree_store.browse import NodeRow
+    from ctx_tree_store import NodeRow, Store
 
     from .paths import PathPolicy
 

@@ -6,6 +6,9 @@ query and an identifier into the words it searches, for callers that rank text t
 (``ctx_tree_read`` by query); building FTS5 expressions and index terms stays inside.
 """
 
+from . import _browse as browse
+from ._browse import NodeRow
+from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -17,9 +20,7 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
-from ._terms import query_words, split_identifier
-from .catalog import StoreInfo, describe, forget, list_stores, project_stores
-from .location import (
+from ._location import (
     STORE_FILE,
     ctx_tree_home,
     project_dir,
@@ -27,7 +28,7 @@ from .location import (
     resolve_store_path,
     store_path,
 )
-from .store import (
+from ._store import (
     DEFAULT_STATUSES,
     MAX_DEPTH,
     FileTree,
@@ -40,7 +41,8 @@ from .store import (
     new_id,
     now_ms,
 )
-from .vectors import DimensionMismatch, VectorHit, VectorUnavailable
+from ._terms import query_words, split_identifier
+from ._vectors import DimensionMismatch, VectorHit, VectorUnavailable
 
 __all__ = [
     "DEFAULT_STATUSES",
@@ -52,6 +54,7 @@ __all__ = [
     "Neighbor",
     "NewNode",
     "NodeNotFound",
+    "NodeRow",
     "NodeSize",
     "SchemaTooOld",
     "SchemaVersionError",
@@ -65,6 +68,7 @@ __all__ = [
     "VectorHit",
     "VectorUnavailable",
     "__version__",
+    "browse",
     "content_hash",
     "ctx_tree_home",
     "describe",

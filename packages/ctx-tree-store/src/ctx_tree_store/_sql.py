@@ -203,7 +203,7 @@ WALKER_RUNS = (
     "FROM walker_runs ORDER BY id DESC LIMIT ?"
 )
 
-# -- the catalog of stores (catalog.py): read-only, valid on every schema version ------------
+# -- the catalog of stores (_catalog.py): read-only, valid on every schema version ------------
 COUNT_NODES = "SELECT count(*) FROM nodes"
 NEWEST_SESSION_CWD = (
     "SELECT json_extract(metadata, '$.cwd') FROM nodes WHERE kind = 'session' "

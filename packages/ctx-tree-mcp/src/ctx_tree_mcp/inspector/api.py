@@ -18,7 +18,7 @@ from ctx_tree_compose import MAX_DEPTH
 from ..errors import ToolInputError
 
 if TYPE_CHECKING:
-    from ctx_tree_store.browse import NodeRow
+    from ctx_tree_store import NodeRow
 
     from ..app import App
 

@@ -17,7 +17,7 @@ from typing import Any
 from ctx_tree_schema import NodeKind, NodeStatus
 
 from . import _sql
-from .store import Store
+from ._store import Store
 
 PAGE_MAX = 200
 #: Edges listed per direction in :func:`node_detail`.

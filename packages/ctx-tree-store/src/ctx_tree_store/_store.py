@@ -29,7 +29,7 @@ from ctx_tree_schema import (
     can_transition,
 )
 
-from . import _sql, vectors
+from . import _sql, _vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
 from ._terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
@@ -962,24 +962,24 @@ class Store:
                 total += p.stat().st_size
         return total
 
-    # -- vectors (see vectors.py and docs/search.md) -------------------------------------
+    # -- vectors (see _vectors.py and docs/search.md) -------------------------------------
     def vector_models(self) -> dict[str, int]:
         """``{embedding model: vectors stored}``."""
-        return vectors.models(self)
+        return _vectors.models(self)
 
     def other_vector_model(self, model: str) -> str | None:
         """A model other than ``model`` whose vectors the store holds, or None."""
-        return vectors.other_model(self, model)
+        return _vectors.other_model(self, model)
 
     def vector_backlog(self, model: str) -> int:
         """About how many live and pending nodes still lack a ``model`` vector."""
-        return vectors.backlog(self, model)
+        return _vectors.backlog(self, model)
 
     def missing_vectors(
         self, model: str, limit: int = 32, after_rowid: int = 0
     ) -> list[tuple[int, Node]]:
         """``(rowid, node)`` of live/pending nodes needing a ``model`` vector, oldest first."""
-        return vectors.missing(self, model, limit, after_rowid)
+        return _vectors.missing(self, model, limit, after_rowid)
 
     def put_vectors(
         self,
@@ -991,27 +991,27 @@ class Store:
         """Store ``(node_id, content_hash, vector)`` rows of ``model`` in one transaction
         (skipping nodes gone or changed since); returns how many. Raises
         ``DimensionMismatch`` and ``VectorUnavailable``."""
-        return vectors.put(self, model, items, at=at if at is not None else now_ms())
+        return _vectors.put(self, model, items, at=at if at is not None else now_ms())
 
     def vector_search(
         self, model: str, query: Sequence[float], limit: int = 10, filters: Filters | None = None
-    ) -> list[vectors.VectorHit]:
+    ) -> list[_vectors.VectorHit]:
         """Nearest nodes to ``query`` among ``model`` vectors (cosine), filtered as :meth:`search`."""
-        return vectors.nearest(self, model, query, limit, filters)
+        return _vectors.nearest(self, model, query, limit, filters)
 
     def vector_of(self, node_id: str, model: str) -> list[float] | None:
         """The ``model`` vector stored for ``node_id``, or None."""
-        return vectors.vector_of(self, node_id, model)
+        return _vectors.vector_of(self, node_id, model)
 
     def live_vectors_after(
         self, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
     ) -> list[tuple[int, Node]]:
         """``(rowid, node)`` of live nodes with a ``model`` vector, rowid after ``after_rowid``."""
-        return vectors.live_after(self, model, after_rowid, limit, kinds)
+        return _vectors.live_after(self, model, after_rowid, limit, kinds)
 
     def drop_other_vectors(self, model: str) -> int:
         """Delete every vector that is not of ``model``; returns how many."""
-        return vectors.drop_other_models(self, model)
+        return _vectors.drop_other_models(self, model)
 
     def subtrees_over(self, threshold: int, limit: int = 100) -> list[tuple[str, int]]:
         """``(parent id, live non-summary children)`` for parents with at least ``threshold``

@@ -24,7 +24,7 @@ from . import _sql
 from ._errors import StoreError
 
 if TYPE_CHECKING:
-    from .store import Store
+    from ._store import Store
 
 #: Candidates taken from the sign-bit scan before exact ranking (at least; 4 x limit if more).
 CANDIDATES_MIN = 400
@@ -121,7 +121,7 @@ def missing(
 ) -> list[tuple[int, Node]]:
     """``(rowid, node)`` of live and pending nodes (not sessions, not empty) with no vector of
     ``model`` for their current content, oldest first, rowid greater than ``after_rowid``."""
-    from .store import _row_to_node
+    from ._store import _row_to_node
 
     rows = store._query(_sql.VEC_MISSING, (after_rowid, model, limit))
     return [(r[0], _row_to_node(r[1:])) for r in rows]
@@ -173,7 +173,7 @@ def nearest(
     """The ``limit`` nodes whose ``model`` vectors are nearest to ``query`` (cosine), filtered
     like :meth:`Store.search` (live and pending by default). Raises :class:`VectorUnavailable`
     and :class:`DimensionMismatch` (query length differs from the stored vectors)."""
-    from .store import _row_to_node
+    from ._store import _row_to_node
 
     ensure_loaded(store)
     want = dimensions(store, model)
@@ -219,7 +219,7 @@ def live_after(
 ) -> list[tuple[int, Node]]:
     """``(rowid, node)`` of live nodes holding a ``model`` vector, rowid after ``after_rowid``,
     oldest first; only ``kinds`` when given (the dedupe walker's cursor walk)."""
-    from .store import _row_to_node
+    from ._store import _row_to_node
 
     where, args = "", []
     if kinds:

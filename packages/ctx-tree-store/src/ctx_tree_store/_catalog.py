@@ -17,7 +17,7 @@ import apsw
 
 from . import _sql
 from ._db import open_without_writing
-from .location import STORE_FILE, ctx_tree_home, legacy_hashes, store_path
+from ._location import STORE_FILE, ctx_tree_home, legacy_hashes, store_path
 
 
 @dataclass(frozen=True, slots=True)
