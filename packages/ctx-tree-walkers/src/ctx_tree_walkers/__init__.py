@@ -31,10 +31,10 @@ from ._coordinator import (
 from ._dedupe import DEDUPE_KINDS, DedupeReport, dedupe
 from ._embedding import EmbeddingReport, embed_missing, index_embeddings
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
+from ._providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
 from ._summarizer import SummarizerReport, summarize_subtrees, tokens_used
-from .providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
 
 __version__ = "0.1.0"
 

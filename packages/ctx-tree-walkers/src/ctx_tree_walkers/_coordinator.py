@@ -42,10 +42,10 @@ from ._common import KeepGoing, Yielder, record_run, walker_interval_ms
 from ._dedupe import dedupe
 from ._embedding import index_embeddings
 from ._filter import filter_pending
+from ._providers import EmbeddingProvider, SummarizerProvider
 from ._pruner import prune
 from ._staleness import mark_stale
 from ._summarizer import summarize_subtrees
-from .providers import EmbeddingProvider, SummarizerProvider
 
 log = logging.getLogger(__name__)
 

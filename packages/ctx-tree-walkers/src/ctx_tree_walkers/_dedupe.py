@@ -20,7 +20,7 @@ from ctx_tree_schema import Config, Filters, NodeKind, NodeStatus
 from ctx_tree_store import IllegalTransition, NodeNotFound, Store, VectorUnavailable
 
 from ._common import KeepGoing, always
-from .providers import EmbeddingProvider
+from ._providers import EmbeddingProvider
 
 DEDUPE_KINDS: tuple[NodeKind, ...] = tuple(
     k for k in NodeKind if k not in (NodeKind.FILE_CHUNK, NodeKind.SESSION, NodeKind.SUMMARY)

@@ -22,7 +22,7 @@ from ctx_tree_schema import Config
 from ctx_tree_store import DimensionMismatch, Store, VectorUnavailable
 
 from ._common import KeepGoing, always
-from .providers import EmbeddingProvider, ProviderUnavailable
+from ._providers import EmbeddingProvider, ProviderUnavailable
 
 
 @dataclass(slots=True)

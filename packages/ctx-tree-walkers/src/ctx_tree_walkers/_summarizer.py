@@ -24,7 +24,7 @@ from ctx_tree_schema import Config, EdgeKind, NodeKind, NodeStatus, SummaryMeta
 from ctx_tree_store import NewNode, Store
 
 from ._common import KeepGoing, always
-from .providers import ProviderUnavailable, SummarizerProvider
+from ._providers import ProviderUnavailable, SummarizerProvider
 
 MINUTE_MS = 60_000
 MAX_EDGES = 500

@@ -1,5 +1,5 @@
 """Embedding and summarizer providers (HTTP clients), injected into the walkers and used by
-``ctx_tree_search``. The protocols live in ``ctx_tree_walkers.providers``; see docs/search.md.
+``ctx_tree_search``. The protocols are ``ctx_tree_walkers.EmbeddingProvider`` and ``SummarizerProvider``; see docs/search.md.
 """
 
 from __future__ import annotations
