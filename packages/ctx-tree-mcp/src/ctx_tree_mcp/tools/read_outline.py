@@ -1,0 +1,105 @@
+"""``ctx_tree_read`` with no selector: a small file whole, else its outline (one line per
+symbol with the chunk's node id) and as many of the first lines as fit."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..budget import MAX_CHARS_PER_TOKEN, WHOLE_FILE_RESERVE, estimate_tokens, fit_lines
+from ..filecache import FileView
+from ..render import Manifest, call, finish, fitted_answer, number_lines
+from .read_view import (
+    file_tokens,
+    included_summary,
+    lines_of,
+    omitted_summary,
+    view_head,
+)
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
+
+def entry_ids(view: FileView) -> list[str]:
+    """Node id of the chunk holding each outline entry's definition line, in outline order
+    (the chunks tile the file, so exactly one does). Same-named definitions (two
+    ``### Parameters`` headings) each get their own chunk's id."""
+    import bisect
+
+    starts = [c.metadata["lines"][0] for c in view.chunks]
+    ids: list[str] = []
+    for e in view.outline:
+        i = bisect.bisect_right(starts, e.def_line) - 1
+        ids.append(view.chunks[i].id if i >= 0 and view.chunks else "")
+    return ids
+
+
+def outline_answer(view: FileView, budget: int, note: str = "") -> str:
+    """The answer without a selector: the whole file when it fits with
+    :data:`~ctx_tree_mcp.budget.WHOLE_FILE_RESERVE` to spare, else the outline (``note`` first)
+    and as many of the first lines as fit."""
+    whole = number_lines(lines_of(view, 1, view.total_lines), 1)
+    if (
+        not note
+        and len(whole) <= MAX_CHARS_PER_TOKEN * budget
+        and estimate_tokens(whole) <= budget - WHOLE_FILE_RESERVE
+    ):
+        # Small file: the whole file costs less than an outline would; nothing is left out.
+        whole_manifest = Manifest(view_head(view))
+        whole_manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
+        return finish(whole, whole_manifest, budget, file_tokens(view), "file")
+    entries = list(view.outline)
+    ids = entry_ids(view)
+    rows = [
+        f"L{e.start}-{e.end} {e.kind} {e.name} {ids[i]}".rstrip() for i, e in enumerate(entries)
+    ]
+    top = [row for row, e in zip(rows, entries, strict=True) if "." not in e.name]
+
+    def outline_text(room: int) -> tuple[str, str]:
+        """The outline within ``room`` tokens: all of it, else top-level names, else cut."""
+        text = "\n".join(rows)
+        if estimate_tokens(text) <= room:
+            return text, ""
+        text = "\n".join(top)
+        if estimate_tokens(text) <= room:
+            return text, f"{len(entries) - len(top)} nested symbols not listed"
+        return fit_lines(text, max(room, 0))[0].rstrip("\n"), "outline cut"
+
+    def body(room: int) -> tuple[str, tuple[list[Node], int, str]]:
+        title = (f"{note}\n" if note else "") + f"## outline ({len(entries)} symbols)\n"
+        text, nested_note = outline_text(min(budget // 2, room) - estimate_tokens(title))
+        head = title + (text + "\n" if text else "")
+        room -= estimate_tokens(head) + 10
+        parts: list[str] = []
+        included: list[Node] = []
+        last_line = 0
+        for c in view.chunks:
+            block = number_lines(c.content.splitlines(), c.metadata["lines"][0])
+            cost = estimate_tokens(block)
+            if cost > room:
+                break
+            parts.append(block)
+            included.append(c)
+            room -= cost
+            last_line = c.metadata["lines"][1]
+        return head + (f"## lines 1-{last_line}\n" + "".join(parts) if parts else ""), (
+            included,
+            last_line,
+            nested_note,
+        )
+
+    def manifest(state: tuple[list[Node], int, str]) -> Manifest:
+        included, last_line, nested_note = state
+        m = Manifest(view_head(view))
+        if nested_note:
+            m.add(
+                "outline",
+                f"{nested_note}; full outline: {call('ctx_tree_get', node_id=view.root.id)}",
+            )
+        m.add("included", included_summary(included), optional=True)
+        m.add("omitted", omitted_summary(view, included), optional=True)
+        if last_line < view.total_lines:
+            m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
+        return m
+
+    return fitted_answer(budget, body, manifest, file_tokens(view), "file")

@@ -1,0 +1,294 @@
+"""The lines of a file view for ``ctx_tree_read``: slices that fit a budget, where a cut
+left off, and the manifest lines and calls that say so."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ..filecache import FileView, OutlineEntry
+from ..render import Manifest, call, fitted_answer, number_lines
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
+
+RELEVANCE_FLOOR = 0.3  # query mode: chunks scoring below this share of the best are left out
+PART = re.compile(r"#\d+$")
+
+
+def file_tokens(view: FileView) -> int:
+    """Tokens of the whole file as numbered lines (what reading all of it here would cost)."""
+    return view.numbered_tokens
+
+
+def lines_of(view: FileView, first: int, last: int) -> list[str]:
+    """File lines ``first..last`` (1-based inclusive) rebuilt from the chunks that tile the file."""
+    out: list[str] = []
+    for chunk in view.chunks:
+        s, e = chunk.metadata["lines"]
+        if e < first or s > last:
+            continue
+        lines = chunk.content.splitlines()
+        for offset, line in enumerate(lines):
+            if first <= s + offset <= last:
+                out.append(line)
+    return out
+
+
+def overlapping(view: FileView, first: int, last: int) -> list[Node]:
+    """The chunks holding any of lines ``first..last``."""
+    return [
+        c
+        for c in view.chunks
+        if not (c.metadata["lines"][1] < first or c.metadata["lines"][0] > last)
+    ]
+
+
+def chunk_label(c: Node) -> str:
+    """``L<start>-<end> <symbol or kind> <node id>`` of a chunk, for manifests."""
+    s, e = c.metadata["lines"]
+    sym = c.metadata.get("symbol") or c.metadata.get("kind") or "chunk"
+    return f"{c.id} {sym} L{s}-{e} ({estimate_tokens(c.content)}t)"
+
+
+def view_head(view: FileView) -> str:
+    """The manifest's head: path, lines, language, file node id, and whether cached or cut."""
+    flags = " (cached)" if view.cached else ""
+    trunc = ", stored truncated at capture.maxBytes" if view.root.truncated else ""
+    if view.root.metadata.get("rendered"):
+        trunc += ", lines of its cells rendered as text (outputs capped)"
+    return f"{view.relative} · {view.total_lines} lines · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
+
+
+@dataclass(frozen=True)
+class Cut:
+    """How far a slice of lines ``first..last`` got: whole lines up to ``shown_to``
+    (``first - 1`` when none), then ``partial`` characters of the next line."""
+
+    first: int
+    last: int
+    shown_to: int
+    partial: int = 0
+    #: characters of that line skipped before the part shown (an excerpt around a match)
+    skipped: int = 0
+
+    @property
+    def done(self) -> bool:
+        """True when the slice reached its last line."""
+        return self.shown_to >= self.last
+
+    @property
+    def empty(self) -> bool:
+        """True when nothing of the slice could be shown."""
+        return self.shown_to < self.first and not self.partial
+
+
+_LINE_GOES_ON = " […line continues]\n"
+
+
+def slice_lines(view: FileView, first: int, last: int, room: int, label: str) -> tuple[str, Cut]:
+    """Numbered lines first..last fitted into ``room`` tokens, under ``label``.
+
+    Whole lines when at least one fits; otherwise the first line cut by characters (a line
+    longer than the budget, e.g. minified JSON), marked as continuing.
+    """
+    head = f"{label}\n" if label else ""
+    body = number_lines(lines_of(view, first, last), first)
+    fitted, cut = fit_lines(body, max(0, room - estimate_tokens(head)))
+    if not cut:
+        return head + fitted, Cut(first, last, last)
+    if fitted.endswith("\n"):
+        return head + fitted, Cut(first, last, first + fitted.count("\n") - 1)
+    fitted, _ = fit_lines(body, max(0, room - estimate_tokens(head + _LINE_GOES_ON)))
+    prefix = f"{first}\t"
+    if len(fitted) <= len(prefix) or fitted.endswith("\n"):
+        return "", Cut(first, last, first - 1)
+    return head + fitted + _LINE_GOES_ON, Cut(first, last, first - 1, len(fitted) - len(prefix))
+
+
+def excerpt_at(
+    view: FileView, cut: Cut, query: str, room: int, label: str
+) -> tuple[str, Cut] | None:
+    """Line ``cut.first`` (longer than the budget, e.g. minified JSON) shown around the first
+    match of a query word past what ``cut`` showed, or None when there is none."""
+    from ctx_tree_store import query_words
+
+    where = line_offset(view, cut.first)
+    if where is None:
+        return None
+    chunk = where[0]
+    s = chunk.metadata["lines"][0]
+    line = chunk.content.splitlines(keepends=True)[cut.first - s].rstrip("\n")
+    lowered = line.lower()
+    counts = {w: lowered.count(w) for w in query_words(query) if len(w) > 1}
+    counts = {w: n for w, n in counts.items() if n}
+    if not counts:
+        return None
+    rarest = min(counts, key=lambda w: (counts[w], -len(w)))  # the most telling word
+    found = lowered.find(rarest)
+    if found < cut.partial:
+        return None  # the head already shows it
+    start = max(0, found - EXCERPT_LEAD)
+    head = f"{label}\n{cut.first}\t…"
+    fit = room - estimate_tokens(head + _LINE_GOES_ON) - 1
+    if fit <= 0:
+        return None
+    shown, _ = fit_lines(line[start : start + MAX_CHARS_PER_TOKEN * (fit + 1)], fit)
+    if not shown:
+        return None
+    end = start + len(shown)
+    if end >= len(line):  # the rest of the line fits: nothing continues
+        return f"{head}{shown}\n", Cut(cut.first, cut.last, cut.first, 0, 0)
+    return f"{head}{shown}{_LINE_GOES_ON}", Cut(cut.first, cut.last, cut.first - 1, end, start)
+
+
+#: Characters of context kept before a match in a line longer than the budget.
+EXCERPT_LEAD = 120
+
+
+def line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
+    """The chunk holding file line ``line`` and the character offset of that line in it."""
+    for chunk in view.chunks:
+        s, e = chunk.metadata["lines"]
+        if s <= line <= e:
+            return chunk, sum(len(x) for x in chunk.content.splitlines(keepends=True)[: line - s])
+    return None
+
+
+def continue_call(view: FileView, cut: Cut) -> str:
+    """The call that shows what ``cut`` left out: the rest of a line cut by characters
+    (``ctx_tree_get`` at a character offset), else the remaining lines."""
+    line = cut.shown_to + 1
+    if cut.partial and (where := line_offset(view, line)):
+        chunk, offset = where
+        return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial)
+    return call("ctx_tree_read", path=view.relative, start_line=line, end_line=cut.last)
+
+
+def not_shown(cut: Cut) -> str:
+    """The manifest's words for what the cut left out."""
+    if cut.skipped:
+        return (
+            f"line {cut.shown_to + 1} shown in part: characters {cut.skipped:,}-{cut.partial:,},"
+            " around the first match"
+        )
+    if cut.partial and cut.last == cut.shown_to + 1:
+        return f"line {cut.last} shown in part ({cut.partial:,} characters)"
+    if cut.partial:
+        return f"line {cut.shown_to + 1} shown in part ({cut.partial:,} characters); lines {cut.shown_to + 1}-{cut.last} not all shown"
+    return f"lines {cut.shown_to + 1}-{cut.last} not shown"
+
+
+def omitted_summary(view: FileView, included: Sequence[Node]) -> str:
+    """The chunks not shown: how many, their tokens, and their first symbols."""
+    ids = {c.id for c in included}
+    rest = [c for c in view.chunks if c.id not in ids]
+    if not rest:
+        return ""
+    names = [n for c in rest if isinstance(n := c.metadata.get("symbol"), str) and n]
+    shown = ", ".join(dict.fromkeys(PART.sub("", n) for n in names[:8]))
+    more = f" (+{len(rest) - 8} more)" if len(rest) > 8 else ""
+    tokens = sum(estimate_tokens(c.content) for c in rest)
+    return f"{len(rest)} chunks, {tokens:,}t" + (f": {shown}{more}" if shown else "")
+
+
+def included_summary(chunks: Sequence[Node], limit: int = 6) -> str:
+    """The chunks shown, at most ``limit`` labelled."""
+    more = f" (+{len(chunks) - limit} more)" if len(chunks) > limit else ""
+    return "; ".join(chunk_label(c) for c in chunks[:limit]) + more
+
+
+def range_call(view: FileView, first: int, last: int) -> str:
+    """The exact read of lines ``first..last`` of the file."""
+    return call("ctx_tree_read", path=view.relative, start_line=first, end_line=last)
+
+
+def ranges_answer(
+    view: FileView, ranges: Sequence[tuple[int, int, str]], budget: int, matches: str = ""
+) -> str:
+    """Lines of each ``(first, last, label)`` range in order, as far as the budget goes; the
+    manifest's ``next`` continues the cut range, else reads the first range not reached."""
+
+    def body(room: int) -> tuple[str, list[Cut]]:
+        parts: list[str] = []
+        cuts: list[Cut] = []
+        for first, last, label in ranges:
+            text, cut = slice_lines(view, first, last, room, label)
+            if cut.empty:
+                break
+            parts.append(text)
+            cuts.append(cut)
+            room -= estimate_tokens(text)
+            if not cut.done:
+                break
+        return "".join(parts), cuts
+
+    def manifest(cuts: list[Cut]) -> Manifest:
+        m = Manifest(view_head(view))
+        m.add("matches", matches)
+        included = [
+            c
+            for cut in cuts
+            for c in overlapping(view, cut.first, max(cut.shown_to, cut.first))
+            if cut.shown_to >= cut.first or cut.partial
+        ]
+        included = list({c.id: c for c in included}.values())
+        if not matches:  # the matches line lists them already
+            m.add("included", included_summary(included), optional=True)
+        if cuts and not cuts[-1].done:
+            m.add("truncated", not_shown(cuts[-1]))
+            m.add("next", continue_call(view, cuts[-1]))
+        elif len(cuts) < len(ranges):
+            first, last, _ = ranges[len(cuts)]
+            m.add(
+                "not shown",
+                f"lines {first}-{last}"
+                + (" and later matches" if len(ranges) - len(cuts) > 1 else ""),
+            )
+            m.add("next", range_call(view, first, last))
+        m.add("omitted", omitted_summary(view, included), optional=True)
+        return m
+
+    return fitted_answer(budget, body, manifest, file_tokens(view), "file")
+
+
+def range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
+    """The answer for one line range (see :func:`ranges_answer`)."""
+    return ranges_answer(view, [(first, last, label)], budget)
+
+
+def truncation_hint(view: FileView) -> str:
+    """For a file stored truncated: where the stored part ends and how to get the rest."""
+    if not view.root.truncated:
+        return ""
+    kept = view.root.metadata.get("truncated_at_bytes", 0)
+    return (
+        f"; the file ({view.root.original_bytes:,} bytes) is stored only up to line {view.total_lines}"
+        f" ({kept:,} bytes, capture.maxBytes): raise capture.maxBytes in .ctx-tree/config.json for the rest"
+    )
+
+
+def find_symbols(outline: Sequence[OutlineEntry], symbol: str) -> list[OutlineEntry]:
+    """Every definition named ``symbol``, in file order: exact qualified name, else the
+    unique-suffix form (``request`` → ``Session.request``), else case-insensitive, else
+    alphanumerics only (a Go receiver written with a pointer, Rust ``impl X``). The first
+    rule that matches anything decides; several matches are same-named definitions (e.g. a
+    function defined in both branches of an ``if``, or two ``### Parameters`` headings)."""
+    wanted = symbol.strip()
+    lowered = wanted.lower()
+    squashed = re.sub(r"[^0-9a-z.]", "", lowered)
+    rules = (
+        lambda e: e.name == wanted,
+        lambda e: e.name.split(".")[-1] == wanted or e.name.endswith("." + wanted),
+        lambda e: e.name.lower() == lowered or e.name.lower().split(".")[-1] == lowered,
+        lambda e: re.sub(r"[^0-9a-z.]", "", e.name.lower()) == squashed,
+    )
+    for rule in rules:
+        found = [e for e in outline if rule(e)]
+        if found:
+            return sorted(found, key=lambda e: e.start)
+    return []
