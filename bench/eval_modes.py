@@ -250,12 +250,15 @@ def main() -> None:
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--driver-args", default="", help="more driver options, e.g. \"--only 'ts-'\"")
     ap.add_argument("--max-chars", type=int, default=600, help="characters of each chunk embedded")
+    ap.add_argument("--rrf-k", type=int, default=0, help="search.rrfK for the run (0: the default)")
     ap.add_argument(
         "--reuse", default="", help="modes whose <out>-<mode>.json from an earlier run is kept"
     )
     args = ap.parse_args()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     query_ms = query_embedding_ms(args.embedding_url, args.model)
+    if args.rrf_k:
+        PROJECT_CONFIG["search"] = {"rrfK": args.rrf_k}
     write_configs(args.corpus, args.max_chars)
     results: dict[str, tuple[dict, list[dict]]] = {}
     try:

@@ -176,7 +176,7 @@ DEFAULTS: ConfigData = {
         "documentInputType": "",
         "maxChars": 4000,
     },
-    "search": {"rrfK": 60, "candidates": 50},
+    "search": {"rrfK": 10, "candidates": 50},
     "summarizer": {
         "enabled": False,
         "baseUrl": "",
