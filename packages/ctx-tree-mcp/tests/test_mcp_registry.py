@@ -70,7 +70,7 @@ def test_bad_arguments_name_the_argument_the_rule_and_a_working_call(
 
 
 def test_errors_on_the_cli_surface_use_flags_and_cli_syntax() -> None:
-    with cli_surface(), pytest.raises(ToolInputError) as exc:
+    with cli_surface(BY_NAME), pytest.raises(ToolInputError) as exc:
         BY_NAME["ctx_tree_read"].validate({"path": "a.py", "budget_tokens": 5})
     text = str(exc.value)
     assert text.startswith("--budget: 5 is out of range")

@@ -206,8 +206,9 @@ def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
 def run(args: argparse.Namespace) -> str | int:
     """Execute a parsed command; returns the text to print (or an exit status)."""
     from .surface import cli_surface
+    from .tools.registry import BY_NAME
 
-    with cli_surface():
+    with cli_surface(BY_NAME):
         command = getattr(args, "_command", None)
         if command is not None:
             return command.run(args)

@@ -7,7 +7,7 @@ takes arguments, ``def _name_args(parser)`` adding them with ``help=`` text that
 range and default; then append ``Command("name", "one-line help", _name, _name_args)`` to
 :data:`COMMANDS`. ``open_app(args)`` gives the project's :class:`~ctx_tree_mcp.app.App`
 (honouring ``--root``) and closes it after. Output is for people: CLI syntax in hints (see
-``ctx_tree_mcp.surface``; commands already run inside ``cli_surface()``).
+``ctx_tree_mcp.surface``; commands already run inside ``cli_surface``).
 """
 
 from __future__ import annotations

@@ -22,16 +22,23 @@ if TYPE_CHECKING:
 
 #: ``"mcp"`` or ``"cli"``; a context variable, so concurrent MCP calls are unaffected.
 SURFACE: ContextVar[str] = ContextVar("ctx_tree_surface", default="mcp")
+#: The tools by name while a CLI command runs, for their verbs and flags (MCP syntax needs
+#: none); given by the caller, so this module does not depend on the tool registry.
+_CLI_TOOLS: ContextVar[Mapping[str, ToolSpec] | None] = ContextVar(
+    "ctx_tree_cli_tools", default=None
+)
 
 
 @contextmanager
-def cli_surface() -> Iterator[None]:
-    """Within the block, hints and errors are written in CLI syntax."""
-    token = SURFACE.set("cli")
+def cli_surface(tools: Mapping[str, ToolSpec]) -> Iterator[None]:
+    """Within the block, hints and errors are written in CLI syntax, with the verbs and flags
+    of ``tools`` (the registry's ``BY_NAME``)."""
+    token, tools_token = SURFACE.set("cli"), _CLI_TOOLS.set(tools)
     try:
         yield
     finally:
         SURFACE.reset(token)
+        _CLI_TOOLS.reset(tools_token)
 
 
 def on_cli() -> bool:
@@ -102,6 +109,5 @@ def cli_call(spec: ToolSpec, values: Mapping[str, Any]) -> str:
 
 
 def _spec(tool: str) -> ToolSpec | None:
-    from .tools.registry import BY_NAME
-
-    return BY_NAME.get(tool)
+    tools = _CLI_TOOLS.get()
+    return None if tools is None else tools.get(tool)
