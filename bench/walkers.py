@@ -165,8 +165,8 @@ def populate_notes(root: Path, home: Path, notes: int) -> Path:
         store.insert(
             NewNode(
                 NodeKind.NOTE,
-                f"Finding {i}: the order book settles trades in batches; retry {i % 7} "
-                "times with backoff when the exchange rejects a fill. " * 4,
+                f"Finding {i}: the cache evicts the least recently used entries; retry {i % 7} "
+                "times with backoff when the upstream rejects a request. " * 4,
             )
             for i in range(notes)
         )
@@ -206,6 +206,11 @@ async def measure(
             )
             await client.call_tool("ctx_tree_search", {"query": "settle orders"})
         count = count_vectors if embedding else count_pending
+        if embedding and db:
+            for _ in range(300):  # the indexer's first run waits 3 s: time it while it works
+                if count(db) > 0:
+                    break
+                await asyncio.sleep(0.1)
         before = count(db) if db else None
         times: list[float] = []
         for i in range(calls):
