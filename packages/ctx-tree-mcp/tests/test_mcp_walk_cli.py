@@ -40,3 +40,18 @@ def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
         assert walk(app, "filter").splitlines()[0] == "filter: nothing pending"
     finally:
         app.close()
+
+
+def test_walk_offers_every_walker_the_walkers_package_runs() -> None:
+    # The CLI lists the walker names itself (importing the walkers for its parser would slow
+    # every command); this keeps the two lists one.
+    import argparse
+
+    from ctx_tree_mcp.capture.ingest import WALKER
+    from ctx_tree_mcp.commands import _walk_args
+    from ctx_tree_walkers import WALKER_NAMES
+
+    parser = argparse.ArgumentParser()
+    _walk_args(parser)
+    (choices,) = [a.choices for a in parser._actions if a.dest == "walker"]
+    assert list(choices) == [WALKER, *WALKER_NAMES, "all"]
