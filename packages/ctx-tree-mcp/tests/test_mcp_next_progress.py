@@ -123,3 +123,24 @@ def test_recent_offers_no_next_when_the_limit_is_exactly_all_there_is(app):
     exact = call(app, "ctx_tree_recent", {"limit": 3})
     assert exact.count("node_id=") == 3 and parse_next(exact) is None
     assert len(follow(app, "ctx_tree_recent", {"limit": 2}, None)) == 2
+
+
+def test_a_listing_that_fills_its_budget_offers_no_longer_listing():
+    """All rows shown but no room for one more: a longer listing would repeat the same rows,
+    so there is no ``next:`` (it made ``recent`` loop when ids' estimates varied)."""
+    from ctx_tree_mcp.budget import estimate_tokens
+    from ctx_tree_mcp.tools.listing import render_listing
+
+    row = "src/argparse_copy.py:2619-2630 ArgumentParser.error file_chunk " + "x" * 200
+    hint = "ctx_tree_recent(limit=40)"
+    full = [row] * 40
+    fitting = [
+        r
+        for i, r in enumerate(full)
+        if sum(estimate_tokens(f"{j}. {full[j]}\n") for j in range(i + 1))
+        < 2000 - 80 - estimate_tokens(hint)
+    ]
+    text = render_listing("recent live", fitting, hint, next_call=True)
+    assert fitting and parse_next(text) is None and "narrow the query" in text
+    short = render_listing("recent live", fitting[:3], hint, next_call=True)
+    assert parse_next(short) == ("ctx_tree_recent", {"limit": 40})

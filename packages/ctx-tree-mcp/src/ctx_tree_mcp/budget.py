@@ -31,6 +31,9 @@ GET_MANIFEST_RESERVE = 80
 COMPOSE_MANIFEST_RESERVE = 160
 #: A numbered listing's manifest (search hits, recent nodes, neighbors): head and ``more``.
 LISTING_MANIFEST_RESERVE = 80
+#: A listing offers a longer one as ``next`` only with room left for one more row of its
+#: widest size plus this much: the longer listing's ``shown`` and ``tokens`` lines.
+NEXT_ROW_MARGIN = 40
 #: ``ctx_tree_read`` shows a whole small file instead of its outline when the file fits the
 #: budget with this much to spare (its manifest is a head and one line).
 WHOLE_FILE_RESERVE = 60
@@ -46,6 +49,7 @@ __all__ = [
     "MAX_BUDGET",
     "MAX_CHARS_PER_TOKEN",
     "MIN_BUDGET",
+    "NEXT_ROW_MARGIN",
     "PROPORTIONATE_FLOOR",
     "TOKENS_LINE_RESERVE",
     "WHOLE_FILE_RESERVE",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..budget import LISTING_MANIFEST_RESERVE, estimate_tokens
+from ..budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
 from ..render import Manifest, finish
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
@@ -33,6 +33,7 @@ def render_listing(
         - sum(estimate_tokens(n) for n in notes)
     )
     out: list[str] = []
+    widest = 0
     for i, row in enumerate(rows, 1):
         line = f"{i}. {row}\n"
         cost = estimate_tokens(line)
@@ -40,10 +41,14 @@ def render_listing(
             break
         out.append(line)
         room -= cost
+        widest = max(widest, cost)
     manifest = Manifest(head)
     if len(out) < len(rows):
         manifest.add("shown", f"{len(out)} of {len(rows)}")
-    if len(out) < len(rows) and next_call:
+    # A longer list must show at least one more row, with room for the longer manifest it
+    # needs (``shown`` and ``tokens`` lines); otherwise its next would repeat these rows.
+    no_room = len(out) == len(rows) and room < widest + NEXT_ROW_MARGIN
+    if next_call and (len(out) < len(rows) or no_room):
         # a longer list would show the same first rows again: no next that makes no progress
         manifest.add("more", "rows past the listing's budget are not shown: narrow the query")
     elif more_hint:
