@@ -7,6 +7,7 @@ whole source, and the exact call that returns more.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ __all__ = [
     "fitted_answer",
     "number_lines",
     "one_line",
+    "quote_manifest_like",
     "tokens_line",
 ]
 
@@ -38,6 +40,43 @@ def one_line(text: str) -> str:
     """``text`` with line breaks and other control characters escaped (``\\n``, ``\\x1b``),
     so it stays on the line it is written in."""
     return text.translate(_CONTROL)
+
+
+#: A line of an answer's body that could pass for a manifest line: after blanks and ``>``
+#: marks, ``-- ctx-tree`` (any case, any number of dashes) or a ``next:`` / ``tokens:`` label.
+#: Line starts include a carriage return and the Unicode line separators, which a reader may
+#: take for line breaks. docs/security.md, "Stored text cannot pose as a manifest".
+_MANIFEST_LIKE = re.compile(
+    r"(?:\A|(?<=[\n\r\x0b\x0c\x85\u2028\u2029]))"
+    r"(?=[^\S\n]*(?:>[^\S\n]*)*(?:-+[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:))",
+    re.IGNORECASE,
+)
+
+#: The manifest's note when body lines were quoted.
+QUOTED_NOTE = "{n} line{s} starting like a manifest line {a} quoted with '>'"
+
+
+def quote_manifest_like(text: str) -> tuple[str, int]:
+    """``text`` with one ``>`` put before each line that could pass for a manifest line, and
+    how many lines were quoted.
+
+    A line that already starts with ``>`` marks before such a label gets one more, as mail
+    does with ``>From`` lines, so removing one ``>`` from each quoted line gives the text
+    back. The real manifest is then the only part of an answer with a line that starts
+    ``-- ctx-tree``, ``next:`` or ``tokens:``.
+    """
+    return _MANIFEST_LIKE.subn(">", text)
+
+
+def _with_quote_note(manifest: Manifest, quoted: int) -> Manifest:
+    if not quoted:
+        return manifest
+    one = quoted == 1
+    note = QUOTED_NOTE.format(n=f"{quoted:,}", s="" if one else "s", a="is" if one else "are")
+    # first, before the lines that describe the content: the reader learns it before the body's ``>``
+    return Manifest(
+        manifest.head, [f"note: {note}", *manifest.lines], {i + 1 for i in manifest.optional}
+    )
 
 
 def number_lines(lines: Iterable[str], first: int) -> str:
@@ -109,9 +148,18 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
     """Body + manifest with the ``tokens`` line, guaranteed within ``budget`` tokens.
 
     ``budget`` and ``tokens_of_source`` are estimated tokens (:func:`estimate_tokens`). The
-    body is expected to have been fitted already; if the total still exceeds the budget, the
-    manifest's optional lines go first, then the body is cut at a line boundary and says so.
+    body's lines that could pass for manifest lines are quoted (:func:`quote_manifest_like`)
+    and the manifest says how many. The body is expected to have been fitted already; if the
+    total still exceeds the budget, the manifest's optional lines go first, then the body is
+    cut at a line boundary and says so.
     """
+    body, quoted = quote_manifest_like(body)
+    return _finish_quoted(body, _with_quote_note(manifest, quoted), budget, tokens_of_source, what)
+
+
+def _finish_quoted(
+    body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str
+) -> str:
     from .budget import fit_lines
 
     rendered = manifest.render()
@@ -166,8 +214,9 @@ def fitted_answer(
     room = budget - min(reserve, budget // 2)
     chosen: tuple[str, Manifest] | None = None
     for _ in range(5):
-        body, state = make_body(max(room, 0))
-        manifest = make_manifest(state)
+        raw, state = make_body(max(room, 0))
+        body, quoted = quote_manifest_like(raw)
+        manifest = _with_quote_note(make_manifest(state), quoted)
         cost = estimate_tokens(manifest.render())
         limit = min(budget // 4, max(estimate_tokens(body), PROPORTIONATE_FLOOR))
         if cost > limit:
@@ -184,4 +233,4 @@ def fitted_answer(
     if chosen is None:
         chosen = (body, manifest)
     whole = source_tokens() if callable(source_tokens) else source_tokens
-    return finish(chosen[0], chosen[1], budget, whole, what)
+    return _finish_quoted(chosen[0], chosen[1], budget, whole, what)

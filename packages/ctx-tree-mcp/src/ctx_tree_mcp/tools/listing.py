@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
-from ..render import Manifest, finish
+from ..render import Manifest, finish, quote_manifest_like
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
 
@@ -56,5 +56,6 @@ def render_listing(
     for note in notes:
         manifest.add("note", note)
     if len(out) == len(rows):
-        return "".join(out) + manifest.render()  # everything shown: no tokens line to report
+        # everything shown: no tokens line to report (rows are numbered: nothing to quote)
+        return quote_manifest_like("".join(out))[0] + manifest.render()
     return finish("".join(out), manifest, budget, sum(estimate_tokens(r) for r in rows), "listing")
