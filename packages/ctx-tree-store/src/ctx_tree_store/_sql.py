@@ -94,8 +94,17 @@ SEARCH_RANK = (
     "SELECT fts.rowid, -bm25(fts, 1.0, {terms_weight}) FROM fts JOIN nodes n ON n.rowid = fts.rowid "
     "WHERE fts MATCH ? {where} AND fts.rowid >= ?"
 )
-SEARCH_CANDIDATES = "SELECT rowid FROM fts WHERE fts MATCH ? AND rowid >= ?"
-# When every word is very common: the newest matches, no BM25 (its IDF pass walks whole doclists).
+# BM25 of the ranking words for the given rowids only (a JSON array: an AND's window). The
+# MATCH walks the ranking words' doclists between the window's ends; "+rowid" keeps the list
+# out of FTS5's plan (a rowid IN constraint would re-run BM25's IDF pass once per id), and
+# bm25() runs only for the rows the list holds.
+SEARCH_RANK_AMONG = (
+    "SELECT fts.rowid, -bm25(fts, 1.0, {terms_weight}) FROM fts "
+    "WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? "
+    "AND +fts.rowid IN (SELECT value FROM json_each(?))"
+)
+# The newest matches, no BM25 (its IDF pass walks whole doclists): an AND's window, or the hits
+# when every word is very common.
 SEARCH_NEWEST = (
     "SELECT fts.rowid, 0.0 FROM fts JOIN nodes n ON n.rowid = fts.rowid "
     "WHERE fts MATCH ? {where} ORDER BY fts.rowid DESC LIMIT ?"

@@ -762,7 +762,12 @@ class Store:
            the AND step) but do not rank them (their IDF is low anyway). When every word is
            unrankable, hits are the newest matches and ``score`` is 0.0.
         4. Each step ranks at most the :data:`SEARCH_CAP` newest matches (after filters) of
-           its expression and of the ranking words: a recency window.
+           its own expression, a recency window: the AND step its AND matches, whatever the
+           number of newer nodes holding only some of the words (so on a small store every
+           node with every word is ranked); the OR step the matches of the ranking words. The
+           AND step runs BM25 on its window's rows only; finding them walks the ranking
+           words' doclists, which BM25's IDF pass walks anyway. An AND match that holds none
+           of the ranking words (an identifier found through its flooding parts) scores 0.0.
 
         Below the cap this is exact BM25 over all matches. Snippets are computed only for the
         returned hits; ``snippets=False`` leaves them empty (hybrid search ranks more
@@ -817,34 +822,36 @@ class Store:
         limit: int,
         snippets: bool = True,
     ) -> list[SearchHit]:
-        """Hits for the FTS expression ``expr``, ranked by BM25 of ``rank_expr`` (or newest
-        first when None), among the :data:`SEARCH_CAP` newest matches after filters."""
+        """Hits for the FTS expression ``expr`` (``rank_expr`` itself, or an AND of the words),
+        ranked by BM25 of ``rank_expr`` (newest first when None), among the
+        :data:`SEARCH_CAP` newest matches of ``expr`` after filters. A match of ``expr`` that
+        holds none of ``rank_expr``'s words scores 0.0 (after the scored ones, newest first)."""
         with self._lock:
             if rank_expr is None:
                 ranked = self._query(_sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit])
-            else:
+            elif expr == rank_expr:
                 floor = self._query(
                     _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
                 )
                 low = floor[0][0] if floor else -(2**63)
-                if expr != rank_expr:
-                    # The window also holds at most SEARCH_CAP matches of rank_expr: BM25 runs
-                    # on each of them.
-                    floor = self._query(
-                        _sql.SEARCH_FLOOR.format(where=where), [rank_expr, *args, SEARCH_CAP - 1]
-                    )
-                    low = max(low, floor[0][0]) if floor else low
-                # Rank the window's matches of rank_expr, keep those matching expr. (A
-                # "rowid IN (subquery)" constraint would make FTS5 re-run BM25's IDF pass per id.)
                 scored = self._query(
                     _sql.SEARCH_RANK.format(where=where, terms_weight=TERMS_WEIGHT),
                     [rank_expr, *args, low],
                 )
-                if expr != rank_expr:
-                    keep = {r[0] for r in self.con.execute(_sql.SEARCH_CANDIDATES, (expr, low))}
-                    scored = [r for r in scored if r[0] in keep]
                 scored.sort(key=lambda r: -r[1])
                 ranked = scored[:limit]
+            else:
+                # An AND: its own newest matches are the window (so a node holding every word
+                # is never crowded out by newer partial matches), ranked by the ranking words.
+                sql = _sql.SEARCH_NEWEST.format(where=where)
+                window = [r[0] for r in self._query(sql, [expr, *args, SEARCH_CAP])]
+                scores: dict[int, float] = {}
+                if window:
+                    sql = _sql.SEARCH_RANK_AMONG.format(terms_weight=TERMS_WEIGHT)
+                    bounds = [window[-1], window[0], json.dumps(window)]
+                    scores.update(self._query(sql, [rank_expr, *bounds]))
+                ranked = sorted(((r, scores.get(r, 0.0)) for r in window), key=lambda r: -r[1])
+                ranked = ranked[:limit]
             if not ranked:
                 return []
             marks = ",".join("?" * len(ranked))
