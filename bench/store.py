@@ -17,7 +17,14 @@ sizes; at each size the script measures:
 * bytes on disk per node (after a WAL checkpoint).
 
 ``--no-terms`` inserts with an empty ``terms`` column (identifier splitting skipped) to show its
-cost. Results print as Markdown; ``--json`` also writes them to a file.
+cost. ``--measure-only STORE_DB --baseline SRC`` times search on an existing bench store by
+this checkout and by another copy of the package, alternately (before/after a change):
+
+    git archive main packages/ctx-tree-store/src | tar -x -C /tmp/base
+    uv run python bench/store.py --measure-only STORE_DB --runs 7 \\
+        --baseline /tmp/base/packages/ctx-tree-store/src
+
+Results print as Markdown; ``--json`` also writes them to a file.
 """
 
 from __future__ import annotations
@@ -153,6 +160,61 @@ def measure(store: Store, chunk_ids: list[str], runs: int, rng: random.Random) -
     return out
 
 
+def load_baseline(src: Path):
+    """The ``Store`` class of another copy of ctx-tree-store (its ``src`` directory, e.g. from
+    ``git archive main``), imported under a second name beside this checkout's."""
+    import importlib.util
+
+    init = src / "ctx_tree_store" / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        "ctx_tree_store_baseline", init, submodule_search_locations=[str(init.parent)]
+    )
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"--baseline: no ctx_tree_store package under {src}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module.Store
+
+
+def compare_search(path: Path, baseline: Path, runs: int) -> int:
+    """Search on one store by this checkout and by ``baseline``, each query timed alternately
+    (load noise hits both alike); p50/p95 per query kind and hits holding every word."""
+    stores = {"baseline": load_baseline(baseline).open(path), "this": Store.open(path)}
+    times: dict[str, dict[str, list[float]]] = {name: {} for name in stores}
+    print("| query | baseline p50 ms | this p50 ms | hits with every word (baseline / this) |")
+    print("|---|---:|---:|---|")
+    for kind, queries in QUERIES.items():
+        for q in queries:
+            per = {name: [] for name in stores}
+            for st in stores.values():
+                st.search(q, limit=10)  # warm the page cache for this query
+            for _ in range(runs):
+                for name, st in stores.items():
+                    per[name].append(timed(st.search, q, limit=10))
+            every = [sum(h.matched_all for h in st.search(q, limit=10)) for st in stores.values()]
+            for name, values in per.items():
+                times[name].setdefault(kind, []).extend(values)
+            print(
+                f"| {q} | {statistics.median(per['baseline']):.1f} | "
+                f"{statistics.median(per['this']):.1f} | {every[0]} / {every[1]} |"
+            )
+    nodes = stores["this"].con.execute("SELECT count(*) FROM nodes").get
+    print(f"\n| nodes | search | p50 ms | p95 ms | baseline p50 / p95 ms |  ({path})")
+    print("|---:|---|---:|---:|---:|")
+    for kind in ("all", *QUERIES):
+        base, this = (
+            [t for k, v in times[n].items() if kind in ("all", k) for t in v] for n in stores
+        )
+        print(
+            f"| {nodes:,} | {kind} | {statistics.median(this):.1f} | {pct(this, 0.95):.1f} | "
+            f"{statistics.median(base):.1f} / {pct(base, 0.95):.1f} |"
+        )
+    for st in stores.values():
+        st.close()
+    return 0
+
+
 def measure_only(path: Path, runs: int, rng: random.Random) -> int:
     store = Store.open(path)
     chunk_ids = [
@@ -200,7 +262,17 @@ def main(argv: list[str] | None = None) -> int:
         metavar="STORE_DB",
         help="skip the build: measure search and walks on an existing bench store",
     )
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="SRC",
+        help="with --measure-only: time search against the ctx_tree_store package under SRC "
+        "too, query by query alternately",
+    )
     args = parser.parse_args(argv)
+    if args.measure_only and args.baseline:
+        return compare_search(args.measure_only, args.baseline, args.runs)
     if args.measure_only:
         return measure_only(args.measure_only, args.runs, random.Random(args.seed))
     sizes = sorted(int(s) for s in args.sizes.split(","))
