@@ -218,7 +218,7 @@ def run(args: argparse.Namespace) -> str | int:
 def _run_tool(args: argparse.Namespace) -> str:
     import asyncio
 
-    from .commands import open_app
+    from .commands import no_store_yet, open_app
     from .surface import argument_name
     from .tools.registry import BY_NAME, run_tool
 
@@ -226,6 +226,10 @@ def _run_tool(args: argparse.Namespace) -> str:
     values = tool_arguments(spec, args)
     with open_app(args) as app:
         try:
+            if spec.store_reader:  # bad arguments first, then the missing store
+                spec.validate(values)
+                if missing := no_store_yet(app):
+                    return missing
             return asyncio.run(run_tool(app, spec.name, values))
         except ToolInputError as exc:
             if exc.argument in spec.args.model_fields:  # a handler's check: name the flag

@@ -60,6 +60,17 @@ def open_app(args: argparse.Namespace, *, check_config: bool = True) -> Iterator
         app.close()
 
 
+def no_store_yet(app: App) -> str | None:
+    """The answer of a verb that only reads the store when the project has none yet (the
+    verb then creates none); ``None`` when there is one."""
+    if app.store_file.exists():
+        return None
+    return (
+        f"no store yet for {app.root}: nothing has been stored for this project "
+        "(ctx-tree read, grep, bash or note, or the MCP server, start one)"
+    )
+
+
 def report_unknown_keys(app: App) -> None:
     """Load ``app.config`` (raising ``ConfigError`` for a bad file) and print its unknown
     keys, if any, as one line on stderr."""
@@ -120,7 +131,7 @@ def _stats(args: argparse.Namespace) -> str:
     from .maintenance import stats
 
     with open_app(args) as app:
-        return stats(app)
+        return no_store_yet(app) or stats(app)
 
 
 def _stores(args: argparse.Namespace) -> str:

@@ -268,4 +268,5 @@ SPEC = ToolSpec(
     handler=compose,
     example={"seed_ids": ["01JD…A", "01JD…B"], "query": "retry", "budget_tokens": 3000},
     help="pack the context around seed nodes into a budget",
+    store_reader=True,
 )

@@ -108,4 +108,5 @@ SPEC = ToolSpec(
     handler=get,
     example={"node_id": "01JD…", "offset": 0, "budget_tokens": 2000},
     help="page through a stored node",
+    store_reader=True,
 )

@@ -171,6 +171,7 @@ NEIGHBORS = ToolSpec(
     handler=neighbors,
     example={"node_id": "01JD…", "depth": 1},
     help="nodes linked to a node",
+    store_reader=True,
 )
 PATH_TO_ROOT = ToolSpec(
     name="ctx_tree_path_to_root",
@@ -179,6 +180,7 @@ PATH_TO_ROOT = ToolSpec(
     handler=path_to_root,
     example={"node_id": "01JD…"},
     help="the spine from a node to its root",
+    store_reader=True,
 )
 RECENT = ToolSpec(
     name="ctx_tree_recent",
@@ -187,4 +189,5 @@ RECENT = ToolSpec(
     handler=recent,
     example={"kind": "file_chunk", "limit": 10},
     help="newest stored nodes",
+    store_reader=True,
 )

@@ -171,6 +171,7 @@ SPEC = ToolSpec(
     handler=search_tool,
     example={"query": "token budget manifest", "limit": 5, "filters": {"kind": ["file_chunk"]}},
     help="keyword, semantic or hybrid search over everything stored",
+    store_reader=True,
     sugar=(
         Sugar(
             "--kind",

@@ -89,6 +89,9 @@ class ToolSpec:
     annotations: Mapping[str, bool] = field(default_factory=lambda: dict(READ_ONLY))
     help: str = ""  # the CLI verb's one-line help (default: the description's first sentence)
     sugar: tuple[Sugar[str] | Sugar[list[str]], ...] = ()
+    #: The tool only looks things up in the store: the CLI verb creates no store for a
+    #: project that has none, it says so instead.
+    store_reader: bool = False
 
     @property
     def verb(self) -> str:
