@@ -96,3 +96,26 @@ def test_an_empty_grep_pattern_names_the_flag_on_the_cli(env, capsys) -> None:
     """The CLI names ``--fixed-strings``, not the MCP argument ``fixed_strings=true``."""
     code, _, err = run(capsys, "--root", str(env), "grep", "")
     assert code == 2 and "--fixed-strings" in err and "fixed_strings=" not in err, err
+
+
+@pytest.mark.parametrize(
+    ("flags", "named", "says"),
+    [
+        (["--start-line", "0"], "--start-line", "0 is out of range"),
+        (["--end-line", "0"], "--end-line", "0 is out of range"),
+        (["--lines", "0:"], "--lines", "0 is out of range"),
+        (["--lines", "50:10"], "--lines", "ends at line 10, before it starts (line 50)"),
+        (["--start-line", "5", "--end-line", "2"], "--end-line", "ends at line 2"),
+    ],
+)
+def test_a_line_range_error_names_the_flag_that_was_typed(env, capsys, flags, named, says):
+    code, _, err = run(capsys, "--root", str(env), "read", "src/decoder.py", *flags)
+    assert code == 2 and err.startswith(f"ctx-tree: {named}: "), err
+    assert says in err and "start_line" not in err and "end_line" not in err, err
+
+
+def test_reembed_names_a_bad_batch_before_the_missing_provider(env, capsys) -> None:
+    code, _, err = run(capsys, "--root", str(env), "reembed", "--batch", "0")
+    assert code == 2 and err.startswith("ctx-tree: --batch: 0 is out of range"), err
+    code, _, err = run(capsys, "--root", str(env), "reembed", "--batch", "4")
+    assert code == 2 and "no embedding provider is configured" in err, err

@@ -203,6 +203,20 @@ def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
+def typed_flag_names(spec: ToolSpec, args: argparse.Namespace) -> dict[str, str]:
+    """Per argument the command line sets, the flag it was set with: a shorthand such as
+    ``--lines`` for the arguments it sets, else the argument's own flag."""
+    typed = {
+        name: spec.flag_of(name)
+        for name in spec.args.model_fields
+        if getattr(args, name, None) is not None
+    }
+    for i, sugar in enumerate(spec.sugar):  # a shorthand's values win, as in tool_arguments
+        if getattr(args, f"_sugar_{i}", None) is not None:
+            typed.update(dict.fromkeys(sugar.fields, sugar.flag))
+    return typed
+
+
 def run(args: argparse.Namespace) -> str | int:
     """Execute a parsed command; returns the text to print (or an exit status)."""
     from .surface import cli_surface
@@ -219,12 +233,12 @@ def _run_tool(args: argparse.Namespace) -> str:
     import asyncio
 
     from .commands import no_store_yet, open_app
-    from .surface import argument_name
+    from .surface import argument_name, typed_flags
     from .tools.registry import BY_NAME, run_tool
 
     spec = BY_NAME[args._tool]
     values = tool_arguments(spec, args)
-    with open_app(args) as app:
+    with open_app(args) as app, typed_flags(spec.name, typed_flag_names(spec, args)):
         try:
             if spec.store_reader:  # bad arguments first, then the missing store
                 spec.validate(values)

@@ -24,18 +24,19 @@ class ReembedFailed(RuntimeError):
 
 def reembed(app: App, batch_size: int | None = None, *, progress: bool = True) -> str:
     """Embed every node lacking a vector of the configured model; returns a one-line report
-    (nodes, seconds, nodes per second). Raises ``ToolInputError`` when no provider is
-    configured and :class:`ReembedFailed` when the provider fails (run it again to resume)."""
+    (nodes, seconds, nodes per second). Raises ``ToolInputError`` for a ``batch_size`` below 1
+    (before anything else) or when no provider is configured, and :class:`ReembedFailed` when the provider fails (run it again to resume)."""
     from ctx_tree_walkers import embed_missing
 
     from .retrieval import NO_PROVIDER
 
+    # the arguments first: a bad --batch is named whether or not a provider is configured
+    if batch_size is not None and batch_size < 1:
+        raise ToolInputError("--batch", f"{batch_size} is out of range; give 1 or more")
     embedder, problem = app.embedder()
     if embedder is None:
         raise ToolInputError("embedding", (problem or NO_PROVIDER).replace(": keyword results", ""))
     size = batch_size or int(app.config.data["walkers"]["embeddingBatchSize"])
-    if size < 1:
-        raise ToolInputError("--batch", "give a batch size of 1 or more")
     store = app.store
     total = store.vector_backlog(embedder.model) + sum(
         n for m, n in store.vector_models().items() if m != embedder.model

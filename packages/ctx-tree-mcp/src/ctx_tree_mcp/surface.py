@@ -28,6 +28,23 @@ _CLI_TOOLS: ContextVar[Mapping[str, ToolSpec] | None] = ContextVar(
     "ctx_tree_cli_tools", default=None
 )
 
+#: While a CLI tool verb runs: its tool name and, per argument it sets, the flag typed for it
+#: (``--start-line`` or ``--lines``), so an error names the flag the user gave.
+_TYPED: ContextVar[tuple[str, Mapping[str, str]] | None] = ContextVar(
+    "ctx_tree_typed_flags", default=None
+)
+
+
+@contextmanager
+def typed_flags(tool: str, flags: Mapping[str, str]) -> Iterator[None]:
+    """Within the block, :func:`argument_name` names ``tool``'s arguments by the flag in
+    ``flags`` (argument name → the flag the command line set it with)."""
+    token = _TYPED.set((tool, flags))
+    try:
+        yield
+    finally:
+        _TYPED.reset(token)
+
 
 @contextmanager
 def cli_surface(tools: Mapping[str, ToolSpec]) -> Iterator[None]:
@@ -65,12 +82,16 @@ def tool_ref(tool: str) -> str:
 
 
 def argument_name(spec: ToolSpec | str, name: str) -> str:
-    """How to name one of a tool's arguments: ``start_line`` over MCP, ``--lines`` on the CLI."""
+    """How to name one of a tool's arguments: ``start_line`` over MCP; on the CLI the flag the
+    command line set it with (:func:`typed_flags`), else its flag (``--lines``)."""
     if not on_cli():
         return name
     found = _spec(spec) if isinstance(spec, str) else spec
     if found is None or name not in found.args.model_fields:
         return name
+    typed = _TYPED.get()
+    if typed is not None and typed[0] == found.name and name in typed[1]:
+        return typed[1][name]
     for sugar in found.sugar:
         if name in sugar.fields:
             return sugar.flag

@@ -105,7 +105,9 @@ def read(
         ):
             raise ToolInputError(name, "expected a line number >= 1")
     if start_line is not None and end_line is not None and end_line < start_line:
-        raise ToolInputError("end_line", f"{end_line} is before start_line {start_line}")
+        raise ToolInputError(
+            "end_line", f"the range ends at line {end_line}, before it starts (line {start_line})"
+        )
     resolved, st = _resolve(app, path)
     view = load(app, resolved, st)
     if symbol:
