@@ -30,6 +30,12 @@ may use:
     definition (no blank line in between) travel with it, transitively.
 ``@import``
     import statements; module-level code holding them is chunked as ``imports``.
+``@doc``
+    in a definition pattern: the definition's docstring (a string literal, Python); in
+    another pattern: a doc comment (it travels with a definition when also ``@leading``).
+    A symbol's doc summary (``_doc.py``) is its docstring, else the summary of the ``@doc``
+    comments among the leading nodes that travel with it (attributes, decorators and
+    other comments in between are skipped).
 
 Rules applied to every language:
 
@@ -56,6 +62,7 @@ from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
+from ._doc import comment_summary, docstring_summary
 from ._languages import TREE_SITTER_LANGUAGES, query_file
 from ._text import Lines, Span, emit_split, finalize
 from ._types import Chunk, Symbol
@@ -137,6 +144,7 @@ class _Def:
     start_row: int = 0
     overload: bool = False
     merged: bool = False
+    doc: str | None = None
     children: list[_Def] = field(default_factory=list)
 
 
@@ -184,17 +192,22 @@ def _def_row(node: Node, name: Node) -> int:
 
 def _collect(
     query: Query, infos: tuple[_PatternInfo, ...], root: Node
-) -> tuple[list[_Def], list[Node], list[Node]]:
+) -> tuple[list[_Def], list[Node], list[Node], set[int]]:
+    """Definitions (sorted), leading nodes, import nodes, and the start bytes of the
+    leading nodes that are doc comments."""
     from tree_sitter import QueryCursor
 
     defs: dict[tuple[int, int, int], dict[str, Any]] = {}
     leading: list[Node] = []
     imports: list[Node] = []
+    doc_comments: set[int] = set()
     for pattern, caps in QueryCursor(query).matches(root):
         def_cap, kind, prefix, overload = infos[pattern]
         if def_cap is None:
             if "leading" in caps:
                 leading.extend(caps["leading"])
+            if "doc" in caps:
+                doc_comments.update(n.start_byte for n in caps["doc"])
             if "import" in caps:
                 imports.extend(caps["import"])
             continue
@@ -205,7 +218,7 @@ def _collect(
             entry = defs[key] = {"node": node, "kind": kind, "pattern": pattern}
         elif pattern < entry["pattern"]:  # the earliest pattern in the query file decides
             entry["kind"], entry["pattern"] = kind, pattern
-        for cap in ("name", "receiver", "trait", "outer"):
+        for cap in ("name", "receiver", "trait", "outer", "doc"):
             if cap in caps and cap not in entry:
                 entry[cap] = caps[cap][0]
         if prefix is not None:
@@ -240,9 +253,11 @@ def _collect(
         if "prefix" in entry:
             d.prefix = entry["prefix"]
         d.overload = bool(entry.get("overload"))
+        if "doc" in entry:
+            d.doc = docstring_summary(entry["doc"].text.decode("utf-8", "replace"))
         out.append(d)
     out.sort(key=lambda d: (d.start_byte, -d.end_byte))
-    return out, leading, imports
+    return out, leading, imports, doc_comments
 
 
 def _build_tree(defs: list[_Def]) -> list[_Def]:
@@ -294,14 +309,27 @@ def _merge_overloads(siblings: list[_Def]) -> list[_Def]:
     return out
 
 
-def _attach_leading(roots: list[_Def], lead: dict[int, int], lines: Lines) -> None:
+def _attach_leading(
+    roots: list[_Def], lead: dict[int, int], docs: dict[int, Node], lines: Lines
+) -> None:
+    """Extend each definition up over its leading nodes (``lead``: end row -> start row),
+    and give one without a docstring the summary of the doc comments among them (``docs``:
+    end row -> doc comment node)."""
+
     def visit(siblings: list[_Def], lower: int, upper: int) -> None:
         prev_end = lower - 1
         for d in siblings:
             floor = prev_end + 1
             s = max(min(d.outer_row, d.def_row), floor)
+            found: list[Node] = []
             while s - 1 >= floor and (s - 1) in lead and lead[s - 1] >= floor:
+                if docs and (s - 1) in docs:
+                    found.append(docs[s - 1])
                 s = lead[s - 1]
+            if found and d.doc is None:
+                d.doc = comment_summary(
+                    [(n.text or b"").decode("utf-8", "replace") for n in reversed(found)]
+                )
             d.start_row = min(s, d.def_row)
             d.end_row = max(min(d.end_row, upper), d.def_row)
             visit(d.children, d.def_row + 1, d.end_row)
@@ -310,8 +338,13 @@ def _attach_leading(roots: list[_Def], lead: dict[int, int], lines: Lines) -> No
     visit(roots, 0, lines.n - 1)
 
 
-def _leading_map(leading: list[Node], lines: Lines, raw: bytes, offset: int) -> dict[int, int]:
+def _leading_map(
+    leading: list[Node], doc_comments: set[int], lines: Lines, raw: bytes, offset: int
+) -> tuple[dict[int, int], dict[int, Node]]:
+    """Whole-line leading nodes as ``{end row: start row}``, and the doc comments among
+    them as ``{end row: node}``."""
     lead: dict[int, int] = {}
+    docs: dict[int, Node] = {}
     for node in leading:
         srow, scol = node.start_point
         erow, ecol = node.end_point
@@ -328,7 +361,9 @@ def _leading_map(leading: list[Node], lines: Lines, raw: bytes, offset: int) -> 
             if raw[le + ecol : lines.byte_starts[erow + 1] - offset].strip():
                 continue
         lead[erow] = min(srow, lead.get(erow, srow))
-    return lead
+        if doc_comments and node.start_byte in doc_comments:
+            docs[erow] = node
+    return lead, docs
 
 
 def _boundaries(node: Node) -> list[int]:
@@ -359,7 +394,14 @@ class _Assembler:
         self.out: list[Span] = []
 
     def emit(
-        self, a: int, b: int, symbol: str | None, kind: str, node: Node | None, gap: bool
+        self,
+        a: int,
+        b: int,
+        symbol: str | None,
+        kind: str,
+        node: Node | None,
+        gap: bool,
+        doc: str | None = None,
     ) -> None:
         emit_split(
             self.lines,
@@ -371,6 +413,7 @@ class _Assembler:
             self.max,
             gap,
             (lambda: _boundaries(node)) if node is not None else None,
+            doc,
         )
 
     def gap(self, a: int, b: int, owner: _Def | None) -> None:
@@ -404,13 +447,13 @@ class _Assembler:
     def definition(self, d: _Def, s: int, end: int) -> None:
         kids = d.children if d.kind in CONTAINERS else []
         if not kids:
-            self.emit(s, end, d.qname, d.kind, d.node, False)
+            self.emit(s, end, d.qname, d.kind, d.node, False, d.doc if s <= d.def_row else None)
             return
         if s > d.def_row:  # the definition line was already emitted with something else
             self.region(s, end, kids, d)
             return
         header_end = min(max(kids[0].start_row - 1, d.def_row), end)
-        self.emit(s, header_end, d.qname, d.kind, d.node, False)
+        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc)
         self.region(header_end + 1, end, kids, d)
 
     def finish(self, chunking: str) -> list[Chunk]:
@@ -426,10 +469,10 @@ def chunk_code(
     lang, query, infos = _language(language)
     tree = Parser(lang).parse(raw)
     root = tree.root_node
-    defs, leading, imports = _collect(query, infos, root)
+    defs, leading, imports, doc_comments = _collect(query, infos, root)
     roots = _merge_overloads(_build_tree(defs))
-    lead = _leading_map(leading, lines, raw, offset)
-    _attach_leading(roots, lead, lines)
+    lead, docs = _leading_map(leading, doc_comments, lines, raw, offset)
+    _attach_leading(roots, lead, docs, lines)
     spans = sorted((n.start_point.row, _end_row(n)) for n in imports)
     asm = _Assembler(lines, max_tokens, root, spans)
     asm.region(0, lines.n - 1, roots, None)
@@ -442,6 +485,7 @@ def chunk_code(
             def_line=d.def_row + 1,
             end_line=d.end_row + 1,
             parent=d.parent_name,
+            doc=d.doc,
         )
         for d in defs
         if not d.merged

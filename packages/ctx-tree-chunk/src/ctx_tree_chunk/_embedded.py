@@ -68,8 +68,9 @@ def chunk_blocks(
         return None
 
     cuts = sorted({row for b in blocks for row in (b.first, b.last + 1)})
-    pieces: list[list] = []  # [first_row, last_row, symbol, kind, in code]
+    pieces: list[list] = []  # [first_row, last_row, symbol, kind, in code, doc]
     for c in chunks:
+        doc = c.doc  # goes with the chunk's first piece of code
         start = c.start_line - 1
         for cut in [*(x for x in cuts if start < x <= c.end_line - 1), c.end_line]:
             block = block_at(start)
@@ -82,16 +83,17 @@ def chunk_blocks(
             elif (
                 pieces
                 and not in_code
-                and pieces[-1][2:] == [*label, False]
+                and pieces[-1][2:5] == [*label, False]
                 and lines.cost(pieces[-1][0], cut - 1) <= max_tokens
             ):
                 pieces[-1][1] = cut - 1  # windows of one block: together while they fit
             else:
-                pieces.append([start, cut - 1, *label, in_code])
+                pieces.append([start, cut - 1, *label, in_code, doc if in_code else None])
+                doc = None if in_code else doc
             start = cut
     named = [
-        lines.chunk(a, b, sym, kind, "tree-sitter" if code_piece else "structure")
-        for a, b, sym, kind, code_piece in pieces
+        lines.chunk(a, b, sym, kind, "tree-sitter" if code_piece else "structure", doc)
+        for a, b, sym, kind, code_piece, doc in pieces
     ]
     outline = [
         Symbol(

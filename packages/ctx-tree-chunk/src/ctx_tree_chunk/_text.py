@@ -93,7 +93,9 @@ class Lines:
             return self.cost(a, b)
         return self._count(self.text(a, b))
 
-    def chunk(self, a: int, b: int, symbol: str | None, kind: str, chunking: str) -> Chunk:
+    def chunk(
+        self, a: int, b: int, symbol: str | None, kind: str, chunking: str, doc: str | None = None
+    ) -> Chunk:
         return Chunk(
             symbol=symbol,
             kind=kind,
@@ -103,6 +105,7 @@ class Lines:
             end_byte=self.byte_starts[b + 1],
             text=self.text(a, b),
             chunking=chunking,
+            doc=doc,
         )
 
 
@@ -164,13 +167,14 @@ def is_filler(line: str) -> bool:
 class Span:
     """A stretch of rows on its way to becoming a chunk: rows ``start..end`` (0-based,
     inclusive), the symbol it holds (None for none), the chunk kind, and whether it is a gap
-    between definitions rather than a definition."""
+    between definitions rather than a definition, and the doc summary of the symbol it starts."""
 
     start: int
     end: int
     symbol: str | None
     kind: str
     gap: bool
+    doc: str | None = None
 
 
 def finalize(lines: Lines, items: list[Span], chunking: str) -> list[Chunk]:
@@ -201,7 +205,7 @@ def finalize(lines: Lines, items: list[Span], chunking: str) -> list[Chunk]:
         merged.append(item)
     if pending is not None:  # the whole file is filler
         merged.append(Span(pending, lines.n - 1, None, "module", True))
-    return [lines.chunk(m.start, m.end, m.symbol, m.kind, chunking) for m in merged]
+    return [lines.chunk(m.start, m.end, m.symbol, m.kind, chunking, m.doc) for m in merged]
 
 
 def emit_split(
@@ -214,16 +218,18 @@ def emit_split(
     max_tokens: int,
     gap: bool,
     boundaries: Callable[[], list[int] | None] | None = None,
+    doc: str | None = None,
 ) -> None:
     """Append rows ``a..b`` to ``out`` as one item, or as ``symbol#1``, ``#2``... parts
-    when above ``max_tokens`` (gap parts keep their symbol unnumbered)."""
+    when above ``max_tokens`` (gap parts keep their symbol unnumbered); ``doc`` goes with
+    the first part only."""
     if b < a:
         return
     if lines.exact_cost(a, b) <= max_tokens:
-        out.append(Span(a, b, symbol, kind, gap))
+        out.append(Span(a, b, symbol, kind, gap, doc))
         return
     pieces = split_range(lines, a, b, max_tokens, boundaries() if boundaries else None)
     many = len(pieces) > 1
     for i, (x, y) in enumerate(pieces, 1):
         sym = f"{symbol}#{i}" if symbol is not None and many and not gap else symbol
-        out.append(Span(x, y, sym, kind, gap))
+        out.append(Span(x, y, sym, kind, gap, doc if i == 1 else None))

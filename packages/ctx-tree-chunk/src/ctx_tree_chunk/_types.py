@@ -36,6 +36,9 @@ class Chunk:
         chunking: ``"tree-sitter"`` (parsed with a grammar), ``"structure"`` (Markdown
             headings or JSON/YAML/TOML top-level keys, found without a grammar) or
             ``"fallback"`` (blank-line-aware windows of about ``max_chunk_tokens``).
+        doc: the doc summary of the symbol this chunk starts (see :class:`Symbol`), on a
+            whole symbol's chunk or its ``#1`` part; ``None`` on later parts, on chunks
+            that do not start a symbol and when the symbol has no doc.
     """
 
     symbol: str | None
@@ -46,6 +49,7 @@ class Chunk:
     end_byte: int
     text: str
     chunking: str
+    doc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +67,11 @@ class Symbol:
         end_line: last line (1-based, inclusive).
         parent: qualified name of the enclosing symbol (for a Go method, its receiver type),
             or ``None``.
+        doc: doc summary: the first paragraph of the docstring (Python) or of the doc
+            comments directly above the definition (other tree-sitter languages), markers
+            and tag lines stripped, whitespace collapsed, at most 300 characters (cut at a
+            word, ending with "…"); ``None`` when there is none, and for Markdown
+            headings, data-file keys and notebook or component sections.
     """
 
     name: str
@@ -71,6 +80,7 @@ class Symbol:
     def_line: int
     end_line: int
     parent: str | None
+    doc: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,4 +2,4 @@
 
 (function_definition name: (word) @name) @definition.function
 
-(comment) @leading
+(comment) @leading @doc

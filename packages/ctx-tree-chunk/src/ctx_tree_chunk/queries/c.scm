@@ -28,6 +28,6 @@
 
 (enum_specifier name: (type_identifier) @name body: (_)) @definition.enum
 
-(comment) @leading
+(comment) @leading @doc
 
 (preproc_include) @import

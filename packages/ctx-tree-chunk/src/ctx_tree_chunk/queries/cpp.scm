@@ -34,6 +34,6 @@
 
 (alias_declaration name: (type_identifier) @name) @definition.type
 
-(comment) @leading
+(comment) @leading @doc
 
 (preproc_include) @import

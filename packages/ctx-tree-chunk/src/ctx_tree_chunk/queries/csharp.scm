@@ -20,6 +20,6 @@
 
 (file_scoped_namespace_declaration name: (_) @name) @definition.module
 
-(comment) @leading
+(comment) @leading @doc
 
 (using_directive) @import

@@ -15,6 +15,6 @@
 
 (type_alias name: (type_identifier) @name) @definition.type
 
-(comment) @leading
+(comment) @leading @doc
 
 (import_declaration) @import

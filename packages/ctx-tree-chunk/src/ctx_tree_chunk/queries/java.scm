@@ -16,6 +16,6 @@
 
 (compact_constructor_declaration name: (identifier) @name) @definition.method
 
-[(line_comment) (block_comment)] @leading
+[(line_comment) (block_comment)] @leading @doc
 
 (import_declaration) @import

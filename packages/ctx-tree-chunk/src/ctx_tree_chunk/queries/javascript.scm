@@ -28,7 +28,7 @@
     left: (member_expression property: (property_identifier) @name)
     right: [(arrow_function) (function_expression)])) @definition.function
 
-(comment) @leading
+(comment) @leading @doc
 
 (decorator) @leading
 

@@ -8,6 +8,6 @@
 
 (function_declaration (simple_identifier) @name) @definition.function
 
-[(line_comment) (multiline_comment)] @leading
+[(line_comment) (multiline_comment)] @leading @doc
 
 (import_header) @import

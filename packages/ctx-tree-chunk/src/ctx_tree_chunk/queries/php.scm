@@ -14,6 +14,6 @@
 
 (namespace_definition name: (namespace_name) @name body: (_)) @definition.module
 
-(comment) @leading
+(comment) @leading @doc
 
 (namespace_use_declaration) @import

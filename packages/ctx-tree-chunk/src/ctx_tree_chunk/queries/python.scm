@@ -10,4 +10,9 @@
 
 (comment) @leading
 
+; docstrings: a string that is the first statement of a body
+(class_definition body: (block . (string) @doc)) @definition.class
+
+(function_definition body: (block . (string) @doc)) @definition.function
+
 [(import_statement) (import_from_statement) (future_import_statement)] @import

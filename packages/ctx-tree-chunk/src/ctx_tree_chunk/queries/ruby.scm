@@ -8,7 +8,7 @@
 
 (singleton_method name: (_) @name) @definition.method
 
-(comment) @leading
+(comment) @leading @doc
 
 ((call method: (identifier) @_require) @import
   (#match? @_require "^(require|require_relative|load)$"))

@@ -25,4 +25,8 @@
 
 [(line_comment) (block_comment) (attribute_item)] @leading
 
+; doc comments are `///` and `/** */` (outer docs); `//!` and `/*! */` document the enclosing item
+[(line_comment outer: (outer_doc_comment_marker))
+ (block_comment outer: (outer_doc_comment_marker))] @doc
+
 [(use_declaration) (extern_crate_declaration)] @import

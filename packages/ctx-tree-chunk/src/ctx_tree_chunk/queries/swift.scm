@@ -18,6 +18,6 @@
 
 (protocol_function_declaration name: (_) @name) @definition.method
 
-[(comment) (multiline_comment)] @leading
+[(comment) (multiline_comment)] @leading @doc
 
 (import_declaration) @import
