@@ -191,6 +191,18 @@ def _store_new(
         )
     ]
     for index, chunk in enumerate(chunked.chunks):
+        chunk_meta = FileChunkMeta(
+            path=str(resolved.absolute),
+            relpath=resolved.relative,
+            lang=chunked.language,
+            lines=[chunk.start_line, chunk.end_line],
+            chunk_index=index,
+            symbol=chunk.symbol,
+            kind=chunk.kind,
+            chunking=chunk.chunking,
+        )
+        if chunk.doc is not None:
+            chunk_meta["doc"] = chunk.doc
         nodes.append(
             NewNode(
                 kind=NodeKind.FILE_CHUNK,
@@ -198,16 +210,7 @@ def _store_new(
                 parent_id=root_id,
                 source_uri=f"{uri}#{chunk.symbol or f'L{chunk.start_line}-{chunk.end_line}'}",
                 mtime=mtime_ms,
-                metadata=FileChunkMeta(
-                    path=str(resolved.absolute),
-                    relpath=resolved.relative,
-                    lang=chunked.language,
-                    lines=[chunk.start_line, chunk.end_line],
-                    chunk_index=index,
-                    symbol=chunk.symbol,
-                    kind=chunk.kind,
-                    chunking=chunk.chunking,
-                ),
+                metadata=chunk_meta,
                 terms=f"{chunk.symbol or ''} {resolved.relative}",
             )
         )

@@ -41,7 +41,9 @@ class FileRootMeta(TypedDict, total=False):
 
 
 class FileChunkMeta(TypedDict, total=False):
-    """``file_chunk`` child of a file root (``file:///abs/path#Symbol`` or ``#L10-40``)."""
+    """``file_chunk`` child of a file root (``file:///abs/path#Symbol`` or ``#L10-40``).
+    ``doc`` is the doc summary of the symbol the chunk starts (first paragraph of its
+    docstring or doc comments, at most 300 characters), present only when there is one."""
 
     path: str
     relpath: str
@@ -51,6 +53,7 @@ class FileChunkMeta(TypedDict, total=False):
     symbol: str | None
     kind: str
     chunking: str
+    doc: str
 
 
 class GrepMeta(TypedDict, total=False):
