@@ -22,6 +22,7 @@ from ctx_tree_schema import Config
 from ctx_tree_store import DimensionMismatch, Store, VectorUnavailable
 
 from ._common import KeepGoing, always
+from ._passage import passage
 from ._providers import EmbeddingProvider, ProviderUnavailable
 
 
@@ -66,7 +67,8 @@ def embed_missing(
     progress: Callable[[int, int], None] | None = None,
     now_ms: Callable[[], int] | None = None,
 ) -> EmbeddingReport:
-    """Embed every live and pending node lacking a vector of ``provider.model``.
+    """Embed every live and pending node lacking a vector of ``provider.model``, each by its
+    :func:`~ctx_tree_walkers.passage` (a file chunk with its path, symbol and kind first).
 
     ``replace`` (``ctx-tree reembed``): also replace vectors of other models, and at the end
     drop the other models' vectors left on nodes that are not live or pending. Without it, a
@@ -92,7 +94,7 @@ def embed_missing(
         after = batch[-1][0]
         started = time.monotonic()
         try:
-            vectors = provider.embed([node.content for _, node in batch])
+            vectors = provider.embed([passage(node) for _, node in batch])
             report.seconds_in_provider += time.monotonic() - started
             items = [
                 (node.id, node.content_hash, vec)
