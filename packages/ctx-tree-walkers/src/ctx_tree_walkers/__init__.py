@@ -31,12 +31,11 @@ from ._coordinator import (
 from ._dedupe import DEDUPE_KINDS, DedupeReport, dedupe
 from ._embedding import EmbeddingReport, embed_missing, index_embeddings
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
+from ._passage import passage
 from ._providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
 from ._summarizer import SummarizerReport, summarize_subtrees, tokens_used
-
-__version__ = "0.1.0"
 
 
 def run_once(
@@ -107,6 +106,7 @@ __all__ = [
     "is_progress_line",
     "mark_stale",
     "noise_reason",
+    "passage",
     "polite",
     "prune",
     "record_run",
@@ -116,3 +116,12 @@ __all__ = [
     "tokens_used",
     "walker_interval_ms",
 ]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__`` from the installed metadata: ``pyproject.toml`` is the one source."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import version
+
+    return version("ctx-tree-walkers")
