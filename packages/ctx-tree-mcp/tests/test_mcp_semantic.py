@@ -284,6 +284,25 @@ def test_hybrid_fuses_both_rankings_and_applies_filters(tmp_path: Path):
             app.close()
 
 
+def test_hybrid_fuses_a_third_ranking_by_symbol_names_and_titles(tmp_path: Path):
+    body = "Registers the handler on the command tree and returns it."
+    with fake_server() as fake:
+        app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
+        try:
+            for title in ("adds default help flag", "adds default help command", "runs hooks"):
+                note(app, body, title=title)
+            reembed(app, progress=False)
+            answer = search(app, "default help command", mode="hybrid", limit=3)
+            first = next(line for line in answer.splitlines() if line.startswith("1."))
+            assert "adds default help command" in first
+            # First by BM25 and by title, first or second by vector: three rankings fused.
+            # Two rankings could give at most 2 / 11 (rrfK 10).
+            score = float(first.split("score=")[1].split()[0])
+            assert score >= 2 / 11 + 1 / 12 - 1e-4
+        finally:
+            app.close()
+
+
 def test_file_chunks_are_embedded_with_their_path_symbol_and_kind(tmp_path: Path):
     from ctx_tree_mcp.tools.read import read
 

@@ -51,3 +51,19 @@ def test_hits_are_in_score_order_and_partial_hits_are_marked(store: Store):
     flags = {h.node.id: h.matched_all for h in hits}
     assert flags[both] is True
     assert sum(1 for h in hits if not h.matched_all) == 5
+
+
+def test_index_words_split_identifiers_and_stem_like_the_index(store: Store) -> None:
+    assert store.index_words("Command.HelpTemplate overrides get_app_dir") == [
+        "command",
+        "helptempl",
+        "help",
+        "templat",
+        "overrid",
+        "get",
+        "app",
+        "dir",
+    ]
+    # The same words as the index matches: a stored "overriding" is found by "overrides".
+    assert store.index_words("Overriding") == store.index_words("overrides")
+    assert store.index_words("") == [] and store.index_words("  …  ") == []

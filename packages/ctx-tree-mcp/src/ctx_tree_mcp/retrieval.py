@@ -2,9 +2,11 @@
 
 * semantic: the query's vector (the configured provider) against the stored vectors of the
   same model, filtered like keyword search.
-* hybrid: Reciprocal Rank Fusion of the BM25 ranking and the vector ranking, each
-  ``search.candidates`` long: ``score(node) = sum(1 / (search.rrfK + rank))`` over the
-  rankings that hold the node (ranks from 1).
+* hybrid: Reciprocal Rank Fusion of three rankings of the same candidates: BM25 and the
+  vectors, each ``search.candidates`` long, and the symbol ranking of their union
+  (:mod:`.symbol_rank`: BM25 over each candidate's symbol name and doc summary).
+  ``score(node) = sum(1 / (search.rrfK + rank))`` over the rankings that hold the node
+  (ranks from 1).
 
 Nothing here fails the call for a provider problem: no provider, an unreachable or slow one,
 vectors of the wrong length, or sqlite-vec missing give keyword results and a one-line note.
@@ -127,8 +129,11 @@ def search(
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
         nodes.setdefault(h.node.id, Hit(h.node, h.similarity, ""))
+    from .symbol_rank import rank as symbol_rank
+
+    by_symbol = symbol_rank(query, [h.node for h in nodes.values()], store.index_words)
     fused = rrf(
-        [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits]],
+        [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits], by_symbol],
         int(app.config.data["search"]["rrfK"]),
     )
     return [

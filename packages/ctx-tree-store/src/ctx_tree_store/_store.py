@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -32,7 +33,15 @@ from ctx_tree_schema import (
 from . import _sql, _vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
 from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
-from ._terms import _quote, fallback_words, index_terms, match_all_query, match_query, query_words
+from ._terms import (
+    _quote,
+    fallback_words,
+    index_terms,
+    match_all_query,
+    match_query,
+    query_words,
+    split_identifier,
+)
 
 #: Statuses a search or listing returns when the caller gives none.
 DEFAULT_STATUSES: tuple[NodeStatus, ...] = (NodeStatus.LIVE, NodeStatus.PENDING)
@@ -41,6 +50,9 @@ MAX_DEPTH = 5
 FTS_PROBE_MAX = 64  # fts_scores: per-rowid lookups up to this many ids
 FTS_SCAN_CAP = 50_000  # fts_scores: matches read at most in one pass
 TERMS_WEIGHT = 2.0
+#: The FTS5 tokenizer of the index (docs/data-model.md), for :meth:`Store.index_words`.
+FTS_TOKENIZER = ("porter", ["unicode61"])
+_IDENT_RUN = re.compile(r"\w+")
 #: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
 #: with this many matches or more is dropped from the OR step when a rarer word remains.
 SEARCH_CAP = 1000
@@ -173,6 +185,8 @@ class Store:
         self._unrankable_words: set[str] = set()
         self._vec_loaded = False
         self._vec_error: str | None = None
+        #: The index's FTS5 tokenizer on ``con`` (:meth:`index_words`), made on first use.
+        self._tokenizer: Any = None
 
     # -- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -216,6 +230,7 @@ class Store:
             self.generation += 1
             self._unrankable_words.clear()
             self._vec_loaded = False  # a new connection: sqlite-vec is loaded again on demand
+            self._tokenizer = None
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
@@ -1116,3 +1131,30 @@ class Store:
             except apsw.Error:
                 fts_ok = False
         return check, fts_ok
+
+    def index_words(self, text: str) -> list[str]:
+        """The words of ``text`` as the keyword index holds them, in order: each identifier
+        whole and split at camelCase/snake_case (``HelpTemplate`` → ``helptemplate``,
+        ``help``, ``template``), each word through the index's own FTS5 tokenizer
+        (``porter unicode61``: lower-cased, Porter-stemmed; ``overrides`` → ``overrid``).
+        For callers that rank short texts the way the index matches them (hybrid search's
+        symbol ranking, docs/search.md). Pure: reads nothing from the store."""
+        tokenizer = self._tokenizer
+        if tokenizer is None:
+            tokenizer = self._tokenizer = self.con.fts5_tokenizer(*FTS_TOKENIZER)
+        words: list[str] = []
+        for raw in _IDENT_RUN.findall(text):
+            parts = split_identifier(raw)  # the tokenizer splits at "_" itself
+            pieces = [raw, *parts] if len(parts) > raw.count("_") + 1 else [raw]
+            for piece in pieces:
+                encoded = piece.encode("utf-8", "surrogatepass")
+                words.extend(
+                    tokenizer(
+                        encoded,
+                        apsw.FTS5_TOKENIZE_DOCUMENT,
+                        None,
+                        include_offsets=False,
+                        include_colocated=False,
+                    )
+                )
+        return words

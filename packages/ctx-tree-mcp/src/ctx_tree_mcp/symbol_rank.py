@@ -1,0 +1,69 @@
+"""The symbol ranking of hybrid search (docs/search.md#hybrid).
+
+An agent describes what it looks for much as a docstring does ("adds the default help
+command"), and in code the words that tell two siblings apart sit in their names and doc
+summaries, not in their bodies: ``InitDefaultHelpCmd`` and ``InitDefaultHelpFlag`` share most
+of their lines. So hybrid search fuses a third ranking with BM25 and the vectors: the
+candidates ordered by BM25 over their **symbol field** alone, which is
+
+* the symbol's qualified name (``Command.InitDefaultHelpCmd``; a part suffix ``#2`` dropped),
+* the doc summary of the symbol the chunk starts (``metadata["doc"]``: the first paragraph of
+  its docstring or doc comment, see docs/data-model.md),
+* a note's title.
+
+Words are the keyword index's own (:meth:`ctx_tree_store.Store.index_words`: identifiers
+split, Porter-stemmed). Document frequencies come from the candidates themselves, so a word
+every candidate shares weighs nothing and a word one sibling has decides. ``k1`` 1.2, ``b``
+0.75 (the usual BM25 defaults). Candidates whose field holds no query word are left out of
+this ranking (they keep their BM25 and vector ranks).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
+K1 = 1.2
+B = 0.75
+
+
+def symbol_field(node: Node) -> str:
+    """The text of ``node``'s symbol field: qualified symbol name, doc summary and note title
+    (``""`` when it has none)."""
+    meta = node.metadata
+    symbol = str(meta.get("symbol") or "").split("#", 1)[0]
+    parts = (symbol.replace(".", " "), meta.get("doc"), meta.get("title"))
+    return " ".join(str(p) for p in parts if p)
+
+
+def rank(query: str, nodes: Sequence[Node], words: Callable[[str], list[str]]) -> list[str]:
+    """Ids of ``nodes`` whose symbol field holds a word of ``query``, best BM25 score first
+    (ties keep the given order). ``words`` splits text into index words
+    (:meth:`ctx_tree_store.Store.index_words`)."""
+    wanted = set(words(query))
+    if not wanted or not nodes:
+        return []
+    fields = [Counter(words(symbol_field(n))) for n in nodes]
+    total = len(fields)
+    df: Counter[str] = Counter()
+    for terms in fields:
+        df.update(w for w in terms if w in wanted)
+    avg = sum(sum(t.values()) for t in fields) / total or 1.0
+    scored: list[tuple[float, int]] = []
+    for i, terms in enumerate(fields):
+        length = sum(terms.values())
+        score = 0.0
+        for word in wanted:
+            tf = terms.get(word, 0)
+            if tf:
+                idf = math.log(1.0 + (total - df[word] + 0.5) / (df[word] + 0.5))
+                score += idf * tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / avg))
+        if score > 0:
+            scored.append((score, i))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return [nodes[i].id for _, i in scored]

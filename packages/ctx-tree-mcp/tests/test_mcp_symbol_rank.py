@@ -1,0 +1,52 @@
+"""Hybrid search's symbol ranking: BM25 over symbol names and doc summaries of candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.symbol_rank import rank, symbol_field
+from ctx_tree_schema import Node, NodeKind, NodeStatus
+from ctx_tree_store import Store
+
+
+def node(node_id: str, **meta: object) -> Node:
+    return Node(
+        id=node_id, parent_id=None, kind=NodeKind.FILE_CHUNK, source_uri=None, content="x",
+        content_hash="h", status=NodeStatus.LIVE, mtime=0, created_at=0, updated_at=0,
+        truncated=False, original_bytes=1, metadata=dict(meta),
+    )  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    s = Store.open(tmp_path / "s.db")
+    yield s
+    s.close()
+
+
+def test_the_symbol_field_is_name_doc_and_title() -> None:
+    assert symbol_field(node("a", symbol="Text.stylize#2", doc="Apply a style.")) == (
+        "Text stylize Apply a style."
+    )
+    assert symbol_field(node("b", title="deploy notes")) == "deploy notes"
+    assert symbol_field(node("c")) == ""
+
+
+def test_a_word_only_one_sibling_has_decides(store: Store) -> None:
+    flag = node("flag", symbol="Command.InitDefaultHelpFlag", doc="adds default help flag to c.")
+    cmd = node("cmd", symbol="Command.InitDefaultHelpCmd", doc="adds default help command to c.")
+    other = node("other", symbol="Runner.Execute", doc="uses the args and runs through the tree")
+    ranked = rank("adds default help command", [flag, other, cmd], store.index_words)
+    assert ranked == ["cmd", "flag"]  # "other" holds none of the words: not ranked
+
+
+def test_stems_match_and_ties_keep_the_given_order(store: Store) -> None:
+    a = node("a", symbol="Logger.WithTime", doc="Overrides the time of the log entry.")
+    b = node("b", symbol="Entry.WithTime", doc="Overrides the time of the entry.")
+    assert rank("override time entry", [a, b], store.index_words) == ["b", "a"]  # shorter field
+    twin = node("twin", symbol="Entry.WithTime", doc="Overrides the time of the entry.")
+    assert rank("override time entry", [twin, b], store.index_words) == ["twin", "b"]
+    assert rank("", [a, b], store.index_words) == []
+    assert rank("override", [], store.index_words) == []
