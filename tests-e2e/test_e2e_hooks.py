@@ -434,6 +434,7 @@ def test_stop_without_the_last_message_reads_the_transcript(
         f"use {TOKEN} to push",
         "postgres://admin:hunter2hunter2@db.internal:5432/app",
         "export API_TOKEN=8f14e45fceea167a5a36dedd4bea2543a9c1a5f0e4b2",
+        "It printed:\nSHELL=/bin/bash\nHOME=/root\nIS_SANDBOX=1\n",
     ],
 )
 def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path, text: str) -> None:
@@ -480,3 +481,85 @@ def test_fastjson_is_json(text: str) -> None:
     assert json.dumps(got) == json.dumps(expected)
     for ascii_only in (True, False):
         assert fastjson.dumps(expected, ascii_only) == json.dumps(expected, ensure_ascii=ascii_only)
+
+
+ENV_DUMP = "SHELL=/bin/bash\nIS_SANDBOX=1"
+
+
+@pytest.mark.parametrize("redactable", [True, False])
+def test_an_answer_after_a_refused_command_keeps_no_environment_values(
+    project: Path, home: Path, redactable: bool
+) -> None:
+    """``env | head -2`` is refused, and the answer that quotes its output is stored with the
+    values of its ``NAME=value`` pairs redacted; the session's next answer is not. Without
+    ``redact.py`` in the hook (a marketplace install's first session), the ingester does it."""
+    env = {} if redactable else {"PYTHONPATH": ""}
+    if not redactable:  # a copy of the plugin with no clone beside it: redact.py not found
+        import shutil
+
+        shutil.copytree(ROOT / "plugin", project / "plugin-copy")
+    script = HOOK if redactable else project / "plugin-copy" / "hooks" / "ctx_tree_hook.py"
+
+    def run(event: str, payload: dict) -> None:
+        done = subprocess.run(
+            [sys.executable, "-I", "-S", str(script), event],
+            input=json.dumps(payload).encode(),
+            capture_output=True,
+            env={"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),
+                 "CLAUDE_PROJECT_DIR": str(project), **env},
+            timeout=20,
+        )  # fmt: skip
+        assert (done.returncode, done.stderr) == (0, b"")
+
+    run("post-tool", base_payload(project, tool_name="Bash", tool_input={"command": "env | head -2"},
+                                  tool_response={"stdout": ENV_DUMP, "stderr": ""}))  # fmt: skip
+    run("stop", base_payload(project, prompt_id="p1",
+                             last_assistant_message=f"TOOL_RESULT_SEEN: {ENV_DUMP}\nDone."))  # fmt: skip
+    run("stop", base_payload(project, prompt_id="p2",
+                             last_assistant_message="Set DEBUG=1 to see more."))  # fmt: skip
+    answers = [e for e in spooled(home, project) if e["kind"] == "response"]
+    assert answers[0]["redacted"] is redactable
+    if redactable:  # refused in the hook, which marks the answer and redacts it
+        assert [e.get("env_refused") for e in answers] == [True, None]
+        assert "/bin/bash" not in answers[0]["text"]
+    else:  # refused by the ingester, which marks the session for the answer after it
+        assert [e["kind"] for e in spooled(home, project)] == ["bash", "response", "response"]
+    app = App(project, home=home)
+    try:
+        report = ingest(app)
+        assert (report.stored, report.skipped) == (2, 0 if redactable else 1)
+        stored = {n.metadata["prompt_id"]: n.content for n in app.store.recent(kind="response")}
+    finally:
+        app.close()
+    assert stored["p1"] == (
+        "TOOL_RESULT_SEEN: SHELL=[REDACTED:environment]\nIS_SANDBOX=[REDACTED:environment]\nDone."
+    )
+    assert stored["p2"] == "Set DEBUG=1 to see more."
+    assert not any(b"/bin/bash" in p.read_bytes() for p in every_file(home))
+    assert not list(spool.spool_dir(home, project).glob("refused-*"))
+
+
+def test_a_command_refused_at_ingest_marks_the_answer_the_hook_spools_next(
+    project: Path, home: Path
+) -> None:
+    """``cat .env`` passes the hook (it knows no path policy) and is refused by the ingester,
+    which leaves the session's mark: the Stop hook that runs after it redacts the answer."""
+    (project / ".env").write_text("DB_HOST=db.internal\n")
+    bash = base_payload(project, tool_name="Bash", tool_input={"command": "cat .env"},
+                        tool_response={"stdout": "DB_HOST=db.internal", "stderr": ""})  # fmt: skip
+    assert hook("post-tool", bash, home=home, root=project).returncode == 0
+    app = App(project, home=home)
+    try:
+        assert ingest(app).skipped == 1
+        stop = base_payload(
+            project, prompt_id="p1", last_assistant_message="It has DB_HOST=db.internal"
+        )
+        assert hook("stop", stop, home=home, root=project).returncode == 0
+        (answer,) = spooled(home, project)
+        assert answer["env_refused"] is True
+        assert answer["text"] == "It has DB_HOST=[REDACTED:environment]"
+        assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="response")
+        assert node.content == "It has DB_HOST=[REDACTED:environment]"
+    finally:
+        app.close()

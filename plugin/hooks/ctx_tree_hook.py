@@ -342,8 +342,55 @@ def redact_record(home, rec):
     for key in REDACTED_FIELDS:
         if isinstance(rec.get(key), str):
             rec[key] = module.redact_text(rec[key])
+    if rec.get("env_refused") and isinstance(rec.get("text"), str):
+        rec["text"] = module.redact_environment(rec["text"])
     rec["redacted"] = True
     return rec
+
+
+def _refused_marker(home, root, session_id):
+    """The file that says a command of this session was refused since its last answer."""
+    safe = "".join(c for c in str(session_id) if c.isalnum() or c in "-_")[:80] or "none"
+    return os.path.join(home, "spool", root_key(root), "refused-" + safe)
+
+
+def mark_refused(home, root, session_id):
+    """Remember (an empty 0600 file) that this session ran a refused command: its next answer
+    may quote what the command printed (docs/capture.md)."""
+    path = _refused_marker(home, root, session_id)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
+    try:
+        try:
+            fd = os.open(path, flags, 0o600)
+        except FileNotFoundError:
+            make_spool_dirs(home, os.path.dirname(path))
+            fd = os.open(path, flags, 0o600)
+        os.close(fd)
+    except OSError as exc:
+        log(home, "post-tool bash: refused command not remembered: %s" % (exc.strerror or exc))
+
+
+def take_refused(home, root, session_id):
+    """True (once) when a command of this session was refused since its last answer."""
+    try:
+        os.unlink(_refused_marker(home, root, session_id))
+    except OSError:
+        return False
+    return True
+
+
+def make_spool_dirs(home, base):
+    """Create the project's spool folders under ``home`` that are missing, 0700."""
+    for folder in (
+        home,
+        os.path.join(home, "spool"),
+        base,
+        os.path.join(base, "tmp"),
+        os.path.join(base, "new"),
+    ):
+        if not os.path.isdir(folder):
+            os.makedirs(folder, 0o700, exist_ok=True)
+            os.chmod(folder, 0o700)
 
 
 def spool(home, root, rec):
@@ -355,16 +402,7 @@ def spool(home, root, rec):
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileNotFoundError:
-        for folder in (
-            home,
-            os.path.join(home, "spool"),
-            base,
-            os.path.join(base, "tmp"),
-            os.path.join(base, "new"),
-        ):
-            if not os.path.isdir(folder):
-                os.makedirs(folder, 0o700, exist_ok=True)
-                os.chmod(folder, 0o700)
+        make_spool_dirs(home, base)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         if len(os.listdir(os.path.join(base, "new"))) >= SPOOL_MAX_FILES:
@@ -395,8 +433,13 @@ def capture_event(event, payload, home, root, cfg):
     if rec["kind"] == "bash":
         reason = refused_command(home, rec["command"], cfg["bash"]["deny"])
         if reason and reason != "UNKNOWN":
-            return  # env, printenv, bash.deny: nothing of it is kept
+            # env, printenv, bash.deny: nothing of it is kept, and the answer that may quote
+            # its output is redacted strictly
+            mark_refused(home, root, payload.get("session_id") or "")
+            return
         rec["command_checked"] = reason is None
+    elif rec["kind"] == "response" and take_refused(home, root, payload.get("session_id") or ""):
+        rec["env_refused"] = True
     if rec["kind"] != "read":
         redact_record(home, rec)
     rec.update(

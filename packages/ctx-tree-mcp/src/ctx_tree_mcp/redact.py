@@ -9,6 +9,10 @@ rule:
   blocks (``BEGIN … END``, or a ``BEGIN`` line and the base64 body after it when the ``END`` is
   missing), passwords in URLs (``scheme://user:password@host``) and webhook URLs whose path is
   the secret (Slack, Discord, Teams, Zapier).
+* **Environment dumps**: three or more ``NAME=value`` lines in a row, two of whose names a
+  process environment holds (``HOME``, ``PATH``, ``SHELL``, …): values replaced, names kept.
+  :func:`redact_environment` is the stricter form for an answer that may quote a refused
+  command's output.
 * **Assignments**: the value after a secret-like name (``password``, ``pwd``, ``secret``,
   ``token``, ``api_key``, ``AccountKey``, ``credential``, …) and ``=``, ``:``, ``:=`` or ``=>``,
   in code, YAML, ``.env`` and ``;``-separated connection strings. Only values shaped like a
@@ -79,6 +83,9 @@ class _Rule:
     #: every match holds one of ``triggers`` within its first characters: the pattern is
     #: searched for only around where they occur (found by ``str.find``)
     anchored: bool = False
+    #: the match's replacement, for a rule that hides more than one part of its match
+    #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
+    replace: Callable[[re.Match[str]], str] | None = None
 
 
 def _entropy(value: str) -> float:
@@ -167,6 +174,40 @@ _AWS_SECRET = (
     r"\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
 )
 
+#: Names a process environment holds (``env`` and ``export -p`` print them), not a program's
+#: own settings: a run of ``NAME=value`` lines holding two of them is an environment dump.
+_ENV_NAME_WORDS = (
+    "HOME PATH SHELL USER USERNAME LOGNAME PWD OLDPWD SHLVL TERM TERM_PROGRAM COLORTERM LANG "
+    "LANGUAGE LC_ALL LC_CTYPE HOSTNAME TMPDIR MAIL EDITOR DISPLAY SSH_AUTH_SOCK SSH_CLIENT "
+    "SSH_CONNECTION SSH_TTY XDG_RUNTIME_DIR XDG_SESSION_ID XDG_SESSION_TYPE XDG_DATA_DIRS "
+    "XDG_CONFIG_DIRS DBUS_SESSION_BUS_ADDRESS LS_COLORS LESSOPEN MOTD_SHOWN _"
+)
+_ENV_NAMES = frozenset(_ENV_NAME_WORDS.split())
+#: Before ``NAME=value`` on a line: blanks, or ``declare -x`` as ``export -p`` prints it.
+_ENV_PREFIX = r"[^\S\n]*(?:declare[^\S\n]+-x[^\S\n]+)?"
+#: Three or more ``NAME=value`` lines in a row, as ``env`` prints them.
+_ENV_BLOCK = re.compile(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
+#: One line of such a block: the name (group 1) and the value (group 2).
+_ENV_LINE_RE = re.compile(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
+
+
+def _keep_env_block(m: re.Match[str]) -> bool:
+    names = {line.group(1) for line in _ENV_LINE_RE.finditer(m.group(0))}
+    return len(names & _ENV_NAMES) < 2
+
+
+def _env_values(m: re.Match[str]) -> str:
+    """The block with each line's value replaced, names kept."""
+    return _ENV_LINE_RE.sub(
+        lambda line: (
+            line.group(0)[: line.start(2) - line.start(0)]
+            + "[REDACTED:environment]"
+            + line.group(0)[line.end(2) - line.start(0) :]
+        ),
+        m.group(0),
+    )
+
+
 _RULES: tuple[_Rule, ...] = (
     _Rule("private_key", _PEM, 0, ("-----begin",)),
     _Rule(
@@ -243,6 +284,15 @@ _RULES: tuple[_Rule, ...] = (
         ("_live_", "_test_"),
     ),
     _Rule(
+        "environment",
+        _ENV_BLOCK,
+        0,
+        # every block holds two names of _ENV_NAMES, so one that is not ``_``
+        tuple(sorted(n.lower() + "=" for n in _ENV_NAMES - {"_"})),
+        _keep_env_block,
+        replace=_env_values,
+    ),
+    _Rule(
         "secret",
         _ASSIGN,
         -1,  # the value's group: 2 to 5, whichever matched
@@ -271,12 +321,16 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
 
         def _sub(m: re.Match[str], rule: _Rule = rule) -> str:
             whole = m.group(0)
-            if "[REDACTED:" in whole or (rule.keep is not None and rule.keep(m)):
+            if (rule.replace is None and "[REDACTED:" in whole) or (
+                rule.keep is not None and rule.keep(m)
+            ):
                 return whole
             group = rule.group
             if group < 0:
                 group = next(g for g in range(2, (m.re.groups or 0) + 1) if m.group(g) is not None)
             counts[rule.tag] = counts.get(rule.tag, 0) + 1
+            if rule.replace is not None:
+                return rule.replace(m)
             start, end = m.span(group)
             base = m.start(0)
             hidden = whole[start - base : end - base]
@@ -347,6 +401,21 @@ def _sub_folded(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[st
 def redact_text(text: str) -> str:
     """:func:`redact` without the counts."""
     return redact(text)[0]
+
+
+#: ``NAME=value`` with an upper-case NAME, as ``env`` prints it, anywhere in a line: the value
+#: runs to the end of the line.
+_ENV_ASSIGNMENT = re.compile(r"(?<![\w$.-])(?:[A-Z][A-Z0-9_]*|_)=(?!=)([^\n]+)")
+
+
+def redact_environment(text: str) -> str:
+    """``text`` with the value of every ``NAME=value`` (upper-case NAME) replaced by
+    ``[REDACTED:environment]``: for text that may quote the output of a command that printed
+    the environment (an answer in the turn where such a command ran; docs/capture.md).
+    Stricter than :func:`redact`, which takes only runs of lines with known variable names."""
+    return _ENV_ASSIGNMENT.sub(
+        lambda m: m.group(0)[: m.start(1) - m.start(0)] + "[REDACTED:environment]", text
+    )
 
 
 def private_key_lines(text: str) -> list[tuple[int, int]]:

@@ -139,6 +139,12 @@ def ingest(
     return report
 
 
+def _spool_base(app: App) -> Path:
+    from ctx_tree_store import ctx_tree_home
+
+    return spool.spool_dir(app.home or ctx_tree_home(), app.root)
+
+
 def _write_state(app: App, base: Path) -> None:
     store = app.store
     counts: dict[str, int] = {}
@@ -244,6 +250,13 @@ def _response(app: App, event: dict[str, Any]) -> str:
     text = _text(event)
     if not text.strip():
         return "skipped"
+    session = str(event.get("session_id") or "")
+    if event.get("env_refused") is True or spool.take_refused(_spool_base(app), session):
+        # the turn ran a refused command (marked by the hook, or by _bash below): the answer
+        # may quote what it printed
+        from ..redact import redact_environment
+
+        text = redact_environment(text)
     key = app.session_key
     pid = str(event.get("prompt_id") or "")
     prompt = app.store.latest_by_source(f"prompt://{key}/{pid}") if pid else None
@@ -351,15 +364,18 @@ def _bash(app: App, event: dict[str, Any]) -> str:
     from ctx_tree_store import now_ms
 
     from ..bash.record import record_output
-
-    command = _text(event, "command")
-    if refusal(command, app.config.data["bash"]["deny"]):
-        return "skipped"
     from ..bash.secretfiles import secret_file_read
 
+    command = _text(event, "command")
     cwd = Path(str(event.get("cwd") or app.root))
-    if secret_file_read(command, app.policy, cwd) is not None:
-        return "skipped"  # it printed a secret file: its output is not kept, redacted or not
+    if (
+        refusal(command, app.config.data["bash"]["deny"])
+        # it printed a secret file: its output is not kept, redacted or not
+        or secret_file_read(command, app.policy, cwd) is not None
+    ):
+        # the session's next answer may quote the output: it is redacted strictly
+        spool.mark_refused(_spool_base(app), str(event.get("session_id") or ""))
+        return "skipped"
     text = _text(event)
     if not text.strip():
         return "skipped"

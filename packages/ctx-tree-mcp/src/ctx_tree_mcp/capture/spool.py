@@ -9,11 +9,14 @@ Layout, per project root (docs/capture.md)::
             new/   ... and renames here: one JSON event per file, 0600, name sorts by time
             cur/   claimed by an ingester (a rename), deleted once stored
             state.json                    counts the SessionStart hook reports (no content)
+            refused-<session id>          empty: a command of that session was refused since
+                                          its last answer (the next answer is redacted strictly)
 
 Events are JSON objects with ``v`` (:data:`SPOOL_VERSION`), ``kind`` (``prompt``,
 ``response``, ``read``, ``grep``, ``bash``, ``web``, ``agent``), ``session_id``, ``prompt_id``,
 ``tool_use_id``, ``cwd``, ``at`` (epoch ms), ``redacted`` (whether the hook could redact) and
-the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``title``, ...).
+the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``title``, ...;
+``env_refused`` on an answer given after a refused command).
 """
 
 from __future__ import annotations
@@ -132,6 +135,28 @@ def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None)
         "updated_at": int(time.time() * 1000),
     }
     _write_private(base / "state.json", json.dumps(state).encode())
+
+
+def refused_marker(base: Path, session_id: str) -> Path:
+    """The empty file saying a command of ``session_id`` was refused since its last answer
+    (the hook names it the same way): that answer may quote what the command printed, so it
+    is redacted strictly (``redact.redact_environment``)."""
+    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "none"
+    return Path(base) / f"refused-{safe}"
+
+
+def mark_refused(base: Path, session_id: str) -> None:
+    """Leave :func:`refused_marker` for ``session_id``."""
+    _write_private(refused_marker(base, session_id), b"")
+
+
+def take_refused(base: Path, session_id: str) -> bool:
+    """True, once, when :func:`mark_refused` was called for ``session_id`` since."""
+    try:
+        refused_marker(base, session_id).unlink()
+    except OSError:
+        return False
+    return True
 
 
 def redact_triggers(redact: Any) -> list[str]:
