@@ -321,3 +321,31 @@ def test_file_chunks_are_embedded_with_their_path_symbol_and_kind(tmp_path: Path
             assert any(t.startswith("pkg/clock.py Clock.now (method)\n") for t in sent)
         finally:
             app.close()
+
+
+def test_hybrid_ranks_notes_with_every_word_first_and_marks_hits_found_by_meaning(
+    tmp_path: Path,
+):
+    with fake_server() as fake:
+        app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
+        try:
+            note(app, "zebra zebra zebra zebra zebra", title="stripes")
+            note(app, "A long note: the zebra came to the quagga farm, where the farmer kept "
+                 "horses, donkeys, goats, sheep and chickens, and a dog.", title="farm")  # fmt: skip
+            for i in range(3):
+                note(app, f"unrelated filler {i} horses", title=f"filler {i}")
+            reembed(app, progress=False)
+            keyword = search(app, "zebra quagga", limit=3)
+            assert titles(keyword) == ["stripes", "farm"]  # by BM25 score alone
+            answer = search(app, "zebra quagga", mode="hybrid", limit=3)
+            rows = [line for line in answer.splitlines() if line[:2] in ("1.", "2.", "3.")]
+            farm = next(line for line in rows if "note farm" in line)
+            # The note with every word is first of the BM25 ranking hybrid fuses (1 / 11),
+            # second by vector (1 / 12); were it second by BM25 it would score 2 / 12.
+            assert float(farm.split("score=")[1].split()[0]) == pytest.approx(
+                1 / 11 + 1 / 12, abs=1e-4
+            )
+            assert "(by meaning)" in rows[2] and "filler" in rows[2]
+            assert "1 with every word, 1 with only some, 1 by meaning alone (marked)" in answer
+        finally:
+            app.close()

@@ -2,8 +2,9 @@
 
 * semantic: the query's vector (the configured provider) against the stored vectors of the
   same model, filtered like keyword search.
-* hybrid: Reciprocal Rank Fusion of three rankings of the same candidates: BM25 and the
-  vectors, each ``search.candidates`` long, and the symbol ranking of their union
+* hybrid: Reciprocal Rank Fusion of three rankings of the same candidates: BM25 (nodes with
+  every word first) and the vectors, each ``search.candidates`` long, and the symbol ranking
+  of their union
   (:mod:`.symbol_rank`: BM25 over each candidate's symbol name and doc summary).
   ``score(node) = sum(1 / (search.rrfK + rank))`` over the rankings that hold the node
   (ranks from 1).
@@ -43,12 +44,16 @@ class MixedModels(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Hit:
-    """One search hit: the node, its score (higher is better) and a snippet."""
+    """One search hit: the node, its score (higher is better) and a snippet.
+
+    ``matched_all``: True for a keyword match of every word of the query, False for one of
+    only some; None for a hybrid hit found by its vector alone (not among the keyword
+    matches). Semantic hits are all found by meaning and keep True: nothing to mark."""
 
     node: Node
     score: float
     snippet: str
-    matched_all: bool = True  # a keyword hit holding only some of the query's words: False
+    matched_all: bool | None = True
 
 
 def rrf(rankings: Sequence[Sequence[str]], k: int) -> list[tuple[str, float]]:
@@ -125,10 +130,15 @@ def search(
     if mode == "semantic":
         return [Hit(h.node, h.similarity, _opening(h.node)) for h in vector_hits[:limit]], notes
     pool = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
-    keyword_hits = store.search(query, pool, filters, snippets=False)
+    # The BM25 ranking as hybrid fuses it: nodes holding every word before those holding
+    # some (each group best first). Keyword mode lists by score alone, but ``pool`` is five
+    # times the listing: partial matches high in BM25 would crowd the fused list.
+    keyword_hits = sorted(
+        store.search(query, pool, filters, snippets=False), key=lambda h: not h.matched_all
+    )
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
-        nodes.setdefault(h.node.id, Hit(h.node, h.similarity, ""))
+        nodes.setdefault(h.node.id, Hit(h.node, h.similarity, "", None))
     from .symbol_rank import rank as symbol_rank
 
     by_symbol = symbol_rank(query, [h.node for h in nodes.values()], store.index_words)

@@ -122,16 +122,22 @@ def search(
     hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
     digits = 2 if mode == "keyword" else 4
-    partial = sum(1 for h in hits if not h.matched_all)
+    partial = sum(1 for h in hits if h.matched_all is False)
+    by_meaning = sum(1 for h in hits if h.matched_all is None)  # hybrid: vector alone
     rows = []
     for hit in hits:
         snippet = " ".join(hit.snippet.split())[:160]
-        some = " (some words)" if not hit.matched_all else ""
-        rows.append(line(hit.node, f" score={hit.score:.{digits}f}{some} | {snippet}"))
+        mark = {False: " (some words)", None: " (by meaning)"}.get(hit.matched_all, "")
+        rows.append(line(hit.node, f" score={hit.score:.{digits}f}{mark} | {snippet}"))
     shown = f"{query[:80]!r}" + ("" if mode == "keyword" else f" ({mode})")
     head = f"search {shown}: {plural(len(hits), 'hit')}, best first"
-    if partial:
-        head += f"; {len(hits) - partial} with every word, {partial} with only some (marked)"
+    if partial or by_meaning:
+        counts = [f"{len(hits) - partial - by_meaning} with every word"]
+        if partial:
+            counts.append(f"{partial} with only some")
+        if by_meaning:
+            counts.append(f"{by_meaning} by meaning alone")
+        head += f"; {', '.join(counts)} (marked)"
     if not hits:
         more = nothing_stored()
     elif len(hits) == limit and limit < 100:
