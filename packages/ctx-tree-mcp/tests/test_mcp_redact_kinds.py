@@ -93,6 +93,14 @@ CREDENTIALS = [
         "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6",
         "auth_token => '",
     ),
+    # words as passwords where configuration, not code, sets them: .env lines and
+    # connection strings
+    ("Server=x;User ID=u;Password=MyS3cretPw;", "MyS3cretPw", "Server=x;User ID=u;Password="),
+    ("DB_PASSWORD=correcthorsebatterystaple", "correcthorsebatterystaple", "DB_PASSWORD="),
+    ("  export PGPASSWORD=hunter22  # prod", "hunter22", "]  # prod"),
+    ("API_TOKEN=abc123\nDEBUG=1", "abc123", "]\nDEBUG=1"),
+    ('conn = "Password=tulips4ever;Host=db"', "tulips4ever", ";Host=db"),
+    ("password=MyS3cretPw", "MyS3cretPw", "password="),
     # tokens known by their prefix, outside any assignment (a log line, a command)
     (
         "remote: pushing with glpat-a8F3kQ2mZ7xW1pL8b9C4 as deploy",
@@ -143,6 +151,20 @@ ORDINARY = [
     "-----BEGIN RSA PRIVATE KEY-----  is the header we look for",
     'PEM_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\nPEM_END = b"-----END OPENSSH PRIVATE KEY-----"',
     "see http://localhost:3000/users/@alice or https://host:8443/x",
+    # assignments that look like .env lines or connection strings but are code or names
+    "password = get_password()",
+    "password=None",
+    'token_type="bearer"',
+    "token_type=bearer",
+    "    password=db_password",
+    "TOKEN=token",
+    "PASSWORD_FILE=/run/secrets/db",
+    "PASSWORD_HASHER=argon2",
+    "DB_PASSWORD=${DB_PASSWORD}",
+    "SECRET=changeme",
+    "let password=userInput;x=1",
+    "password=abc",
+    "connect(host=h,\n        password=pw)",
 ]
 
 

@@ -19,7 +19,8 @@ rule:
   secret are redacted: a quoted password of any characters, or a value of 16+ characters with
   high Shannon entropy. Ordinary constants are kept: values holding spaces, identifiers and
   header names made of words (``x-session-token-header-name``), paths, URLs, numbers and
-  placeholders (``${VAR}``, ``changeme``, ``<password>``).
+  placeholders (``${VAR}``, ``changeme``, ``<password>``). Where configuration, not code, sets
+  a password or token (a ``.env`` line, a connection string), even a word is one.
 
 Every rule runs only when the lower-cased text holds one of its trigger literals (a substring
 test is ~40x cheaper than a regex scan, and most text holds no secret); the assignment rule is
@@ -104,7 +105,7 @@ _IDENT_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PLACEHOLDER = re.compile(
     r"(?i)^(?:\$\{?[\w.:-]*\}?|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…"
     r"|changeme|change_me|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
-    r"|example|dummy|test|your[\w-]*|my[\w-]*|env\(.*|os\.environ.*|process\.env.*)$"
+    r"|example|dummy|test|(?:your|my)[-_a-z]*|env\(.*|os\.environ.*|process\.env.*)$"
 )
 
 
@@ -139,12 +140,55 @@ def _code_like(m: re.Match[str], value: str) -> bool:
     return bool(_IDENT_PATH.fullmatch(value)) and ("." in value or after in ("|", ",", ")"))
 
 
+#: What a ``.env`` line holds before the name's secret-like word: blanks, ``export``, the
+#: start of the name (``DB_`` of ``DB_PASSWORD``).
+_DOTENV_HEAD = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*")
+#: What a ``.env`` line holds after the value: blanks, a ``#`` comment.
+_DOTENV_TAIL = re.compile(r"[ \t\r]*|[ \t]+#.*")
+#: Another ``Key=value`` pair after a ``;``: the value is inside a connection string.
+_NEXT_PAIR = re.compile(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
+#: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
+#: a value redacted.
+_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
+
+
+def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
+    """A bare value set in configuration rather than code, whose name ends with a password or
+    token word: a ``.env`` line (``[export] DB_PASSWORD=value`` alone on its line) or a
+    ``;``-separated connection string (``…;Password=value;…``). Such a value is a secret even
+    when it is a word (``correcthorsebatterystaple``); a value that names a variable like
+    itself (``db_password``, ``user_pwd_var``) is kept."""
+    text = m.string
+    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : m.start(5)] != "=":
+        return False  # the name goes on after the word (PASSWORD_FILE), or code's ``x = y``
+    lowered = value.lower()
+    if (
+        len(value) < 4
+        or any(w in lowered for w in _CONFIG_WORDS)
+        or ("_" in value and _words(value) >= 2)
+    ):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    before = text[line_start : m.start()]
+    after = text[m.end() : len(text) if line_end < 0 else line_end]
+    if _DOTENV_HEAD.fullmatch(before) and _DOTENV_TAIL.fullmatch(after):
+        return True
+    # a connection string: the name is a pair's whole key, after a ``;`` or an opening quote
+    head = before.rstrip()
+    if head.endswith(";") and "=" in head:
+        return True
+    return (not head or head.endswith(('"', "'"))) and _NEXT_PAIR.match(after) is not None
+
+
 def _keep_assignment(m: re.Match[str]) -> bool:
     name = m.group(1).lower()
     quoted = next((q for q in m.group(2, 3, 4) if q is not None), None)
     value = quoted if quoted is not None else m.group(5)
     if _plain_value(value) or (quoted is None and _code_like(m, value)):
         return True
+    if quoted is None and _configured_secret(m, name, value):
+        return False
     if "passw" in name or "pwd" in name or "passphrase" in name:
         if quoted is not None:  # a quoted password is one unless it reads as several words
             return len(value) < 4 or _words(value) >= 2
