@@ -563,3 +563,26 @@ def test_a_command_refused_at_ingest_marks_the_answer_the_hook_spools_next(
         assert node.content == "It has DB_HOST=[REDACTED:environment]"
     finally:
         app.close()
+
+
+def test_a_refused_command_marks_only_its_own_turn(project: Path, home: Path) -> None:
+    """The mark ends with the turn's Stop even when that answer is empty (nothing captured),
+    and a mark no Stop took is deleted by SessionStart after a week."""
+    refused = base_payload(project, tool_name="Bash", tool_input={"command": "printenv"},
+                           tool_response={"stdout": "HOME=/root", "stderr": ""})  # fmt: skip
+    assert hook("post-tool", refused, home=home, root=project).returncode == 0
+    marks = list(spool.spool_dir(home, project).glob("refused-*"))
+    assert [m.name for m in marks] == ["refused-sess-A"]
+    assert stat.S_IMODE(marks[0].stat().st_mode) == 0o600
+    hook("stop", base_payload(project, prompt_id="p1", last_assistant_message=""),
+         home=home, root=project)  # fmt: skip
+    hook("stop", base_payload(project, prompt_id="p2", last_assistant_message="Use X=1 then."),
+         home=home, root=project)  # fmt: skip
+    (answer,) = spooled(home, project)
+    assert "env_refused" not in answer and answer["text"] == "Use X=1 then."
+    assert hook("post-tool", refused, home=home, root=project).returncode == 0
+    (mark,) = spool.spool_dir(home, project).glob("refused-*")
+    week = time.time() - 8 * 86400
+    os.utime(mark, (week, week))
+    hook("session-start", base_payload(project, source="startup"), home=home, root=project)
+    assert not mark.exists()

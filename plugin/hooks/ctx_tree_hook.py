@@ -427,6 +427,8 @@ def spool(home, root, rec):
 
 
 def capture_event(event, payload, home, root, cfg):
+    # an answer ends the turn: a refused command's mark holds until then, captured or not
+    refused = event == "stop" and take_refused(home, root, payload.get("session_id") or "")
     rec = build_record(event, payload, cfg)
     if rec is None:
         return
@@ -438,7 +440,7 @@ def capture_event(event, payload, home, root, cfg):
             mark_refused(home, root, payload.get("session_id") or "")
             return
         rec["command_checked"] = reason is None
-    elif rec["kind"] == "response" and take_refused(home, root, payload.get("session_id") or ""):
+    elif refused:
         rec["env_refused"] = True
     if rec["kind"] != "read":
         redact_record(home, rec)
@@ -465,15 +467,22 @@ def capture_event(event, payload, home, root, cfg):
 
 
 def sweep(home, root):
-    """Delete spool files older than SPOOL_MAX_AGE_S (and stray temp files); returns how many."""
+    """Delete spool files older than SPOOL_MAX_AGE_S (and stray temp files, and refused-command
+    marks no answer took); returns how many."""
     base = os.path.join(home, "spool", root_key(root))
     now, gone = time.time(), 0
-    for sub, age in (("new", SPOOL_MAX_AGE_S), ("tmp", 3600)):
+    for sub, age, prefix in (
+        ("new", SPOOL_MAX_AGE_S, ""),
+        ("tmp", 3600, ""),
+        ("", SPOOL_MAX_AGE_S, "refused-"),
+    ):
         try:
             entries = list(os.scandir(os.path.join(base, sub)))
         except OSError:
             continue
         for entry in entries:
+            if not entry.name.startswith(prefix):
+                continue
             try:
                 if now - entry.stat().st_mtime > age:
                     os.unlink(entry.path)
