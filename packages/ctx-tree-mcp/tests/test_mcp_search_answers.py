@@ -71,3 +71,18 @@ def test_reverted_file_read_again_reuses_the_stored_version(app, root):
     path.write_text(original)
     assert "(cached)" in read(app, "notes.md")
     assert "1 hit," in search(app, "frobnicator")
+
+
+def test_a_huge_grep_pattern_is_a_short_label_in_search_and_recent(app, root) -> None:
+    """A 99,000-character pattern names its grep node in 120 characters and its length, so the
+    hit's row fits the listing instead of leaving "shown: 0 of 1"."""
+    import asyncio
+
+    from ctx_tree_mcp.tools.graph import recent
+    from ctx_tree_mcp.tools.grep import grep
+
+    pattern = "abc" + "x" * 99_000
+    asyncio.run(grep(app, pattern))
+    for answer in (search(app, pattern), recent(app, kind="tool_output", status=["pending"])):
+        assert "shown: 0" not in answer and "… (99,005 characters) in . (0 matches)" in answer
+        assert len(answer) < 2_000, answer[:300]

@@ -12,8 +12,19 @@ if TYPE_CHECKING:
     from ctx_tree_schema import Node
 
 
+#: Characters of a pattern, title or URI a label shows; the rest is counted, not shown.
+LABEL_CHARS = 120
+
+
+def _short(text: str) -> str:
+    if len(text) <= LABEL_CHARS:
+        return text
+    return f"{text[:LABEL_CHARS]}… ({len(text):,} characters)"
+
+
 def where(node: Node) -> str:
-    """``path:start-end symbol`` for a file chunk, a short source label otherwise."""
+    """``path:start-end symbol`` for a file chunk, a short source label otherwise (a grep
+    pattern, note title or URI past :data:`LABEL_CHARS` characters is cut, with its length)."""
     meta = node.metadata
     rel = meta.get("relpath") or meta.get("path")
     if node.kind.value == "file_chunk" and rel:
@@ -22,15 +33,16 @@ def where(node: Node) -> str:
         s, e = meta.get("lines", [0, 0])
         return f"{rel}:{s}-{e} {meta.get('symbol') or meta.get('kind') or ''}".rstrip()
     if node.kind.value == "tool_output" and meta.get("pattern") is not None:
-        return f"grep {meta['pattern']!r} in {meta.get('path', '.')} ({meta.get('match_count', 0)} matches)"
+        pattern = _short(repr(meta["pattern"]))
+        return f"grep {pattern} in {meta.get('path', '.')} ({meta.get('match_count', 0)} matches)"
     if node.kind.value == "note":
-        return f"note {meta.get('title') or ''}".rstrip()
+        return f"note {_short(meta.get('title') or '')}".rstrip()
     if node.kind.value == "session":
         from ctx_tree_store import now_ms
 
         started = when(int(meta.get("started_at", 0)), now_ms())
         return f"session {meta.get('session_id', '')} started {started}"
-    return node.source_uri or ""
+    return _short(node.source_uri or "")
 
 
 def when(epoch_ms: int, now_ms: int) -> str:
