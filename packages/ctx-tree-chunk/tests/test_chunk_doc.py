@@ -70,6 +70,26 @@ def test_python_rest_fields_end_the_summary():
     assert docs(src, "m.py") == {"f": "Frees the buffer."}
 
 
+def test_code_fences_and_rest_roles():
+    src = """\
+        /// ```
+        /// let x = 1;
+        /// ```
+        ///
+        /// Makes x.
+        fn make() {}
+
+        /// Splits it.
+        /// ```
+        /// split();
+        /// ```
+        fn split() {}
+        """
+    assert docs(src, "m.rs") == {"make": "Makes x.", "split": "Splits it."}
+    py = 'def route():\n    """Like :meth:`.Flask.route` for :class:`~app.Blueprint`."""\n'
+    assert docs(py, "m.py") == {"route": "Like Flask.route for app.Blueprint."}
+
+
 def test_go_comment_above_a_method_and_directives_dropped():
     src = """\
         package main
@@ -87,12 +107,15 @@ def test_go_comment_above_a_method_and_directives_dropped():
         \treturn nil
         }
 
+        // ------------------
+        // Helpers
+        // ------------------
         func bare() {}
         """
     assert docs(src, "m.go") == {
         "Server": "Server serves requests.",
         "Server.Start": "Start does X.",
-        "bare": None,
+        "bare": "Helpers",
     }
 
 

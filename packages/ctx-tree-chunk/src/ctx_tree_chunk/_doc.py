@@ -18,6 +18,7 @@ __all__ = ["MAX_CHARS", "comment_summary", "docstring_summary"]
 MAX_CHARS = 300
 
 _SPACE = re.compile(r"\s+")
+_WORD = re.compile(r"\w")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
 # a tag line ends the description: JSDoc/Javadoc/KDoc/phpDoc/YARD `@tag`, reST `:param x:`
 _TAG = re.compile(
@@ -42,6 +43,7 @@ _TAG_IN_LINE = re.compile(
     r"since|public|private|protected|internal|beta|alpha|experimental|remarks|type|typedef|"
     r"template|override|async|default|yields?|author|version|todo)\b"
 )
+_ROLE = re.compile(r":[\w.-]+(?::[\w.-]+)?:`[~.!]?([^`]*)`")  # :meth:`.Flask.route` -> Flask.route
 _INLINE_TAG = re.compile(r"\{@\w+\s+([^}|]*?)(?:\s*\|[^}]*)?\}")  # {@link Foo} -> Foo
 _XML_REF = re.compile(r"<(?:see|seealso|paramref|typeparamref)\s+\w+\s*=\s*\"([^\"]*)\"\s*/?>")
 _PARAGRAPH_TAG = re.compile(r"<(?:p|para|br)\s*/?>|</summary>", re.I)
@@ -114,16 +116,23 @@ def _paragraph(lines: Iterable[str]) -> str | None:
     """First paragraph of cleaned comment or docstring lines, as one capped line."""
     words: list[str] = []
     size = 0
-    in_tag = False
+    in_tag = in_fence = False
     for raw in _unmarked(lines):
         line = raw.strip()
+        if line.startswith(("```", "~~~")):  # a fenced code block is a paragraph of its own
+            if words:
+                break
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            continue
         if not line:
             if words:
                 break
             in_tag = False
             continue
-        if _DIRECTIVE.match(line):
-            continue
+        if _DIRECTIVE.match(line) or not _WORD.search(line):
+            continue  # a directive, or a rule line (`// ------`)
         if line[0] in _TAG_STARTS and _TAG.match(line):
             summary = _SUMMARY_TAG.match(line)
             if summary is not None:
@@ -149,6 +158,8 @@ def _paragraph(lines: Iterable[str]) -> str | None:
     text = " ".join(words)
     if "{@" in text:
         text = _INLINE_TAG.sub(r"\1", text)
+    if ":`" in text:
+        text = _ROLE.sub(r"\1", text)
     text = _SPACE.sub(" ", text).strip()
     if not text:
         return None
