@@ -310,26 +310,25 @@ def _merge_overloads(siblings: list[_Def]) -> list[_Def]:
 
 
 def _attach_leading(
-    roots: list[_Def], lead: dict[int, int], docs: dict[int, Node], lines: Lines
+    roots: list[_Def], lead: dict[int, int], docs: dict[int, int], lines: Lines
 ) -> None:
     """Extend each definition up over its leading nodes (``lead``: end row -> start row),
     and give one without a docstring the summary of the doc comments among them (``docs``:
-    end row -> doc comment node)."""
+    end row -> start row of a doc comment; whole lines, so their text is the comment's)."""
 
     def visit(siblings: list[_Def], lower: int, upper: int) -> None:
         prev_end = lower - 1
         for d in siblings:
             floor = prev_end + 1
             s = max(min(d.outer_row, d.def_row), floor)
-            found: list[Node] = []
+            found: list[str] = []
             while s - 1 >= floor and (s - 1) in lead and lead[s - 1] >= floor:
                 if docs and (s - 1) in docs:
-                    found.append(docs[s - 1])
+                    found.append("".join(lines.lines[docs[s - 1] : s]).strip())
                 s = lead[s - 1]
             if found and d.doc is None:
-                d.doc = comment_summary(
-                    [(n.text or b"").decode("utf-8", "replace") for n in reversed(found)]
-                )
+                found.reverse()
+                d.doc = comment_summary(found)
             d.start_row = min(s, d.def_row)
             d.end_row = max(min(d.end_row, upper), d.def_row)
             visit(d.children, d.def_row + 1, d.end_row)
@@ -340,11 +339,11 @@ def _attach_leading(
 
 def _leading_map(
     leading: list[Node], doc_comments: set[int], lines: Lines, raw: bytes, offset: int
-) -> tuple[dict[int, int], dict[int, Node]]:
+) -> tuple[dict[int, int], dict[int, int]]:
     """Whole-line leading nodes as ``{end row: start row}``, and the doc comments among
-    them as ``{end row: node}``."""
+    them likewise."""
     lead: dict[int, int] = {}
-    docs: dict[int, Node] = {}
+    docs: dict[int, int] = {}
     for node in leading:
         srow, scol = node.start_point
         erow, ecol = node.end_point
@@ -362,7 +361,7 @@ def _leading_map(
                 continue
         lead[erow] = min(srow, lead.get(erow, srow))
         if doc_comments and node.start_byte in doc_comments:
-            docs[erow] = node
+            docs[erow] = srow
     return lead, docs
 
 

@@ -19,6 +19,8 @@ MAX_CHARS = 300
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w")
+_FENCES = ("```", "~~~")
+_BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|$)")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
 # a tag line ends the description: JSDoc/Javadoc/KDoc/phpDoc/YARD `@tag`, reST `:param x:`
 _TAG = re.compile(
@@ -63,6 +65,11 @@ def docstring_summary(literal: str) -> str | None:
     body = literal[m.end() :]
     if body.endswith(quote):
         body = body[: -len(quote)]
+    body = body.lstrip()
+    if not body.startswith(_FENCES):  # only the first paragraph is read
+        blank = _BLANK_LINE.search(body)
+        if blank is not None:
+            body = body[: blank.start()]
     return _paragraph(body.splitlines())
 
 
@@ -82,11 +89,12 @@ def _comment_lines(comments: list[str]) -> Iterator[str]:
     for comment in comments:
         if comment.startswith("/*"):
             body = comment[3:] if comment.startswith(("/**", "/*!")) else comment[2:]
-            for raw in body.removesuffix("*/").splitlines():
+            for raw in _lines(body.removesuffix("*/")):
                 line = raw.strip()
                 if line.startswith("*"):
-                    line = line.lstrip("*")
-                    line = line[1:] if line.startswith(" ") else line
+                    line = line.lstrip("*").strip()
+                if line and _noise(line):
+                    continue
                 yield line
             yield ""  # one block comment is one paragraph at most
             continue
@@ -96,9 +104,31 @@ def _comment_lines(comments: list[str]) -> Iterator[str]:
                 continue
             for marker in ("///", "//", "#"):
                 if line.startswith(marker):
-                    line = line[len(marker) :]
+                    line = line[len(marker) :].strip()
                     break
+            if line and _noise(line):
+                continue
             yield line
+
+
+def _lines(text: str) -> Iterator[str]:
+    """``text.splitlines()`` on ``\n``, lazily: a long doc block is read only up to where
+    its first paragraph ends."""
+    start = 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            yield text[start:]
+            return
+        yield text[start:end]
+        start = end + 1
+
+
+def _noise(line: str) -> bool:
+    """A directive (`eslint-disable`), or a rule line (`// ------`) that is no code fence."""
+    if _DIRECTIVE.match(line):
+        return True
+    return not _WORD.search(line) and not line.startswith(_FENCES)
 
 
 def _unmarked(lines: Iterable[str]) -> Iterator[str]:
@@ -119,7 +149,7 @@ def _paragraph(lines: Iterable[str]) -> str | None:
     in_tag = in_fence = False
     for raw in _unmarked(lines):
         line = raw.strip()
-        if line.startswith(("```", "~~~")):  # a fenced code block is a paragraph of its own
+        if line.startswith(_FENCES):  # a fenced code block is a paragraph of its own
             if words:
                 break
             in_fence = not in_fence
@@ -131,8 +161,6 @@ def _paragraph(lines: Iterable[str]) -> str | None:
                 break
             in_tag = False
             continue
-        if _DIRECTIVE.match(line) or not _WORD.search(line):
-            continue  # a directive, or a rule line (`// ------`)
         if line[0] in _TAG_STARTS and _TAG.match(line):
             summary = _SUMMARY_TAG.match(line)
             if summary is not None:

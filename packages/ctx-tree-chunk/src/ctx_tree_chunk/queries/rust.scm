@@ -23,10 +23,11 @@
 
 (type_item name: (type_identifier) @name) @definition.type
 
-[(line_comment) (block_comment) (attribute_item)] @leading
+(attribute_item) @leading
 
 ; doc comments are `///` and `/** */` (outer docs); `//!` and `/*! */` document the enclosing item
-[(line_comment outer: (outer_doc_comment_marker))
- (block_comment outer: (outer_doc_comment_marker))] @doc
+[(line_comment outer: (_)) (block_comment outer: (_))] @leading @doc
+
+[(line_comment !outer) (block_comment !outer)] @leading
 
 [(use_declaration) (extern_crate_declaration)] @import
