@@ -5,8 +5,10 @@
 
 Prints lines/second per language over the eval corpus (stdlib .py files when the corpus
 is absent), and the median time to chunk a 2,000-line Python file (first 2,000 lines of
-the stdlib's argparse.py; median of 7 after one warm-up run).  Wall-clock and process CPU
-time are both shown: on a shared, loaded machine CPU time is the steadier figure.
+the stdlib's argparse.py; median of 7 after one warm-up run), and the share of the chunking
+time spent on doc summaries (the same summaries recomputed over the same inputs in the same
+run).  Wall-clock and process CPU time are both shown: on a shared, loaded machine CPU time
+is the steadier figure.
 """
 
 from __future__ import annotations
@@ -95,6 +97,46 @@ def python_2000() -> tuple[float, list[float], int, float, float]:
     )
 
 
+def doc_share(files: list[Path], repeat: int) -> dict[str, tuple[int, float, float]]:
+    """Per language: symbols summarised, best CPU seconds of one chunking pass, and of
+    recomputing that pass's doc summaries from the same docstrings and comments."""
+    from ctx_tree_chunk import _code
+
+    seen: dict[str, list[tuple[object, str | list[str]]]] = defaultdict(list)
+    originals = (_code.comment_summary, _code.docstring_summary)
+    by_lang: dict[str, list[tuple[str, bytes]]] = defaultdict(list)
+    for p in files:
+        lang = detect_language(str(p))
+        if lang in ("python", "typescript", "tsx", "go", "rust", "java", "c", "cpp"):
+            by_lang[lang].append((p.name, p.read_bytes()))
+    out = {}
+    for lang, data in sorted(by_lang.items()):
+        calls = seen[lang]
+        _code.comment_summary = lambda x, c=calls: (c.append((originals[0], x)), originals[0](x))[1]
+        _code.docstring_summary = lambda x, c=calls: (c.append((originals[1], x)), originals[1](x))[
+            1
+        ]
+        try:
+            for name, raw in data:
+                with contextlib.suppress(ChunkError):
+                    chunk_bytes(raw, path=name)
+        finally:
+            _code.comment_summary, _code.docstring_summary = originals
+        chunking = summaries = float("inf")
+        for _ in range(repeat):
+            c = time.process_time()
+            for name, raw in data:
+                with contextlib.suppress(ChunkError):
+                    chunk_bytes(raw, path=name)
+            chunking = min(chunking, time.process_time() - c)
+            c = time.process_time()
+            for fn, arg in calls:
+                fn(arg)  # type: ignore[operator]
+            summaries = min(summaries, time.process_time() - c)
+        out[lang] = (len(calls), chunking, summaries)
+    return out
+
+
 def import_ms(module: str, pre: str = "") -> float:
     code = (
         f"import time{', ' + pre if pre else ''}; t=time.perf_counter(); import {module}; "
@@ -134,6 +176,12 @@ def main() -> None:
         print(
             f"  {lang:<12}{nf:>7}{nl:>9}{secs:>9.3f}{nl / secs if secs else 0:>10,.0f}"
             f"{cpu_s:>8.3f}{nl / cpu_s if cpu_s else 0:>13,.0f}"
+        )
+    print(f"doc summaries, share of chunking CPU time (best of {args.repeat}, same inputs):")
+    for lang, (n, chunking, summaries) in doc_share(files, args.repeat).items():
+        print(
+            f"  {lang:<12}{n:>6} symbols  {summaries * 1000:6.1f} ms of {chunking * 1000:7.1f} ms"
+            f"  ({100 * summaries / chunking if chunking else 0:.1f}%)"
         )
 
 
