@@ -17,7 +17,7 @@ from ctx_tree_mcp.app import App
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.capture.ingest import ingest
 from ctx_tree_mcp.tools import compose, graph, search
-from ctx_tree_schema import DEFAULTS
+from ctx_tree_schema import DEFAULTS, MINIMUMS
 from e2e_support import run_client, text_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,6 +74,17 @@ def test_hook_defaults_match_the_schema() -> None:
             continue  # bash.deny lands with ctx_tree_bash
         for key, value in keys.items():
             assert DEFAULTS[section][key] == value, f"{section}.{key}"
+    assert module.MINIMUMS == MINIMUMS
+
+
+def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Path) -> None:
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": 10}}')
+    payload = base_payload(project, tool_name="Bash", tool_input={"command": "make"},
+                           tool_response={"stdout": "built " * 100, "stderr": ""})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    (event,) = spooled(home, project)
+    assert event["text"] == "built " * 100  # not cut to 10 bytes
 
 
 def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -> None:

@@ -52,6 +52,10 @@ DEFAULTS = {
     "bash": {"deny": []},
 }
 
+#: Smallest values allowed (ctx_tree_schema.MINIMUMS; tests-e2e/test_e2e_hooks.py checks they
+#: agree): a smaller one counts as absent, as any malformed value does here.
+MINIMUMS = {"capture.maxBytes": 1024}
+
 #: The ctx_tree_mcp modules the hook borrows (stdlib-only files, loaded by path): in a clone
 #: they sit beside the plugin; a marketplace install learns their paths from
 #: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
@@ -133,7 +137,10 @@ def settings(home, root):
             if isinstance(layer.get(section), dict):
                 given = layer[section]
         out[section] = {
-            key: given[key] if type(given.get(key)) is type(default) else default
+            key: given[key]
+            if type(given.get(key)) is type(default)
+            and not given[key] < MINIMUMS.get(section + "." + key, given[key])
+            else default
             for key, default in defaults.items()
         }
     return out

@@ -59,8 +59,8 @@ def test_project_beats_global_beats_defaults_shallow_by_top_level_key(dirs):
 
 def test_global_only(dirs):
     home, root = dirs
-    write(home / "config.json", {"capture": {"maxBytes": 10}})
-    assert load_config(home, root).get("capture", "maxBytes") == 10
+    write(home / "config.json", {"capture": {"maxBytes": 4096}})
+    assert load_config(home, root).get("capture", "maxBytes") == 4096
     assert load_config(home, root).get("capture", "filterMinSize") == 50
 
 
@@ -92,10 +92,13 @@ def test_malformed_file_is_one_line_naming_the_file(dirs, text, expect):
 @pytest.mark.parametrize(
     ("data", "key", "expected"),
     [
-        ({"capture": {"maxBytes": "big"}}, "capture.maxBytes", "expected an integer >= 0"),
-        ({"capture": {"maxBytes": -1}}, "capture.maxBytes", "expected an integer >= 0"),
-        ({"capture": {"maxBytes": True}}, "capture.maxBytes", "expected an integer >= 0"),
-        ({"capture": {"maxBytes": 1.5}}, "capture.maxBytes", "expected an integer >= 0"),
+        ({"capture": {"maxBytes": "big"}}, "capture.maxBytes", "expected an integer >= 1,024"),
+        ({"capture": {"maxBytes": -1}}, "capture.maxBytes", "expected an integer >= 1,024"),
+        ({"capture": {"maxBytes": True}}, "capture.maxBytes", "expected an integer >= 1,024"),
+        ({"capture": {"maxBytes": 1.5}}, "capture.maxBytes", "expected an integer >= 1,024"),
+        # below it the marker that says where stored output was cut would not fit
+        ({"capture": {"maxBytes": 10}}, "capture.maxBytes", "expected an integer >= 1,024, got 10"),
+        ({"walkers": {"prunerIntervalMs": -1}}, "walkers.prunerIntervalMs", "integer >= 0, got"),
         ({"capture": {"bash": "yes"}}, "capture.bash", "expected a boolean"),
         ({"capture": 5}, "capture", "expected an object"),
         ({"retention": None}, "retention", "expected an object"),
@@ -116,7 +119,7 @@ def test_wrong_type_names_file_key_and_expectation(dirs, data, key, expected):
 
 def test_unknown_keys_are_listed_not_warned_and_are_ignored(dirs):
     home, root = dirs
-    path = write(home / "config.json", {"bogus": 1, "capture": {"maxBytes": 7, "nope": True}})
+    path = write(home / "config.json", {"bogus": 1, "capture": {"maxBytes": 7000, "nope": True}})
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no Python warning (it would print a source line)
         config = load_config(home, root)
@@ -124,7 +127,7 @@ def test_unknown_keys_are_listed_not_warned_and_are_ignored(dirs):
     assert any("unknown key bogus" in m and str(path) in m for m in messages)
     assert any("unknown key capture.nope" in m for m in messages)
     assert config.unknown_summary() == f"{path}: unknown keys bogus, capture.nope (ignored)"
-    assert config.get("capture", "maxBytes") == 7
+    assert config.get("capture", "maxBytes") == 7000
     assert "bogus" not in config.data
     assert "nope" not in config.data["capture"]
 

@@ -5,6 +5,7 @@ Everything public is listed in ``__all__``; other modules are private.
 
 from ._config import (
     DEFAULTS,
+    MINIMUMS,
     Config,
     ConfigData,
     ConfigError,
@@ -33,6 +34,7 @@ from ._records import Edge, Filters, Node
 __all__ = [
     "DEFAULTS",
     "MIGRATIONS",
+    "MINIMUMS",
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "Config",

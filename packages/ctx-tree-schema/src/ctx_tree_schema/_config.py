@@ -192,6 +192,9 @@ DEFAULTS: ConfigData = {
 
 #: String keys that take one of a fixed set of values.
 CHOICES: dict[str, tuple[str, ...]] = {"steer.mode": ("off", "hint", "deny")}
+#: Smallest values allowed where 0 or a few units make no sense: below 1,024 bytes the
+#: marker that says where stored output was cut would not fit (docs/configuration.md).
+MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024}
 
 
 class ConfigError(SchemaError, ValueError):
@@ -275,9 +278,12 @@ def _check(value: Any, default: Any, where: str, source: str, unknown: list[str]
         raise ConfigError(
             f"{source}: {where}: expected one of {', '.join(CHOICES[where])}, got {json.dumps(value)[:60]}"
         )
+    least = MINIMUMS.get(where, 0)
+    if ok and where in MINIMUMS and value < least:
+        ok = False
     if not ok:
         want = _type_name(default) + (
-            " >= 0" if isinstance(default, int) and not isinstance(default, bool) else ""
+            f" >= {least:,}" if isinstance(default, int) and not isinstance(default, bool) else ""
         )
         raise ConfigError(f"{source}: {where}: expected {want}, got {json.dumps(value)[:60]}")
     return value
