@@ -19,6 +19,7 @@ import pytest
 from ctx_tree_mcp.app import App, fault_message
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.tools.search import search
 from ctx_tree_store import Store, StoreFull, StoreGone
 
 
@@ -90,6 +91,7 @@ import json, os, subprocess, sys
 from pathlib import Path
 from ctx_tree_mcp.app import App, fault_message
 from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.search import search
 from ctx_tree_mcp.tools.read import read
 
 root, home, cli = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
@@ -201,6 +203,7 @@ from ctx_tree_mcp.app import App, fault_message
 from ctx_tree_mcp.bash.tool import bash
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.search import search
 from ctx_tree_mcp.tools.read import read
 from ctx_tree_mcp.tools.search import search
 
@@ -279,6 +282,7 @@ import json, shutil, subprocess, sys
 from pathlib import Path
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.tools.note import note
+from ctx_tree_mcp.tools.search import search
 from ctx_tree_mcp.tools.read import read
 
 root, home = Path(sys.argv[1]), Path(sys.argv[2])
@@ -311,10 +315,13 @@ def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
 def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     root: Path, tmp_path: Path, monkeypatch, capsys
 ):
-    """A store file overwritten with garbage: the call fails in words that name the fix
-    (``ctx-tree forget``), over MCP and on the CLI, instead of 'internal error'."""
+    """A store file overwritten with garbage: reads still answer, saying nothing is stored and
+    how to fix it (``ctx-tree forget``); a note fails in those words, over MCP and on the CLI,
+    instead of 'internal error'; spooled captures wait; once the file is deleted the same
+    process stores again."""
     import asyncio
 
+    from ctx_tree_mcp.capture.ingest import ingest
     from ctx_tree_mcp.cli import main
     from ctx_tree_mcp.server import answer
 
@@ -328,11 +335,33 @@ def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     damaged = App(root, home=home)
     try:
         text, is_error = asyncio.run(answer(damaged, "ctx_tree_note", {"content": "x"}))
+        assert is_error and "internal error" not in text and "ctx-tree forget" in text, text
+        text, is_error = asyncio.run(
+            answer(damaged, "ctx_tree_read", {"path": "src/decoder.py", "symbol": "JSONDecoder"})
+        )
+        assert not is_error and "class JSONDecoder" in text
+        last = text.splitlines()[-1]
+        assert last.startswith("ctx-tree: nothing is being stored: ") and "damaged" in last
+        assert "ctx-tree forget" in last
+        assert ingest(damaged).summary() == (
+            "the store cannot be written: spooled events wait for it"
+        )
+        path.unlink()  # what ctx-tree forget does
+        text, is_error = asyncio.run(answer(damaged, "ctx_tree_note", {"content": "after"}))
+        assert not is_error and "nothing is being stored" not in text, text
     finally:
         damaged.close()
-    assert is_error and "internal error" not in text and "ctx-tree forget" in text, text
+    again = App(root, home=home)
+    try:
+        assert "after" in search(again, "after")
+    finally:
+        again.close()
+    with open(path, "r+b") as f:
+        f.write(b"garbage garbage garbage")
     monkeypatch.setenv("CTX_TREE_HOME", str(home))
     with pytest.raises(SystemExit) as code:
         main(["--root", str(root), "note", "x"])
     err = capsys.readouterr().err
     assert code.value.code == 1 and "ctx-tree forget" in err and "internal error" not in err
+    main(["--root", str(root), "stats"])
+    assert "nothing is being stored" in capsys.readouterr().out

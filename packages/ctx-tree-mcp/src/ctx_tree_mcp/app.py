@@ -43,6 +43,15 @@ def fault_message(exc: BaseException) -> str | None:
     return None
 
 
+def _identity(path: Path) -> tuple[int, int, int]:
+    """``(device, inode, mtime ns)`` of ``path``; zeros when it is missing."""
+    try:
+        st = path.stat()
+    except OSError:
+        return (0, 0, 0)
+    return (st.st_dev, st.st_ino, st.st_mtime_ns)
+
+
 def server_session_key() -> str:
     """The session key of a server process: ``$CLAUDE_CODE_SESSION_ID``, which Claude Code
     (2.1.154+) gives the MCP servers it starts and its hooks see as ``session_id``, so the hooks'
@@ -165,8 +174,23 @@ class App:
 
         if self.readonly:
             return Store.open_readonly(self.store_file)
+        import apsw
+
         try:
             return Store.open(self.store_file)
+        except (apsw.NotADBError, apsw.CorruptError) as exc:
+            # a damaged file: reads and greps still answer, from an empty private store,
+            # until `ctx-tree forget` deletes it (check_store then opens a new one)
+            self._damaged = _identity(self.store_file)
+            return self._not_storing(
+                StoreUnwritable(
+                    str(self.store_file),
+                    f"damaged: {exc}; `ctx-tree forget` in the project deletes it, and the "
+                    "next call starts a new one",
+                ),
+                Store.open(":memory:"),
+                "the damaged store is not searched",
+            )
         except StoreUnwritable as exc:
             store, copied = Store.open_snapshot(self.store_file)
             seen = (
@@ -176,23 +200,37 @@ class App:
                 if self.store_file.exists()
                 else "there is no store to search"
             )
-            self.not_storing = (
-                f"ctx-tree: nothing is being stored: {exc.path} cannot be written "
-                f"({exc.reason}); {seen}"
-            )
-            self._unwritable = exc
-            log.info("%s", self.not_storing)  # every answer carries the line too
-            return store
+            return self._not_storing(exc, store, seen)
+
+    def _not_storing(self, exc: Any, store: Store, seen: str) -> Store:
+        """``store`` (in memory) in place of the file ``exc`` says cannot be written, with
+        :attr:`not_storing` saying so."""
+        self.not_storing = (
+            f"ctx-tree: nothing is being stored: {exc.path} cannot be written "
+            f"({exc.reason}); {seen}"
+        )
+        self._unwritable = exc
+        log.info("%s", self.not_storing)  # every answer carries the line too
+        return store
 
     #: One line saying nothing persists (the store is not writable), else None.
     not_storing: str | None = field(default=None, init=False)
     _unwritable: Any = field(default=None, init=False)
+    #: The damaged store file's identity while it is worked around (see :attr:`store`).
+    _damaged: tuple[int, int, int] | None = field(default=None, init=False)
 
     def check_store(self) -> None:
         """Called before each tool call: when the store file was deleted (``ctx-tree forget``)
         or replaced since it was opened, open the file now there (a new, empty store when it
         is gone) and forget the ids cached from the old one."""
         store = self.__dict__.get("store")
+        if self._damaged is not None and _identity(self.store_file) != self._damaged:
+            # the damaged file was deleted (ctx-tree forget) or replaced: use the file again
+            log.warning("the damaged store %s is gone; opening it anew", self.store_file)
+            self._views.clear()
+            self._damaged = self.not_storing = self._unwritable = None
+            del self.__dict__["store"]
+            return
         if store is not None and store.replaced():
             from ctx_tree_store import StoreUnwritable
 

@@ -131,7 +131,7 @@ def _stats(args: argparse.Namespace) -> str:
     from .maintenance import stats
 
     with open_app(args) as app:
-        return no_store_yet(app) or stats(app)
+        return no_store_yet(app) or app.answer(stats(app))
 
 
 def _stores(args: argparse.Namespace) -> str:

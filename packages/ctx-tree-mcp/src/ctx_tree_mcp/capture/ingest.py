@@ -69,9 +69,12 @@ class IngestReport:
     dropped: int = 0  # unreadable event or store error (logged)
     busy: bool = False  # the store was busy: the rest waits for the next run
     stopped: bool = False
+    unwritable: bool = False  # the store file cannot be written: every event waits
 
     def summary(self) -> str:
         """One line: how many events were stored, unchanged, skipped and dropped."""
+        if self.unwritable:
+            return "the store cannot be written: spooled events wait for it"
         if not (self.stored or self.unchanged or self.skipped or self.dropped or self.busy):
             return "nothing spooled"
         text = (
@@ -103,6 +106,9 @@ def ingest(
     home = app.home or ctx_tree_home()
     base = spool.spool_dir(home, app.root)
     report = IngestReport()
+    if not app.store.persistent and app.not_storing is not None:
+        report.unwritable = True  # an in-memory stand-in (App.store): stored, they would be lost
+        return report
     spool.secure(base)
     spool.requeue_stale(base)
     names = spool.waiting(base)[:limit]
