@@ -294,3 +294,19 @@ def test_no_doc_for_markdown_data_and_fallback_chunks():
 def test_component_scripts_keep_their_docs(path):
     src = "<template><p/></template>\n<script>\n/** Greets. */\nfunction greet() {}\n</script>\n"
     assert docs(src, path)["greet"] == "Greets."
+
+
+def test_notebook_code_cells_keep_their_docs():
+    cell = ["def f():\n", '    """Does f."""\n', "    return 1\n"]
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": ["# T"]},
+            {"cell_type": "code", "source": cell, "outputs": []},
+        ],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    cf = chunk_bytes(json.dumps(nb).encode(), path="n.ipynb")
+    assert [(c.symbol, c.doc) for c in cf.chunks if c.doc] == [("f", "Does f.")]
+    assert [s.doc for s in cf.symbols] == [None, None, "Does f."]  # cells have none
