@@ -88,6 +88,8 @@ def test_code_fences_and_rest_roles():
     assert docs(src, "m.rs") == {"make": "Makes x.", "split": "Splits it."}
     py = 'def route():\n    """Like :meth:`.Flask.route` for :class:`~app.Blueprint`."""\n'
     assert docs(py, "m.py") == {"route": "Like Flask.route for app.Blueprint."}
+    py = 'def prep():\n    """Makes a :class:`PreparedRequest <PreparedRequest>`."""\n'
+    assert docs(py, "m.py") == {"prep": "Makes a PreparedRequest."}
 
 
 def test_go_comment_above_a_method_and_directives_dropped():

@@ -45,7 +45,8 @@ _TAG_IN_LINE = re.compile(
     r"since|public|private|protected|internal|beta|alpha|experimental|remarks|type|typedef|"
     r"template|override|async|default|yields?|author|version|todo)\b"
 )
-_ROLE = re.compile(r":[\w.-]+(?::[\w.-]+)?:`[~.!]?([^`]*)`")  # :meth:`.Flask.route` -> Flask.route
+# :meth:`.Flask.route` -> Flask.route; :class:`Request <Request>` -> Request
+_ROLE = re.compile(r":[\w.-]+(?::[\w.-]+)?:`[~.!]?([^`<]*?)(?:\s*<[^`]*>)?`")
 _INLINE_TAG = re.compile(r"\{@\w+\s+([^}|]*?)(?:\s*\|[^}]*)?\}")  # {@link Foo} -> Foo
 _XML_REF = re.compile(r"<(?:see|seealso|paramref|typeparamref)\s+\w+\s*=\s*\"([^\"]*)\"\s*/?>")
 _PARAGRAPH_TAG = re.compile(r"<(?:p|para|br)\s*/?>|</summary>", re.I)
