@@ -34,6 +34,27 @@ def entry_ids(view: FileView) -> list[str]:
     return ids
 
 
+#: Characters of a symbol's doc summary an outline row shows (cut at a word, with "…").
+OUTLINE_DOC_CHARS = 60
+
+
+def entry_docs(view: FileView, ids: list[str]) -> list[str]:
+    """Each outline entry's doc summary cut to :data:`OUTLINE_DOC_CHARS` ("" when it has
+    none): the ``doc`` of the chunk that starts the entry's symbol."""
+    by_id = {c.id: c.metadata for c in view.chunks}
+    docs: list[str] = []
+    for e, node_id in zip(view.outline, ids, strict=True):
+        meta = by_id.get(node_id) or {}
+        doc = meta.get("doc") or ""
+        if meta.get("symbol") not in (e.name, f"{e.name}#1"):
+            doc = ""  # the chunk holding the line starts another symbol (a nested one)
+        if len(doc) > OUTLINE_DOC_CHARS:
+            cut = doc.rfind(" ", 0, OUTLINE_DOC_CHARS)
+            doc = doc[: cut if cut > 0 else OUTLINE_DOC_CHARS - 1].rstrip(" ,;:") + "…"
+        docs.append(doc)
+    return docs
+
+
 def outline_answer(view: FileView, budget: int, note: str = "") -> str:
     """The answer without a selector: the whole file when it fits with
     :data:`~ctx_tree_mcp.budget.WHOLE_FILE_RESERVE` to spare, else the outline (``note`` first)
@@ -54,9 +75,16 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
         f"L{e.start}-{e.end} {e.kind} {e.name} {ids[i]}".rstrip() for i, e in enumerate(entries)
     ]
     top = [row for row, e in zip(rows, entries, strict=True) if "." not in e.name]
+    docs = entry_docs(view, ids)
+    documented = [f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)]
 
     def outline_text(room: int) -> tuple[str, str]:
-        """The outline within ``room`` tokens: all of it, else top-level names, else cut."""
+        """The outline within ``room`` tokens: all of it with doc summaries, else without,
+        else top-level names, else cut."""
+        if any(docs):
+            text = "\n".join(documented)
+            if estimate_tokens(text) <= room:
+                return text, ""
         text = "\n".join(rows)
         if estimate_tokens(text) <= room:
             return text, ""
