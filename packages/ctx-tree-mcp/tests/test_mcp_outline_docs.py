@@ -7,6 +7,7 @@ import re
 
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.tools.read_outline import outline_text
 
 BODY = "".join(
     f"    total += step({i}, 'padding that makes the file too big to show')\n" for i in range(12)
@@ -32,13 +33,16 @@ def test_outline_rows_carry_the_doc_summary_cut_at_a_word(app, root):
     assert rows[-1] == ("undocumented", "")
 
 
-def test_a_long_outline_drops_the_docs_before_dropping_rows(app, root):
-    (root / "report.py").write_text(_source(20))
-    text = read(app, "report.py", budget_tokens=2400)
-    assert tokens(text) <= 2400
-    rows = re.findall(r"^L\d+-\d+ function (\w+) [0-9A-Z]{26}(.*)$", text, re.M)
-    assert len(rows) == 21  # every symbol is listed, without its doc
-    assert all(rest == "" for _, rest in rows)
-    roomier = read(app, "report.py", budget_tokens=4000)  # the same file: now they fit
-    rows = re.findall(r"^L\d+-\d+ function (\w+) [0-9A-Z]{26}(.*)$", roomier, re.M)
-    assert len(rows) == 21 and all(rest.startswith(" — Computes part") for _, rest in rows[:-1])
+def test_a_long_outline_drops_the_docs_before_dropping_rows():
+    rows = [f"L{i}-{i + 9} function part_{i} 01M8P5MQYP9KFP27RMD7SF2S3D" for i in range(20)]
+    docs = ["Computes part of the report from the ledger rows and the…"] * 19 + [""]
+    everything = [True] * 20
+    documented = "\n".join(f"{r} — {d}" if d else r for r, d in zip(rows, docs, strict=True))
+    plain = "\n".join(rows)
+    assert outline_text(rows, docs, everything, tokens(documented)) == (documented, "")
+    assert outline_text(rows, docs, everything, tokens(documented) - 1) == (plain, "")
+    nested = [i % 2 == 0 for i in range(20)]
+    assert outline_text(rows, docs, nested, tokens(plain) - 1) == (
+        "\n".join(rows[::2]),
+        "10 nested symbols not listed",
+    )

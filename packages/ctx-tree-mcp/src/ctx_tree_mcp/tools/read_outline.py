@@ -55,6 +55,25 @@ def entry_docs(view: FileView, ids: list[str]) -> list[str]:
     return docs
 
 
+def outline_text(rows: list[str], docs: list[str], top: list[bool], room: int) -> tuple[str, str]:
+    """The outline rows within ``room`` tokens, and a note on what is not listed: every row
+    with its doc summary (``" — doc"``), else every row without, else the top-level rows
+    (``top[i]``), else those cut to fit."""
+    if any(docs):
+        text = "\n".join(
+            f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)
+        )
+        if estimate_tokens(text) <= room:
+            return text, ""
+    text = "\n".join(rows)
+    if estimate_tokens(text) <= room:
+        return text, ""
+    text = "\n".join(row for row, is_top in zip(rows, top, strict=True) if is_top)
+    if estimate_tokens(text) <= room:
+        return text, f"{len(rows) - sum(top)} nested symbols not listed"
+    return fit_lines(text, max(room, 0))[0].rstrip("\n"), "outline cut"
+
+
 def outline_answer(view: FileView, budget: int, note: str = "") -> str:
     """The answer without a selector: the whole file when it fits with
     :data:`~ctx_tree_mcp.budget.WHOLE_FILE_RESERVE` to spare, else the outline (``note`` first)
@@ -74,28 +93,13 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
     rows = [
         f"L{e.start}-{e.end} {e.kind} {e.name} {ids[i]}".rstrip() for i, e in enumerate(entries)
     ]
-    top = [row for row, e in zip(rows, entries, strict=True) if "." not in e.name]
+    top = ["." not in e.name for e in entries]
     docs = entry_docs(view, ids)
-    documented = [f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)]
-
-    def outline_text(room: int) -> tuple[str, str]:
-        """The outline within ``room`` tokens: all of it with doc summaries, else without,
-        else top-level names, else cut."""
-        if any(docs):
-            text = "\n".join(documented)
-            if estimate_tokens(text) <= room:
-                return text, ""
-        text = "\n".join(rows)
-        if estimate_tokens(text) <= room:
-            return text, ""
-        text = "\n".join(top)
-        if estimate_tokens(text) <= room:
-            return text, f"{len(entries) - len(top)} nested symbols not listed"
-        return fit_lines(text, max(room, 0))[0].rstrip("\n"), "outline cut"
 
     def body(room: int) -> tuple[str, tuple[list[Node], int, str]]:
         title = (f"{note}\n" if note else "") + f"## outline ({len(entries)} symbols)\n"
-        text, nested_note = outline_text(min(budget // 2, room) - estimate_tokens(title))
+        room_left = min(budget // 2, room) - estimate_tokens(title)
+        text, nested_note = outline_text(rows, docs, top, room_left)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 10
         parts: list[str] = []
