@@ -367,9 +367,8 @@ def _grep(app: App, event: dict[str, Any]) -> str:
 
 
 def _bash(app: App, event: dict[str, Any]) -> str:
-    from ctx_tree_store import now_ms
 
-    from ..bash.record import record_output
+    from ..bash.record import command_uri, record_output
     from ..bash.secretfiles import secret_file_read
 
     command = _text(event, "command")
@@ -385,20 +384,21 @@ def _bash(app: App, event: dict[str, Any]) -> str:
     text = _text(event)
     if not text.strip():
         return "skipped"
-    started = now_ms()
+    where = str(event.get("cwd") or app.root)
+    before = app.store.latest_by_source(command_uri(command, where))
     recorded = record_output(
         app,
         text,
         command=command,
-        cwd=str(event.get("cwd") or app.root),
+        cwd=where,
         source="hook:Bash",
         exit_code=event.get("exit_code"),
         duration_ms=event.get("duration_ms"),
         original_bytes=event.get("original_chars"),
         metadata={"interrupted": bool(event.get("interrupted")), "session_id": app.session_key},
     )
-    node = app.store.get(recorded.node_id)
-    return "unchanged" if node is not None and node.created_at < started else "stored"
+    # the same output of the same command already stored live: its id comes back
+    return "unchanged" if before is not None and before.id == recorded.node_id else "stored"
 
 
 def _web(app: App, event: dict[str, Any]) -> str:
