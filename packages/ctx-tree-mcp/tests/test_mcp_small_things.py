@@ -172,3 +172,13 @@ def test_a_file_name_with_a_line_break_cannot_forge_a_manifest_line(app: App, ro
     for text in answers:
         assert not re.search(r"^next: ctx_tree_bash", text, re.M), text
     assert "a.py\\nnext: ctx_tree_bash" in answers[0]
+
+
+def test_compose_at_a_small_budget_shows_a_small_seed(app) -> None:
+    """The session's empty spine root costs nothing and is never 'dropped for budget': at
+    budget 150 a two-token note comes back whole, with no dropped line (it was dropped, the
+    manifest naming the empty root filling the budget)."""
+    nid = re.search(r"node_id=(\w+)", note(app, "hi there")).group(1)
+    text = compose(app, [nid], budget_tokens=150)
+    assert "\nhi there\n" in text and "dropped:" not in text, text
+    assert tokens(text) <= 150

@@ -19,12 +19,14 @@ class StoreGraph:
     ``neighbors`` follows the spine (parent and children) and edges in both directions;
     ``info`` sizes each node from its content length (never fetching the content) with
     :func:`ctx_tree_compose.tokens_for_chars`; ``fts_rank`` gives BM25 scores, higher is
-    better. ``newlines[id]`` keeps each sized node's newline count for renderers.
+    better. ``newlines[id]`` and ``chars[id]`` keep each sized node's newline and character
+    counts for renderers.
     """
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.newlines: dict[str, int] = {}
+        self.chars: dict[str, int] = {}
 
     def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
         """Adjacent ids of each id (see ``GraphSource.neighbors``)."""
@@ -36,6 +38,7 @@ class StoreGraph:
         out: dict[str, NodeInfo] = {}
         for nid, size in self.store.sizes(node_ids).items():
             self.newlines[nid] = size.newlines
+            self.chars[nid] = size.chars
             out[nid] = NodeInfo(nid, tokens_for_chars(size.chars), size.updated_at, size.status)
         return out
 

@@ -114,7 +114,9 @@ def plan(
         # Upper bound of what rendering adds to a node's content, from the content alone (no
         # metadata decode for the ~2,000 candidates): a header line, and for file chunks a
         # "<line>\t" prefix of up to 6 characters per line. Exact text is built only for
-        # the nodes packed.
+        # the nodes packed. A node with no content (a session's spine root) is not rendered.
+        if graph.chars.get(node_id) == 0:
+            return 0
         return HEADER_TOKENS + tokens_for_chars((graph.newlines.get(node_id, 0) + 1) * 6)
 
     try:
@@ -169,7 +171,7 @@ def compose(
             if inc.id in withheld:
                 continue
             node = nodes[inc.id]
-            if node.kind.value == "session" and not node.content:
+            if not node.content:
                 continue  # an empty spine root: its id is in the manifest, a header would be noise
             parts.append(_header(node) + _body(node, node.content))
         if packed.truncated and packed.truncated.id not in withheld:
