@@ -6,6 +6,7 @@
 3. tokens returned vs native whole-file Read and plain ``rg -n`` for those calls.
 
     uv run python bench/tools.py [--runs 50] [--tree /path/to/python3.11]
+        [--file argparse.py --symbol ArgumentParser.parse_known_args]
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def ms(v: float) -> str:
     return f"{v * 1000:.2f} ms"
 
 
-async def main(runs: int, tree: Path) -> None:
+async def main(runs: int, tree: Path, file: str, symbol: str) -> None:
     from ctx_tree_compose import estimate_tokens
     from ctx_tree_mcp.ripgrep import find_rg
     from mcp import Client, StdioServerParameters
@@ -43,7 +44,7 @@ async def main(runs: int, tree: Path) -> None:
         env = {"CTX_TREE_HOME": home, "PATH": os.environ.get("PATH", ""), "HOME": home}
         params = StdioServerParameters(command=SERVER, cwd=str(tree), env=env)
         async with Client(params, mode="legacy") as client:
-            args = {"path": "argparse.py", "symbol": "ArgumentParser.parse_known_args"}
+            args = {"path": file, "symbol": symbol}
             first = await client.call_tool("ctx_tree_read", args)
             assert not first.is_error, first
             times = []
@@ -55,9 +56,7 @@ async def main(runs: int, tree: Path) -> None:
             native = estimate_tokens(
                 "".join(
                     f"{n:6d}\t{ln}\n"
-                    for n, ln in enumerate(
-                        (tree / "argparse.py").read_text().splitlines()[:2000], 1
-                    )
+                    for n, ln in enumerate((tree / file).read_text().splitlines()[:2000], 1)
                 )
             )
             print(
@@ -97,5 +96,11 @@ if __name__ == "__main__":
     parser.add_argument(
         "--tree", type=Path, default=Path(os.__file__).parent, help="default: the CPython stdlib"
     )
+    parser.add_argument("--file", default="argparse.py", help="file under --tree read by symbol")
+    parser.add_argument(
+        "--symbol", default="ArgumentParser.parse_known_args", help="symbol of --file to read"
+    )
     ns = parser.parse_args()
-    asyncio.run(main(ns.runs, ns.tree))
+    if not (ns.tree / ns.file).is_file():
+        parser.error(f"{ns.tree / ns.file} does not exist: give --file (and --symbol) under --tree")
+    asyncio.run(main(ns.runs, ns.tree, ns.file, ns.symbol))
