@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.symbol_rank import rank, symbol_field
+from ctx_tree_mcp.symbol_rank import rank, summary_sentence, symbol_field
 from ctx_tree_schema import Node, NodeKind, NodeStatus
 from ctx_tree_store import Store
 
@@ -26,12 +26,26 @@ def store(tmp_path: Path) -> Iterator[Store]:
     s.close()
 
 
-def test_the_symbol_field_is_name_doc_and_title() -> None:
-    assert symbol_field(node("a", symbol="Text.stylize#2", doc="Apply a style.")) == (
-        "Text stylize Apply a style."
+def test_the_symbol_field_is_own_name_summary_sentence_and_title() -> None:
+    doc = "Apply a style to the text, e.g. bold. Styles stack! Later ones win."
+    assert symbol_field(node("a", symbol="Text.stylize#2", doc=doc)) == (
+        "stylize Apply a style to the text, e.g."
+    )  # the Javadoc rule: a period then white space ends the sentence ("e.g." too)
+    assert summary_sentence("Splits the bytes.\nAfterwards self holds the rest.") == (
+        "Splits the bytes."
     )
+    assert summary_sentence("No period at all") == "No period at all"
     assert symbol_field(node("b", title="deploy notes")) == "deploy notes"
     assert symbol_field(node("c")) == ""
+
+
+def test_the_class_name_credits_no_sibling(store: Store) -> None:
+    argument = node(
+        "arg", symbol="OptionParser.add_argument", doc="Adds a positional argument named dest."
+    )
+    option = node("opt", symbol="OptionParser.add_option", doc="Adds a new option named dest.")
+    assert "option" not in store.index_words(symbol_field(argument))
+    assert rank("adds option named dest", [argument, option], store.index_words)[0] == "opt"
 
 
 def test_a_word_only_one_sibling_has_decides(store: Store) -> None:

@@ -6,9 +6,12 @@ summaries, not in their bodies: ``InitDefaultHelpCmd`` and ``InitDefaultHelpFlag
 of their lines. So hybrid search fuses a third ranking with BM25 and the vectors: the
 candidates ordered by BM25 over their **symbol field** alone, which is
 
-* the symbol's qualified name (``Command.InitDefaultHelpCmd``; a part suffix ``#2`` dropped),
-* the doc summary of the symbol the chunk starts (``metadata["doc"]``: the first paragraph of
-  its docstring or doc comment, see docs/data-model.md),
+* the symbol's own name (``InitDefaultHelpCmd`` of ``Command.InitDefaultHelpCmd``: the class
+  or receiver is shared by the siblings, and its words, ``OptionParser``'s "option", would
+  credit every method; a part suffix ``#2`` dropped),
+* the summary sentence of the symbol the chunk starts: the first sentence of its doc summary
+  (``metadata["doc"]``, see docs/data-model.md), ending at the first ``.``, ``!`` or ``?``
+  followed by white space, as Javadoc and PEP 257 take a summary,
 * a note's title.
 
 Words are the keyword index's own (:meth:`ctx_tree_store.Store.index_words`: identifiers
@@ -21,6 +24,7 @@ this ranking (they keep their BM25 and vector ranks).
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
@@ -30,14 +34,23 @@ if TYPE_CHECKING:
 
 K1 = 1.2
 B = 0.75
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+
+
+def summary_sentence(doc: str) -> str:
+    """The first sentence of ``doc``: up to its first ``.``/``!``/``?`` followed by white
+    space or the end (all of ``doc`` when there is none)."""
+    end = _SENTENCE_END.search(doc)
+    return doc[: end.end()] if end else doc
 
 
 def symbol_field(node: Node) -> str:
-    """The text of ``node``'s symbol field: qualified symbol name, doc summary and note title
-    (``""`` when it has none)."""
+    """The text of ``node``'s symbol field: the symbol's own name, its summary sentence and a
+    note's title (``""`` when it has none)."""
     meta = node.metadata
-    symbol = str(meta.get("symbol") or "").split("#", 1)[0]
-    parts = (symbol.replace(".", " "), meta.get("doc"), meta.get("title"))
+    name = str(meta.get("symbol") or "").split("#", 1)[0].rsplit(".", 1)[-1]
+    doc = meta.get("doc")
+    parts = (name, summary_sentence(doc) if isinstance(doc, str) else None, meta.get("title"))
     return " ".join(str(p) for p in parts if p)
 
 
