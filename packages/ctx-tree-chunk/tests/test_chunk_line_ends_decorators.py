@@ -86,3 +86,24 @@ def test_decorators_come_with_their_method_and_class(path):
 def test_python_decorators_unchanged():
     src = b"class A:\n    @property\n    @cache\n    def x(self):\n        return 1\n"
     assert ("A.x", 2, 4, 5) in symbols(src, "d.py")
+
+
+def test_a_split_symbol_names_itself_in_its_first_part():
+    """A long doc comment before a long function: the first part runs through the
+    definition line instead of ending inside the comment."""
+    example = "".join(f" *   const value{i} = compute({i}, options.level{i})\n" for i in range(18))
+    body = "".join(f"  const step{i} = transform(input, {i}, options)\n" for i in range(40))
+    source = (
+        "/**\n * Builds the reducer from a mapping.\n *\n * @example\n" + example + " */\n"
+        "export function buildReducer(input: string, options: Options): Reducer {\n"
+        + body + "  return done\n}\n"
+    )  # fmt: skip
+    cf = chunk_bytes(source.encode(), language="typescript", max_chunk_tokens=200)
+    parts = [c for c in cf.chunks if (c.symbol or "").startswith("buildReducer")]
+    assert [c.symbol for c in parts][:2] == ["buildReducer#1", "buildReducer#2"]
+    def_line = source.splitlines().index(
+        "export function buildReducer(input: string, options: Options): Reducer {"
+    ) + 1  # fmt: skip
+    assert parts[0].start_line == 1 and parts[0].end_line >= def_line
+    assert parts[0].doc == "Builds the reducer from a mapping."
+    assert "export function buildReducer" in parts[0].text

@@ -51,7 +51,8 @@ Rules applied to every language:
 * Module-level code between definitions becomes one chunk per gap: ``imports`` up to the
   last import statement of the gap, ``module`` for the rest.
 * A chunk above ``max_chunk_tokens`` is split at statement boundaries (then blank lines,
-  then any line) into ``symbol#1``, ``symbol#2``...; the signature is in ``#1``.
+  then any line) into ``symbol#1``, ``symbol#2``...; the definition line is in ``#1``, which
+  runs up to 1.5 times the budget to hold it after a long doc comment or decorators.
 """
 
 from __future__ import annotations
@@ -401,6 +402,7 @@ class _Assembler:
         node: Node | None,
         gap: bool,
         doc: str | None = None,
+        def_row: int | None = None,
     ) -> None:
         emit_split(
             self.lines,
@@ -413,6 +415,7 @@ class _Assembler:
             gap,
             (lambda: _boundaries(node)) if node is not None else None,
             doc,
+            def_row,
         )
 
     def gap(self, a: int, b: int, owner: _Def | None) -> None:
@@ -446,13 +449,16 @@ class _Assembler:
     def definition(self, d: _Def, s: int, end: int) -> None:
         kids = d.children if d.kind in CONTAINERS else []
         if not kids:
-            self.emit(s, end, d.qname, d.kind, d.node, False, d.doc if s <= d.def_row else None)
+            if s <= d.def_row:
+                self.emit(s, end, d.qname, d.kind, d.node, False, d.doc, d.def_row)
+            else:
+                self.emit(s, end, d.qname, d.kind, d.node, False)
             return
         if s > d.def_row:  # the definition line was already emitted with something else
             self.region(s, end, kids, d)
             return
         header_end = min(max(kids[0].start_row - 1, d.def_row), end)
-        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc)
+        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc, d.def_row)
         self.region(header_end + 1, end, kids, d)
 
     def finish(self, chunking: str) -> list[Chunk]:

@@ -109,17 +109,28 @@ class Lines:
         )
 
 
+#: How far past ``max_tokens`` a symbol's first part may run to hold its definition line.
+FIRST_PART_STRETCH = 1.5
+
+
 def split_range(
     lines: Lines,
     a: int,
     b: int,
     max_tokens: int,
     boundaries: list[int] | None = None,
+    first_through: int | None = None,
 ) -> list[tuple[int, int]]:
     """Split rows ``a..b`` into pieces of at most ``max_tokens`` (estimated).
 
     Cuts prefer ``boundaries`` (rows where a statement starts), then rows following a
     blank line, then any row.  A single line longer than the budget is its own piece.
+
+    ``first_through``: a row the first piece must hold, the definition line of a symbol
+    whose doc comment or decorators come first, so that a symbol's first part always names
+    it (a part of doc comment alone says what, but not where). The first piece then runs
+    past ``max_tokens`` when it must, up to :data:`FIRST_PART_STRETCH` times it; a longer
+    lead-in is cut as any range is.
     """
     if b < a:
         return []
@@ -153,6 +164,13 @@ def split_range(
                 cut = blank_cut
             elif cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
                 cut = limit
+        if (
+            start == a
+            and first_through is not None
+            and cut <= first_through <= b
+            and lines.cost(a, first_through) <= max_tokens * FIRST_PART_STRETCH
+        ):
+            cut = first_through + 1
         pieces.append((start, cut - 1))
         start = cut
     return pieces
@@ -219,16 +237,20 @@ def emit_split(
     gap: bool,
     boundaries: Callable[[], list[int] | None] | None = None,
     doc: str | None = None,
+    def_row: int | None = None,
 ) -> None:
     """Append rows ``a..b`` to ``out`` as one item, or as ``symbol#1``, ``#2``... parts
     when above ``max_tokens`` (gap parts keep their symbol unnumbered); ``doc`` goes with
-    the first part only."""
+    the first part only. ``def_row``: the definition's row, which the first part holds
+    (see :func:`split_range`)."""
     if b < a:
         return
     if lines.exact_cost(a, b) <= max_tokens:
         out.append(Span(a, b, symbol, kind, gap, doc))
         return
-    pieces = split_range(lines, a, b, max_tokens, boundaries() if boundaries else None)
+    pieces = split_range(
+        lines, a, b, max_tokens, boundaries() if boundaries else None, first_through=def_row
+    )
     many = len(pieces) > 1
     for i, (x, y) in enumerate(pieces, 1):
         sym = f"{symbol}#{i}" if symbol is not None and many and not gap else symbol
