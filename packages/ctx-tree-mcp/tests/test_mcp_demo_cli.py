@@ -38,3 +38,15 @@ def test_demo_files_below_one_is_an_argument_error(root, capsys, monkeypatch, tm
         main(["demo", str(root), "--files", "0"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--files" in err and "no source files" not in err
+
+
+def test_demo_search_row_shows_where_the_best_hit_points(root, capsys, monkeypatch, tmp_path):
+    """The search row's target is the start of the best hit's label (cut at its end), not a
+    slice cut from the left ("…ns\\b' in . (32 matches) tool_output [pendi")."""
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    main(["demo", str(root), "--files", "1"])
+    out = capsys.readouterr().out
+    (row,) = [ln for ln in out.splitlines() if ln.startswith("search ")]
+    target = row.split("'", 2)[2].split("  ")[1:]
+    target = next(t.strip() for t in target if t.strip())
+    assert not target.startswith("…") and "[pendi" not in row, row

@@ -131,8 +131,9 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
             text = asyncio.run(grep(app, pattern, ".", budget_tokens=2000))
             rows.append(_Row(f"grep {pattern}", ".", _rg_tokens(pattern, tree), _returned(text)))
             text = search(app, chosen_symbol.replace("_", " "), limit=5)
-            top = next((ln for ln in text.splitlines() if ln.startswith("1. ")), "(no hit)")
-            rows.append(_Row(f"search {chosen_symbol!r}", top[3:60], None, _returned(text)))
+            top = next((ln for ln in text.splitlines() if ln.startswith("1. ")), "1. (no hit)")
+            hit = top[3:].split(" node_id=")[0]  # where the best hit points, as the listing says
+            rows.append(_Row(f"search {chosen_symbol!r}", _head(hit, 44), None, _returned(text)))
         broad = r"def |func |fn |function "
         text = asyncio.run(grep(app, broad, ".", budget_tokens=2000))
         rows.append(_Row(f"grep {broad!r} (broad)", ".", _rg_tokens(broad, tree), _returned(text)))
@@ -157,6 +158,11 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
         f"{'the store' if keep else 'a temporary store (--keep uses the real one)'} for recall.\n"
     )
     return table + "\n" + summary
+
+
+def _head(text: str, width: int) -> str:
+    """``text`` cut to its first ``width`` characters, marked with a trailing ellipsis."""
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _tail(text: str, width: int) -> str:
