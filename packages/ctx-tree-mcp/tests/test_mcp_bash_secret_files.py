@@ -34,6 +34,12 @@ def secrets(app: App) -> Path:
         ("cat sub/*.KEY", "sub/server.KEY"),
         ("cat ~/.aws/credentials", str(Path("~/.aws/credentials").expanduser())),
         ("jq . /srv/app/credentials.json", "/srv/app/credentials.json"),
+        # git prints a file's versions and changes
+        ("git diff .env", ".env"),
+        ("git -C . --no-pager show HEAD~1:.env", ".env"),
+        ("git log -p -- .env", ".env"),
+        ("git cat-file -p main:sub/server.KEY", "sub/server.KEY"),
+        ("git blame notes.txt", "notes.txt"),
     ],
 )
 def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str, path: str):
@@ -49,6 +55,10 @@ def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str
         "grep x src/decoder.py > .env.out",
         "ls -la .env",
         "echo *.pem",
+        "git log --oneline -- .env",
+        "git add .env && git commit -m 'ignore .env'",
+        "git checkout -- .env",
+        "git status",
     ],
 )
 def test_commands_that_only_use_or_name_them_are_left_alone(app: App, secrets: Path, command):

@@ -3,8 +3,8 @@
 The path denylist (``paths.py``) guards ``ctx_tree_read`` and ``ctx_tree_grep``; a command
 can open any file. This check refuses the plain cases before a command runs (``ctx_tree_bash``)
 and drops a captured native Bash run of one (capture ingest): a program that prints or dumps
-files (:data:`READERS`) given a denylisted path, or any command whose standard input is
-redirected from one. A program that only uses the file (``source .env && npm test``,
+files (:data:`READERS`, or ``git show``/``diff``/``log -p`` …: :data:`GIT_READERS`) given a
+denylisted path, or any command whose standard input is redirected from one. A program that only uses the file (``source .env && npm test``,
 ``docker run --env-file .env``) is left alone: what it prints is redacted like any output.
 See ``docs/security.md``.
 """
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
     from ..paths import PathPolicy
 
-__all__ = ["READERS", "secret_file_read"]
+__all__ = ["GIT_READERS", "READERS", "secret_file_read"]
 
 #: Programs that print the files named in their arguments (or dump, diff or copy them out).
 READERS = frozenset(
@@ -34,6 +34,12 @@ READERS = frozenset(
         "tee", "cp", "scp", "rsync", "curl", "openssl", "gpg",
     }
 )  # fmt: skip
+#: ``git`` subcommands that print the files (or the versions of them) named in their arguments:
+#: ``git show HEAD:.env``, ``git diff .env``; ``log`` only with a patch (``git log -p .env``).
+GIT_READERS = frozenset({"show", "diff", "blame", "annotate", "cat-file", "grep", "format-patch"})
+_GIT_PATCH_FLAGS = frozenset({"-p", "-u", "--patch", "--full-diff"})
+#: ``git`` options whose value is the next word (``git -C dir show …``).
+_GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
 _OPERATORS = set(";&|()\n")
 _MAX_GLOB = 200
 
@@ -46,9 +52,10 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
     tokens = shell_tokens(command)
     program = ""
     redirect_in = redirect_out = False
+    git: list[str] = []  # the words after ``git`` in the current simple command
     for token in tokens:
         if token and set(token) <= _OPERATORS:
-            program, redirect_in = "", False
+            program, redirect_in, git = "", False, []
             continue
         if token and set(token) <= set("<>&"):
             redirect_in = token.startswith("<") and token not in ("<<", "<<<")
@@ -64,14 +71,34 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
             if program in ("sudo", "nohup", "time", "command", "exec", "xargs"):
                 program = ""  # a wrapper: the next word is the program
             continue
-        reads = redirect_in or program in READERS
-        redirect_in = False
-        if not reads:
+        if program == "git" and not redirect_in:
+            git.append(token)
+            if not _git_prints(git):
+                continue
+            token = token.split(":", 1)[1] if ":" in token and "://" not in token else token
+        elif not (redirect_in or program in READERS):
             continue
+        redirect_in = False
         for path in _paths(token, cwd):
             if _denied(path, policy, cwd):
                 return path
     return None
+
+
+def _git_prints(words: list[str]) -> bool:
+    """True when the last of ``words`` (what follows ``git``) is an argument of a subcommand
+    that prints the files it names (:data:`GIT_READERS`, or ``log`` with a patch)."""
+    sub, i = "", 0
+    while i < len(words) - 1 and not sub:
+        word = words[i]
+        if word in _GIT_VALUED:
+            i += 1  # its value
+        elif not word.startswith("-"):
+            sub = word
+        i += 1
+    if not sub or i > len(words) - 1:
+        return False  # the last word is the subcommand itself, or a global option
+    return sub in GIT_READERS or (sub == "log" and not _GIT_PATCH_FLAGS.isdisjoint(words))
 
 
 def _paths(word: str, cwd: Path) -> list[str]:
