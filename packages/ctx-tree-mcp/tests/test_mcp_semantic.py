@@ -303,26 +303,6 @@ def test_hybrid_fuses_a_third_ranking_by_symbol_names_and_titles(tmp_path: Path)
             app.close()
 
 
-def test_file_chunks_are_embedded_with_their_path_symbol_and_kind(tmp_path: Path):
-    from ctx_tree_mcp.tools.read import read
-
-    with fake_server() as fake:
-        app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
-        try:
-            src = app.root / "pkg" / "clock.py"
-            src.parent.mkdir()
-            src.write_text(
-                "def tick(n):\n    return n + 1\n\n\nclass Clock:\n    def now(self):\n        return 0\n"
-            )
-            read(app, "pkg/clock.py")
-            reembed(app, progress=False)
-            sent = [t for b in fake.bodies("/api/embed") for t in b["input"]]
-            assert "pkg/clock.py tick (function)\ndef tick(n):\n    return n + 1\n\n\n" in sent
-            assert any(t.startswith("pkg/clock.py Clock.now (method)\n") for t in sent)
-        finally:
-            app.close()
-
-
 def test_hybrid_ranks_notes_with_every_word_first_and_marks_hits_found_by_meaning(
     tmp_path: Path,
 ):

@@ -31,7 +31,6 @@ from ._coordinator import (
 from ._dedupe import DEDUPE_KINDS, DedupeReport, dedupe
 from ._embedding import EmbeddingReport, embed_missing, index_embeddings
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
-from ._passage import passage
 from ._providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
@@ -106,7 +105,6 @@ __all__ = [
     "is_progress_line",
     "mark_stale",
     "noise_reason",
-    "passage",
     "polite",
     "prune",
     "record_run",

@@ -22,7 +22,6 @@ from ctx_tree_schema import Config
 from ctx_tree_store import DimensionMismatch, Store, VectorUnavailable
 
 from ._common import KeepGoing, always
-from ._passage import passage
 from ._providers import EmbeddingProvider, ProviderUnavailable
 
 
@@ -68,7 +67,7 @@ def embed_missing(
     now_ms: Callable[[], int] | None = None,
 ) -> EmbeddingReport:
     """Embed every live and pending node lacking a vector of ``provider.model``, each by its
-    :func:`~ctx_tree_walkers.passage` (a file chunk with its path, symbol and kind first).
+    content as stored (docs/search.md#what-is-embedded).
 
     ``replace`` (``ctx-tree reembed``): also replace vectors of other models, and at the end
     drop the other models' vectors left on nodes that are not live or pending. Without it, a
@@ -94,7 +93,7 @@ def embed_missing(
         after = batch[-1][0]
         started = time.monotonic()
         try:
-            vectors = provider.embed([passage(node) for _, node in batch])
+            vectors = provider.embed([node.content for _, node in batch])
             report.seconds_in_provider += time.monotonic() - started
             items = [
                 (node.id, node.content_hash, vec)
