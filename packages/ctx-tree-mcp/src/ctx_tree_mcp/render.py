@@ -28,6 +28,7 @@ __all__ = [
     "number_lines",
     "one_line",
     "quote_manifest_like",
+    "split_lines",
     "tokens_line",
 ]
 
@@ -77,6 +78,19 @@ def _with_quote_note(manifest: Manifest, quoted: int) -> Manifest:
     return Manifest(
         manifest.head, [f"note: {note}", *manifest.lines], {i + 1 for i in manifest.optional}
     )
+
+
+#: One line with its end (CRLF, a lone CR or LF), or a last line without one: where the
+#: chunker ends lines, so a chunk's ``metadata["lines"]`` counts these.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str, *, keepends: bool = False) -> list[str]:
+    """The lines of stored file text, ended at CRLF, a lone CR or LF only, as the chunker
+    counts them (``str.splitlines`` also ends a line at a form feed, ``\\v``, ``\\x1c``-``\\x1e``,
+    ``\\x85``, U+2028 and U+2029, which would shift every line number after one)."""
+    found = _LINE.findall(text)
+    return found if keepends else [line.rstrip("\r\n") for line in found]
 
 
 def number_lines(lines: Iterable[str], first: int) -> str:

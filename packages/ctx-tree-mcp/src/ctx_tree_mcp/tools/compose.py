@@ -22,7 +22,7 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..graph import StoreGraph
-from ..render import Manifest, call, fitted_answer, number_lines
+from ..render import Manifest, call, fitted_answer, number_lines, split_lines
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, ToolSpec
 
@@ -65,7 +65,7 @@ def _header(node) -> str:
 def _body(node, content: str) -> str:
     lines = node.lines
     if node.kind.value == "file_chunk" and lines and not node.metadata.get("is_file_root"):
-        return number_lines(content.splitlines(), lines[0])
+        return number_lines(split_lines(content), lines[0])
     return content if content.endswith("\n") or not content else content + "\n"
 
 

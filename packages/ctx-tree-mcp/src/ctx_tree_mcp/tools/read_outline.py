@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from ..budget import MAX_CHARS_PER_TOKEN, WHOLE_FILE_RESERVE, estimate_tokens, fit_lines
 from ..filecache import FileView
-from ..render import Manifest, call, finish, fitted_answer, number_lines
+from ..render import Manifest, call, finish, fitted_answer, number_lines, split_lines
 from .read_view import (
     file_tokens,
     included_summary,
@@ -106,7 +106,7 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
         included: list[Node] = []
         last_line = 0
         for c in view.chunks:
-            block = number_lines(c.content.splitlines(), c.metadata["lines"][0])
+            block = number_lines(split_lines(c.content), c.metadata["lines"][0])
             cost = estimate_tokens(block)
             if cost > room:
                 break

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from ..budget import estimate_tokens
 from ..errors import ToolInputError
 from ..filecache import FileView
-from ..render import Manifest, call, fitted_answer, number_lines, plural
+from ..render import Manifest, call, fitted_answer, number_lines, plural, split_lines
 from .read_outline import outline_answer
 from .read_view import (
     PART,
@@ -61,7 +61,7 @@ class _Group:
         return (
             self.label()
             + "\n"
-            + number_lines("".join(c.content for c in self.chunks).splitlines(), self.lines[0])
+            + number_lines(split_lines("".join(c.content for c in self.chunks)), self.lines[0])
         )
 
 

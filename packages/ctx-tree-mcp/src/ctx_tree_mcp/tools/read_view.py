@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
 from ..filecache import FileView, OutlineEntry
-from ..render import Manifest, call, fitted_answer, number_lines
+from ..render import Manifest, call, fitted_answer, number_lines, split_lines
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
@@ -32,7 +32,7 @@ def lines_of(view: FileView, first: int, last: int) -> list[str]:
         s, e = chunk.metadata["lines"]
         if e < first or s > last:
             continue
-        lines = chunk.content.splitlines()
+        lines = split_lines(chunk.content)
         for offset, line in enumerate(lines):
             if first <= s + offset <= last:
                 out.append(line)
@@ -122,7 +122,7 @@ def excerpt_at(
         return None
     chunk = where[0]
     s = chunk.metadata["lines"][0]
-    line = chunk.content.splitlines(keepends=True)[cut.first - s].rstrip("\n")
+    line = split_lines(chunk.content)[cut.first - s]
     lowered = line.lower()
     counts = {w: lowered.count(w) for w in query_words(query) if len(w) > 1}
     counts = {w: n for w, n in counts.items() if n}
@@ -155,7 +155,7 @@ def line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
     for chunk in view.chunks:
         s, e = chunk.metadata["lines"]
         if s <= line <= e:
-            return chunk, sum(len(x) for x in chunk.content.splitlines(keepends=True)[: line - s])
+            return chunk, sum(len(x) for x in split_lines(chunk.content, keepends=True)[: line - s])
     return None
 
 
