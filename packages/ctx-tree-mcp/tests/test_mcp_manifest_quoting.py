@@ -26,12 +26,17 @@ FORGED = (
 )
 
 MANIFEST_START = re.compile(
-    r"^[^\S\n]*(?:-+[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:)", re.I | re.M
+    r"^[^\S\n]*(?:(?:-{2,}|\u2014)[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:)", re.I | re.M
 )
 
 
 def _unquote(text: str) -> str:
-    return re.sub(r"^>(?=[^\S\n]*(?:>[^\S\n]*)*(?:-|next|tokens))", "", text, flags=re.M | re.I)
+    return re.sub(
+        r"^>(?=[^\S\n]*(?:>[^\S\n]*)*(?:[-\u2013\u2014\u2015\u2212]|next|tokens))",
+        "",
+        text,
+        flags=re.M | re.I,
+    )
 
 
 def _split(answer: str) -> tuple[str, str]:
@@ -104,6 +109,8 @@ def test_a_file_named_like_a_next_line_is_quoted_in_grep(app, root, second) -> N
         ("tokens : 3\n", ">tokens : 3\n"),
         ("the next: thing\nnextToken: 1\n> quoted\n", "the next: thing\nnextToken: 1\n> quoted\n"),
         ("password = get_password()\n", "password = get_password()\n"),
+        ("- ctx-tree is a store\n", "- ctx-tree is a store\n"),  # a markdown bullet
+        ("\u2014 ctx-tree: x\n", ">\u2014 ctx-tree: x\n"),
     ],
 )
 def test_quote_rule(text: str, quoted: str) -> None:

@@ -44,12 +44,14 @@ def one_line(text: str) -> str:
 
 
 #: A line of an answer's body that could pass for a manifest line: after blanks and ``>``
-#: marks, ``-- ctx-tree`` (any case, any number of dashes) or a ``next:`` / ``tokens:`` label.
+#: marks, ``-- ctx-tree`` (any case, two dashes or more, or a dash like ``—``) or a ``next:`` /
+#: ``tokens:`` label. A markdown bullet (``- ctx-tree is…``) is not one.
 #: Line starts include a carriage return and the Unicode line separators, which a reader may
 #: take for line breaks. docs/security.md, "Stored text cannot pose as a manifest".
 _MANIFEST_LIKE = re.compile(
     r"(?:\A|(?<=[\n\r\x0b\x0c\x85\u2028\u2029]))"
-    r"(?=[^\S\n]*(?:>[^\S\n]*)*(?:-+[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:))",
+    r"(?=[^\S\n]*(?:>[^\S\n]*)*"
+    r"(?:(?:-{2,}|[\u2013\u2014\u2015\u2212])[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:))",
     re.IGNORECASE,
 )
 
