@@ -107,3 +107,18 @@ def test_a_split_symbol_names_itself_in_its_first_part():
     assert parts[0].start_line == 1 and parts[0].end_line >= def_line
     assert parts[0].doc == "Builds the reducer from a mapping."
     assert "export function buildReducer" in parts[0].text
+
+
+def test_a_split_python_function_keeps_its_docstring_with_its_definition():
+    options = "".join(
+        f'@click.option("--flag-{i}", help="the flag number {i} of many")\n' for i in range(14)
+    )
+    body = "".join(f"    step{i} = transform(value, {i}, options)\n" for i in range(40))
+    source = (
+        "import click\n\n\n" + options + "def main(\n    value: str,\n    options: dict,\n) -> None:\n"
+        '    """Run the command line client.\n\n    Sends one request.\n    """\n' + body
+    )  # fmt: skip
+    cf = chunk_bytes(source.encode(), language="python", max_chunk_tokens=200)
+    first = next(c for c in cf.chunks if c.symbol == "main#1")
+    assert "def main(" in first.text and '    """Run the command line client.' in first.text
+    assert first.doc == "Run the command line client."

@@ -51,8 +51,9 @@ Rules applied to every language:
 * Module-level code between definitions becomes one chunk per gap: ``imports`` up to the
   last import statement of the gap, ``module`` for the rest.
 * A chunk above ``max_chunk_tokens`` is split at statement boundaries (then blank lines,
-  then any line) into ``symbol#1``, ``symbol#2``...; the definition line is in ``#1``, which
-  runs up to 1.5 times the budget to hold it after a long doc comment or decorators.
+  then any line) into ``symbol#1``, ``symbol#2``...; the definition line (and a Python
+  docstring) is in ``#1``, which runs up to 1.5 times the budget to hold it after a long doc
+  comment or decorators.
 """
 
 from __future__ import annotations
@@ -146,7 +147,15 @@ class _Def:
     overload: bool = False
     merged: bool = False
     doc: str | None = None
+    #: Row of the docstring's last line (Python), else -1: a split symbol's first part holds it.
+    doc_end_row: int = -1
     children: list[_Def] = field(default_factory=list)
+
+    @property
+    def head_row(self) -> int:
+        """The last row a split symbol's first part holds: its docstring's end, else the
+        definition line."""
+        return max(self.def_row, self.doc_end_row)
 
 
 def _end_row(node: Node) -> int:
@@ -256,6 +265,7 @@ def _collect(
         d.overload = bool(entry.get("overload"))
         if "doc" in entry:
             d.doc = docstring_summary(entry["doc"].text.decode("utf-8", "replace"))
+            d.doc_end_row = entry["doc"].end_point.row
         out.append(d)
     out.sort(key=lambda d: (d.start_byte, -d.end_byte))
     return out, leading, imports, doc_comments
@@ -450,7 +460,7 @@ class _Assembler:
         kids = d.children if d.kind in CONTAINERS else []
         if not kids:
             if s <= d.def_row:
-                self.emit(s, end, d.qname, d.kind, d.node, False, d.doc, d.def_row)
+                self.emit(s, end, d.qname, d.kind, d.node, False, d.doc, d.head_row)
             else:
                 self.emit(s, end, d.qname, d.kind, d.node, False)
             return
@@ -458,7 +468,7 @@ class _Assembler:
             self.region(s, end, kids, d)
             return
         header_end = min(max(kids[0].start_row - 1, d.def_row), end)
-        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc, d.def_row)
+        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc, d.head_row)
         self.region(header_end + 1, end, kids, d)
 
     def finish(self, chunking: str) -> list[Chunk]:

@@ -128,9 +128,10 @@ def split_range(
 
     ``first_through``: a row the first piece must hold, the definition line of a symbol
     whose doc comment or decorators come first, so that a symbol's first part always names
-    it (a part of doc comment alone says what, but not where). The first piece then runs
-    past ``max_tokens`` when it must, up to :data:`FIRST_PART_STRETCH` times it; a longer
-    lead-in is cut as any range is.
+    it (a part of doc comment alone says what, but not where). When the first cut would fall
+    before it, the first piece is cut as above within :data:`FIRST_PART_STRETCH` times the
+    budget and after that row (so it also keeps the lines that follow the definition, a
+    Python docstring among them); a lead-in longer than that is cut as any range is.
     """
     if b < a:
         return []
@@ -143,37 +144,43 @@ def split_range(
         if lines.cost(start, b) <= max_tokens:
             pieces.append((start, b))
             break
-        # furthest row `end` (exclusive) such that start..end-1 fits
-        lo, hi = start + 1, b + 1
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            if lines.cost(start, mid - 1) <= max_tokens:
-                lo = mid
-            else:
-                hi = mid - 1
-        limit = lo  # start..limit-1 fits (at least one row)
-        i = bisect_right(preferred, limit) - 1
-        cut = preferred[i] if i >= 0 and preferred[i] > start else None
-        if cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
-            blank_cut = None
-            for r in range(limit, start, -1):
-                if lines.is_blank(r - 1) and not (r <= b and lines.is_blank(r)):
-                    blank_cut = r
-                    break
-            if blank_cut is not None and lines.cost(start, blank_cut - 1) >= max_tokens // 3:
-                cut = blank_cut
-            elif cut is None or lines.cost(start, cut - 1) < max_tokens // 3:
-                cut = limit
-        if (
-            start == a
-            and first_through is not None
-            and cut <= first_through <= b
-            and lines.cost(a, first_through) <= max_tokens * FIRST_PART_STRETCH
-        ):
-            cut = first_through + 1
+        cut = _cut(lines, preferred, start, b, max_tokens, start)
+        if start == a and first_through is not None and cut <= first_through <= b:
+            stretched = int(max_tokens * FIRST_PART_STRETCH)
+            if lines.cost(a, first_through) <= stretched:
+                cut = _cut(lines, preferred, a, b, stretched, first_through + 1)
         pieces.append((start, cut - 1))
         start = cut
     return pieces
+
+
+def _cut(lines: Lines, preferred: list[int], start: int, b: int, budget: int, floor: int) -> int:
+    """Where the piece starting at ``start`` ends (exclusive): the furthest fitting row after
+    ``floor - 1`` that starts a statement, else follows a blank line, else any fitting row
+    (never before ``floor``, never a piece under a third of ``budget`` when a longer one
+    fits)."""
+    # furthest row `end` (exclusive) such that start..end-1 fits
+    lo, hi = max(start + 1, floor), b + 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if lines.cost(start, mid - 1) <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    limit = lo  # start..limit-1 fits (at least one row; at least up to floor)
+    i = bisect_right(preferred, limit) - 1
+    cut = preferred[i] if i >= 0 and preferred[i] > start and preferred[i] >= floor else None
+    if cut is None or lines.cost(start, cut - 1) < budget // 3:
+        blank_cut = None
+        for r in range(limit, max(start, floor - 1), -1):
+            if lines.is_blank(r - 1) and not (r <= b and lines.is_blank(r)):
+                blank_cut = r
+                break
+        if blank_cut is not None and lines.cost(start, blank_cut - 1) >= budget // 3:
+            cut = blank_cut
+        elif cut is None or lines.cost(start, cut - 1) < budget // 3:
+            cut = limit
+    return cut
 
 
 def is_filler(line: str) -> bool:
