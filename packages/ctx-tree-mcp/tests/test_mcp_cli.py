@@ -92,6 +92,16 @@ def test_every_option_of_every_verb_has_help_text() -> None:
         assert "_SUGAR" not in sub.format_help(), f"ctx-tree {name}: internal metavar shown"
 
 
+def test_every_verb_help_says_what_the_verb_does(capsys) -> None:
+    verbs = build_parser()._subparsers._group_actions[0].choices
+    for name, sub in verbs.items():
+        said = sub.description
+        assert said and len(said) > 20, f"ctx-tree {name} --help: no description"
+    code, out, _ = run(capsys, "reembed", "--help")
+    assert code == 0
+    assert "Embed every live and pending node" in out
+
+
 def test_an_empty_grep_pattern_names_the_flag_on_the_cli(env, capsys) -> None:
     """The CLI names ``--fixed-strings``, not the MCP argument ``fixed_strings=true``."""
     code, _, err = run(capsys, "--root", str(env), "grep", "")

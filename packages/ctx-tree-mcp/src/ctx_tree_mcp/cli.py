@@ -87,7 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         _add_tool_arguments(p, spec)
         p.set_defaults(_tool=spec.name)
     for command in COMMANDS:
-        p = sub.add_parser(command.name, help=command.help, parents=[common])
+        said = command.help[:1].upper() + command.help[1:] + "."
+        p = sub.add_parser(command.name, help=command.help, description=said, parents=[common])
         if command.arguments:
             command.arguments(p)
         p.set_defaults(_command=command)

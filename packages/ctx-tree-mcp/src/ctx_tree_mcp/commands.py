@@ -268,7 +268,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
     Command(
         "reembed",
-        "embed every live node with the configured model (resumable; progress on stderr)",
+        "embed every live and pending node lacking a vector of the configured model (resumable;"
+        " progress on stderr; docs/search.md)",
         _reembed,
         _reembed_args,
     ),
