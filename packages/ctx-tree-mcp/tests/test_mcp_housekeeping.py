@@ -157,3 +157,49 @@ def test_the_doctor_verb_measures_start_up_and_sets_the_exit_status(tmp_path: Pa
     assert " ms from spawn to initialize answered" in line
     assert done.returncode == (1 if "FAIL" in done.stdout else 0)
     assert not (tmp_path / "home").exists() or not list((tmp_path / "home").glob("*/store.db"))
+
+
+def test_doctor_checks_the_embedding_provider_and_the_store_s_model(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A provider that does not answer, or a store of another model's vectors, is a FAIL with
+    its fix; a working one is named with its vectors' length; none configured, no line."""
+    from ctx_tree_mcp.reembed import reembed
+    from mcp_fakes import closed_port_url, fake_server
+
+    for name in (
+        "CTX_TREE_EMBEDDING_PROVIDER",
+        "CTX_TREE_EMBEDDING_URL",
+        "CTX_TREE_EMBEDDING_MODEL",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    root, home = tmp_path / "proj", tmp_path / "home"
+    (root / ".ctx-tree").mkdir(parents=True)
+    config = root / ".ctx-tree" / "config.json"
+
+    def configure(url: str, model: str) -> None:
+        block = {"provider": "openai", "baseUrl": url}
+        config.write_text(json.dumps({"embeddingModel": model, "embedding": block}))
+
+    report, _ = doctor(root, home, startup=False)
+    assert " embedding " not in report
+    with fake_server() as fake:
+        configure(f"{fake.url}/v1", "model-a")
+        report, status = doctor(root, home, startup=False)
+        assert "ok    embedding  openai model-a at" in report and "dimensions in" in report
+        app = App(root, home=home)
+        try:
+            note(app, "vectors of model a")
+            reembed(app, progress=False)
+        finally:
+            app.close()
+        configure(f"{fake.url}/v1", "model-b")
+        report, status = doctor(root, home, startup=False)
+        line = next(x for x in report.splitlines() if " embedding " in x)
+        assert status == 1 and line.startswith("FAIL") and "'model-a'" in line, report
+        assert "fix: ctx-tree reembed" in report
+    configure(closed_port_url(), "model-a")
+    report, status = doctor(root, home, startup=False)
+    line = next(x for x in report.splitlines() if " embedding " in x)
+    assert status == 1 and line.startswith("FAIL") and "unreachable" in line, report
+    assert "fix: start the provider" in report

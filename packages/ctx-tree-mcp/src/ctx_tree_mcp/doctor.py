@@ -1,7 +1,7 @@
 """``ctx-tree doctor``: check what ctx-tree needs, one pass/fail line each, with the fix.
 
 Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and permissions,
-the configuration, the Claude Code plugin's hooks (when a plugin with ``hooks/hooks.json`` is
+the configuration, the embedding provider (when one is configured), the Claude Code plugin's hooks (when a plugin with ``hooks/hooks.json`` is
 found) and the MCP server's measured start-up time (spawn → ``initialize`` answered).
 Nothing is written: the store is opened read-only, writability is probed with a temporary
 file. Exit status 1 when any check fails.
@@ -163,6 +163,54 @@ def check_config(root: Path, home: Path) -> Check:
     return Check("config", True, "valid")
 
 
+def check_embedding(root: Path, home: Path) -> Check | None:
+    """With an embedding provider configured (docs/search.md): it answers a query's vector
+    within ``embedding.queryTimeoutMs``, and the store holds no vectors of another model
+    (semantic and hybrid search are refused until ``ctx-tree reembed``). None without one."""
+    from ctx_tree_schema import ConfigError, load_config
+    from ctx_tree_store import Store, store_path
+    from ctx_tree_walkers import ProviderUnavailable
+
+    from .providers import SettingsError, embedder_from_config
+
+    try:
+        embedder = embedder_from_config(load_config(home, root))
+    except ConfigError:
+        return None  # the config check names it
+    except (SettingsError, ProviderUnavailable) as exc:
+        fix = "set a provider docs/search.md lists, or none for keyword search only"
+        return Check("embedding", False, str(exc), fix)
+    if embedder is None:
+        return None
+    started = time.perf_counter()
+    try:
+        dims = len(embedder.embed_query("ctx-tree doctor"))
+    except ProviderUnavailable as exc:
+        fix = "start the provider, or fix embedding.baseUrl / CTX_TREE_EMBEDDING_URL"
+        return Check("embedding", False, f"{embedder.describe()}: {exc}", fix)
+    ms = (time.perf_counter() - started) * 1000
+    path = store_path(root, home)
+    other = None
+    if path.exists():
+        try:
+            store = Store.open_readonly(path)
+            try:
+                other = store.other_vector_model(embedder.model)
+            finally:
+                store.close()
+        except Exception:  # a damaged or unreadable store: the store check names it
+            other = None
+        if other is not None:
+            return Check(
+                "embedding",
+                False,
+                f"the store holds vectors of model {other!r}, the configured model is "
+                f"{embedder.model!r}: semantic and hybrid search are refused",
+                f"ctx-tree reembed (or configure {other!r} again)",
+            )
+    return Check("embedding", True, f"{embedder.describe()}: {dims} dimensions in {ms:.0f} ms")
+
+
 def find_plugin(root: Path) -> Path | None:
     """The Claude Code plugin directory (holding ``.claude-plugin/plugin.json``):
     ``$CLAUDE_PLUGIN_ROOT``, else a ``plugin/`` above this package (a clone), else the
@@ -300,6 +348,7 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         check_grammars,
         lambda: check_store(root, home),
         lambda: check_config(root, home),
+        lambda: check_embedding(root, home),
         lambda: check_hooks(root),
     ]
     if startup:
