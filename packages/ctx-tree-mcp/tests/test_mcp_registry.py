@@ -74,8 +74,41 @@ def test_errors_on_the_cli_surface_use_flags_and_cli_syntax() -> None:
         BY_NAME["ctx_tree_read"].validate({"path": "a.py", "budget_tokens": 5})
     text = str(exc.value)
     assert text.startswith("--budget: 5 is out of range")
-    assert "ctx-tree read src/app.py --symbol App.run --budget 800" in text
+    assert text.endswith("a call that works: ctx-tree read a.py")
     assert "ctx_tree_read(" not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "works"),
+    [
+        (
+            "ctx_tree_search",
+            {"query": "retry", "mode": "hybrid", "limit": 400},
+            'ctx_tree_search(query="retry", mode="hybrid")',
+        ),
+        ("ctx_tree_recent", {"status": ["nope"]}, "ctx_tree_recent()"),
+        (
+            "ctx_tree_read",
+            {"path": "a.py", "symbol": "f", "budget_tokens": 5},
+            'ctx_tree_read(path="a.py", symbol="f")',
+        ),
+    ],
+)
+def test_the_working_call_is_the_callers_own_without_the_bad_argument(
+    name: str, arguments: dict, works: str
+) -> None:
+    with pytest.raises(ToolInputError) as exc:
+        BY_NAME[name].validate(arguments)
+    assert str(exc.value).endswith(f"a call that works: {works}")
+
+
+def test_a_bad_required_argument_or_a_second_bad_one_gets_the_tool_example() -> None:
+    spec = BY_NAME["ctx_tree_search"]
+    example = f"a call that works: {spec.name}("
+    for arguments in ({"query": 5}, {"query": "x", "limit": 0, "mode": "fuzzy"}):
+        with pytest.raises(ToolInputError) as exc:
+            spec.validate(arguments)
+        assert example + 'query="token budget manifest"' in str(exc.value), exc.value
 
 
 def test_run_tool_calls_the_handler_with_every_field(app) -> None:

@@ -138,7 +138,9 @@ class ToolSpec:
         """The arguments checked against the model, every field filled in (defaults).
 
         Raises :class:`ToolInputError` naming the first bad argument, what is allowed, and
-        the example call, in the syntax of the current surface.
+        a call that works, in the syntax of the current surface: the caller's own call with
+        that argument left to its default when it has one and the rest is valid, else the
+        tool's example.
         """
         if arguments is not None and not isinstance(arguments, Mapping):
             raise ToolInputError("arguments", "expected an object" + self._example_hint())
@@ -147,15 +149,28 @@ class ToolSpec:
         try:
             model = self.args.model_validate(arguments)
         except ValidationError as exc:
-            raise self._input_error(exc) from None
+            raise self._input_error(exc, arguments) from None
         return {name: getattr(model, name) for name in self.args.model_fields}
 
-    def _example_hint(self) -> str:
+    def _example_hint(self, working: Mapping[str, Any] | None = None) -> str:
         from ..surface import call
 
-        return f"; a call that works: {call(self.name, **self.example)}"
+        return f"; a call that works: {call(self.name, **(self.example if working is None else working))}"
 
-    def _input_error(self, exc: ValidationError) -> ToolInputError:
+    def _without(self, arguments: Mapping[str, Any], name: str) -> dict[str, Any] | None:
+        """``arguments`` less ``name`` when that argument has a default and what is left is
+        valid (the caller's call, repaired), else None."""
+        info = self.args.model_fields.get(name)
+        if info is None or info.is_required():
+            return None
+        kept = {k: v for k, v in arguments.items() if k != name}
+        try:
+            self.args.model_validate(kept)
+        except ValidationError:
+            return None
+        return kept
+
+    def _input_error(self, exc: ValidationError, arguments: Mapping[str, Any]) -> ToolInputError:
         err = exc.errors(include_url=False)[0]
         loc = [str(p) for p in err["loc"]]
         name = loc[0] if loc else "arguments"
@@ -179,7 +194,8 @@ class ToolSpec:
             problem = "invalid value"
         from ..surface import argument_name
 
-        return ToolInputError(argument_name(self, name), problem + self._example_hint())
+        working = self._without(arguments, name)
+        return ToolInputError(argument_name(self, name), problem + self._example_hint(working))
 
 
 #: What a caller sent, in JSON's words (the caller wrote JSON, not Python).
