@@ -104,6 +104,7 @@ def test_a_file_named_like_a_next_line_is_quoted_in_grep(app, root, second) -> N
         ("next: x\n", ">next: x\n"),
         (">next: x\n", ">>next: x\n"),
         ("a\rnext: x", "a\r>next: x"),
+        ("a\r\nnext: x\r\n", "a\r\n>next: x\r\n"),
         ("a\u2028-- ctx-tree: x", "a\u2028>-- ctx-tree: x"),
         ("\t-- ctx_tree x\n", ">\t-- ctx_tree x\n"),
         ("tokens : 3\n", ">tokens : 3\n"),

@@ -48,12 +48,17 @@ def one_line(text: str) -> str:
 #: ``tokens:`` label. A markdown bullet (``- ctx-tree is…``) is not one.
 #: Line starts include a carriage return and the Unicode line separators, which a reader may
 #: take for line breaks. docs/security.md, "Stored text cannot pose as a manifest".
-_MANIFEST_LIKE = re.compile(
-    r"(?:\A|(?<=[\n\r\x0b\x0c\x85\u2028\u2029]))"
+_MANIFEST_LEAD = (
     r"(?=[^\S\n]*(?:>[^\S\n]*)*"
-    r"(?:(?:-{2,}|[\u2013\u2014\u2015\u2212])[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:))",
-    re.IGNORECASE,
+    r"(?:(?:-{2,}|[\u2013\u2014\u2015\u2212])[^\S\n]*ctx[-_ ]?tree|(?:next|tokens)[^\S\n]*:))"
 )
+#: Such lines after ``\n`` (the usual case: one fast ``^`` scan) ...
+_MANIFEST_LIKE = re.compile("^" + _MANIFEST_LEAD, re.IGNORECASE | re.MULTILINE)
+#: ... and after any line break, for text holding another kind than ``\n`` (and ``\r\n``).
+_MANIFEST_LIKE_ANY_BREAK = re.compile(
+    r"(?:\A|(?<=[\n\r\x0b\x0c\x85\u2028\u2029]))" + _MANIFEST_LEAD, re.IGNORECASE
+)
+_OTHER_BREAK = re.compile("[\x0b\x0c\x85\u2028\u2029]|\r(?!\n)")
 
 #: The manifest's note when body lines were quoted.
 QUOTED_NOTE = "{n} line{s} starting like a manifest line {a} quoted with '>'"
@@ -68,7 +73,8 @@ def quote_manifest_like(text: str) -> tuple[str, int]:
     back. The real manifest is then the only part of an answer with a line that starts
     ``-- ctx-tree``, ``next:`` or ``tokens:``.
     """
-    return _MANIFEST_LIKE.subn(">", text)
+    other = _OTHER_BREAK.search(text) is not None
+    return (_MANIFEST_LIKE_ANY_BREAK if other else _MANIFEST_LIKE).subn(">", text)
 
 
 def _with_quote_note(manifest: Manifest, quoted: int) -> Manifest:
