@@ -99,6 +99,10 @@ CREDENTIALS = [
     ("DB_PASSWORD=correcthorsebatterystaple", "correcthorsebatterystaple", "DB_PASSWORD="),
     ("  export PGPASSWORD=hunter22  # prod", "hunter22", "]  # prod"),
     ("API_TOKEN=abc123\nDEBUG=1", "abc123", "]\nDEBUG=1"),
+    # quoted in a .env line: as secret as bare
+    ('API_TOKEN="abc123def456ghi"\nDEBUG=1', "abc123def456ghi", '"\nDEBUG=1'),
+    ("export GITHUB_TOKEN='Zebra42Sunset'  # ci", "Zebra42Sunset", "'  # ci"),
+    ('AUTH_SECRET="bluemoon77"', "bluemoon77", 'AUTH_SECRET="'),
     ('conn = "Password=tulips4ever;Host=db"', "tulips4ever", ";Host=db"),
     ("password=MyS3cretPw", "MyS3cretPw", "password="),
     # tokens known by their prefix, outside any assignment (a log line, a command)

@@ -153,13 +153,16 @@ _CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
 
 
 def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
-    """A bare value set in configuration rather than code, whose name ends with a password or
-    token word: a ``.env`` line (``[export] DB_PASSWORD=value`` alone on its line) or a
-    ``;``-separated connection string (``…;Password=value;…``). Such a value is a secret even
-    when it is a word (``correcthorsebatterystaple``); a value that names a variable like
-    itself (``db_password``, ``user_pwd_var``) is kept."""
+    """A value, bare or quoted, set in configuration rather than code, whose name ends with a
+    password or token word: a ``.env`` line (``[export] DB_PASSWORD=value`` or
+    ``API_TOKEN="value"`` alone on its line) or a ``;``-separated connection string
+    (``…;Password=value;…``). Such a value is a secret even when it is a word
+    (``correcthorsebatterystaple``); a value that names a variable like itself
+    (``db_password``, ``user_pwd_var``) is kept."""
     text = m.string
-    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : m.start(5)] != "=":
+    group = next(g for g in (2, 3, 4, 5) if m.group(g) is not None)
+    opens = m.start(group) - (group != 5)  # a quoted value starts at its quote
+    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : opens] != "=":
         return False  # the name goes on after the word (PASSWORD_FILE), or code's ``x = y``
     lowered = value.lower()
     if (
@@ -187,7 +190,7 @@ def _keep_assignment(m: re.Match[str]) -> bool:
     value = quoted if quoted is not None else m.group(5)
     if _plain_value(value) or (quoted is None and _code_like(m, value)):
         return True
-    if quoted is None and _configured_secret(m, name, value):
+    if _configured_secret(m, name, value):
         return False
     if "passw" in name or "pwd" in name or "passphrase" in name:
         if quoted is not None:  # a quoted password is one unless it reads as several words
