@@ -40,6 +40,13 @@ def secrets(app: App) -> Path:
         ("git log -p -- .env", ".env"),
         ("git cat-file -p main:sub/server.KEY", "sub/server.KEY"),
         ("git blame notes.txt", "notes.txt"),
+        # an interpreter's inline script that opens one
+        ("""python3 -c "print(open('.env').read())" """, ".env"),
+        (
+            """node -e "console.log(require('fs').readFileSync('notes.txt', 'utf8'))" """,
+            "notes.txt",
+        ),
+        ("""ruby -e 'puts File.read("sub/server.KEY")'""", "sub/server.KEY"),
     ],
 )
 def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str, path: str):
@@ -59,6 +66,9 @@ def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str
         "git add .env && git commit -m 'ignore .env'",
         "git checkout -- .env",
         "git status",
+        """python -c "from dotenv import load_dotenv; load_dotenv('.env')" """,
+        """python -c "import os; print(os.path.exists('.env'))" """,
+        """python -c "print(open('src/decoder.py').read()[:10])" """,
     ],
 )
 def test_commands_that_only_use_or_name_them_are_left_alone(app: App, secrets: Path, command):

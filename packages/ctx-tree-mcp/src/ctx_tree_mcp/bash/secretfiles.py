@@ -4,7 +4,8 @@ The path denylist (``paths.py``) guards ``ctx_tree_read`` and ``ctx_tree_grep``;
 can open any file. This check refuses the plain cases before a command runs (``ctx_tree_bash``)
 and drops a captured native Bash run of one (capture ingest): a program that prints or dumps
 files (:data:`READERS`, or ``git show``/``diff``/``log -p`` …: :data:`GIT_READERS`) given a
-denylisted path, or any command whose standard input is redirected from one. A program that only uses the file (``source .env && npm test``,
+denylisted path, an interpreter's inline script that reads one (``python -c
+"print(open('.env').read())"``), or any command whose standard input is redirected from one. A program that only uses the file (``source .env && npm test``,
 ``docker run --env-file .env``) is left alone: what it prints is redacted like any output.
 See ``docs/security.md``.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from typing import TYPE_CHECKING
 
 from .denylist import shell_tokens
@@ -40,6 +42,14 @@ GIT_READERS = frozenset({"show", "diff", "blame", "annotate", "cat-file", "grep"
 _GIT_PATCH_FLAGS = frozenset({"-p", "-u", "--patch", "--full-diff"})
 #: ``git`` options whose value is the next word (``git -C dir show …``).
 _GIT_VALUED = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace"})
+#: Interpreters whose inline script (``python -c``, ``node -e``, ``perl -e``, ``php -r``) is
+#: read for a secret file it opens: ``python -c "print(open('.env').read())"``.
+_INTERPRETER = re.compile(r"(?:python|pypy)[\d.]*|node(?:js)?|bun|deno|ruby|perl|php")
+_SCRIPT_FLAGS = frozenset({"-c", "-e", "-E", "-p", "-r", "--eval", "--print"})
+#: A script that reads a file (``open(``, ``read_text``, ``readFileSync``, ``File.read``, ``slurp``,
+#: ``file_get_contents``); one that only loads or names it (``load_dotenv('.env')``) is left alone.
+_SCRIPT_READS = re.compile(r"\bopen\s*\(|read|slurp|file_get_contents|\bcat\b", re.IGNORECASE)
+_LITERAL = re.compile(r"""(['"`])([^'"`\n]{1,300})\1""")
 _OPERATORS = set(";&|()\n")
 _MAX_GLOB = 200
 
@@ -52,10 +62,10 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
     tokens = shell_tokens(command)
     program = ""
     redirect_in = redirect_out = False
-    git: list[str] = []  # the words after ``git`` in the current simple command
+    words: list[str] = []  # the words after ``git`` or an interpreter in this simple command
     for token in tokens:
         if token and set(token) <= _OPERATORS:
-            program, redirect_in, git = "", False, []
+            program, redirect_in, words = "", False, []
             continue
         if token and set(token) <= set("<>&"):
             redirect_in = token.startswith("<") and token not in ("<<", "<<<")
@@ -72,10 +82,17 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
                 program = ""  # a wrapper: the next word is the program
             continue
         if program == "git" and not redirect_in:
-            git.append(token)
-            if not _git_prints(git):
+            words.append(token)
+            if not _git_prints(words):
                 continue
             token = token.split(":", 1)[1] if ":" in token and "://" not in token else token
+        elif _INTERPRETER.fullmatch(program) and not redirect_in:
+            words.append(token)
+            if len(words) > 1 and words[-2] in _SCRIPT_FLAGS:
+                for literal in _script_reads(token):
+                    if any(_denied(p, policy, cwd) for p in _paths(literal, cwd)):
+                        return literal
+            continue
         elif not (redirect_in or program in READERS):
             continue
         redirect_in = False
@@ -83,6 +100,13 @@ def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
             if _denied(path, policy, cwd):
                 return path
     return None
+
+
+def _script_reads(script: str) -> list[str]:
+    """The string literals of an inline script that reads files (the paths it may open)."""
+    if not _SCRIPT_READS.search(script):
+        return []
+    return [m.group(2) for m in _LITERAL.finditer(script)]
 
 
 def _git_prints(words: list[str]) -> bool:
