@@ -187,7 +187,7 @@ def check_embedding(root: Path, home: Path) -> Check | None:
         dims = len(embedder.embed_query("ctx-tree doctor"))
     except ProviderUnavailable as exc:
         fix = "start the provider, or fix embedding.baseUrl / CTX_TREE_EMBEDDING_URL"
-        return Check("embedding", False, f"{embedder.describe()}: {exc}", fix)
+        return Check("embedding", False, f"{exc} (model {embedder.model!r})", fix)
     ms = (time.perf_counter() - started) * 1000
     path = store_path(root, home)
     other = None
