@@ -101,6 +101,7 @@ def test_missing_lists_unembedded_changed_and_other_model_nodes(store: Store):
     a, b, c = add(store, ["one", "two", "three"])
     store.insert([NewNode(NodeKind.NOTE, "pending one", status=NodeStatus.PENDING)])
     store.ensure_session("s", "/tmp")  # sessions are never embedded
+    store.insert([NewNode(NodeKind.TOOL_OUTPUT, "")])  # nor empty nodes (a silent command)
     embed_all(store, "m", {a: [1.0, 0.0]})
     embed_all(store, "old", {b: [1.0, 0.0, 1.0]})
     missing = [n.content for _, n in store.missing_vectors("m", limit=10)]

@@ -228,6 +228,11 @@ VEC_ELIGIBLE_COUNT = "SELECT count(*) FROM nodes WHERE status IN ('live', 'pendi
 VEC_SESSION_COUNT = (
     "SELECT count(*) FROM nodes WHERE kind = 'session' AND status IN ('live', 'pending')"
 )
+# Nodes never embedded for holding nothing (``content_hash`` of '', idx_nodes_hash), sessions aside.
+VEC_EMPTY_COUNT = (
+    "SELECT count(*) FROM nodes WHERE content_hash = ? AND status IN ('live', 'pending') "
+    "AND kind != 'session'"
+)
 VEC_MISSING = (
     f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n LEFT JOIN nodes_vec v ON v.rowid = n.rowid "
     "WHERE n.status IN ('live', 'pending') AND n.kind != 'session' AND n.content != '' "

@@ -110,8 +110,12 @@ def dimensions(store: Store, model: str) -> int | None:
 def backlog(store: Store, model: str) -> int:
     """About how many live and pending nodes have no vector of ``model`` yet (index-only
     counts: vectors of stale or superseded nodes make it an underestimate)."""
+    from ._store import content_hash
+
     eligible = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
     eligible -= store._query(_sql.VEC_SESSION_COUNT)[0][0]
+    # empty nodes (a command that printed nothing) are never embedded: not a backlog
+    eligible -= store._query(_sql.VEC_EMPTY_COUNT, (content_hash(""),))[0][0]
     have = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
     return max(0, eligible - have)
 
