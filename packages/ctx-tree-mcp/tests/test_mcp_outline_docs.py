@@ -46,3 +46,23 @@ def test_a_long_outline_drops_the_docs_before_dropping_rows():
         "\n".join(rows[::2]),
         "10 nested symbols not listed",
     )
+
+
+def test_a_rust_impl_row_names_its_kind_once(app, root):
+    """An impl's symbol name starts with ``impl`` (``impl Display for Wrapper``, so --symbol
+    takes it as written): the outline row and the stored outline say ``impl`` once."""
+    body = "".join(f"    pub fn f{i}(&self) -> u32 {{\n        {i}\n    }}\n\n" for i in range(60))
+    (root / "w.rs").write_text(
+        "pub struct Wrapper(u32);\n\n"
+        f"impl Wrapper {{\n{body}}}\n\n"
+        "impl std::fmt::Display for Wrapper {\n"
+        "    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n"
+        '        write!(f, "{}", self.0)\n'
+        "    }\n}\n"
+    )
+    text = read(app, "w.rs", budget_tokens=600)
+    assert re.search(r"^L3-\d+ impl Wrapper \w{26}", text, re.M), text
+    assert re.search(r"^L\d+-\d+ impl std::fmt::Display for Wrapper \w{26}", text, re.M), text
+    assert "impl impl" not in text
+    root_id = re.search(r"file node (\w{26})", text)[1]
+    assert "impl impl" not in app.store.require(root_id).content

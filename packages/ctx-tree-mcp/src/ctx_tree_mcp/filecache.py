@@ -38,6 +38,12 @@ class OutlineEntry:
     def_line: int
     end: int
 
+    @property
+    def label(self) -> str:
+        """``kind name`` as an outline row shows it; a name that already starts with its kind
+        (a Rust ``impl Display for Foo``) is shown once."""
+        return self.name if self.name.startswith(f"{self.kind} ") else f"{self.kind} {self.name}"
+
 
 @dataclass(frozen=True)
 class FileView:
@@ -75,7 +81,7 @@ def file_uri(absolute: os.PathLike[str] | str) -> str:
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
     head = f"{relative} ({lang or 'text'}, {total} lines)"
-    return "\n".join([head, *(f"{e.start}-{e.end} {e.kind} {e.name}" for e in outline)]) + "\n"
+    return "\n".join([head, *(f"{e.start}-{e.end} {e.label}" for e in outline)]) + "\n"
 
 
 def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:

@@ -90,9 +90,7 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
         return finish(whole, whole_manifest, budget, file_tokens(view), "file")
     entries = list(view.outline)
     ids = entry_ids(view)
-    rows = [
-        f"L{e.start}-{e.end} {e.kind} {e.name} {ids[i]}".rstrip() for i, e in enumerate(entries)
-    ]
+    rows = [f"L{e.start}-{e.end} {e.label} {ids[i]}".rstrip() for i, e in enumerate(entries)]
     top = ["." not in e.name for e in entries]
     docs = entry_docs(view, ids)
 
