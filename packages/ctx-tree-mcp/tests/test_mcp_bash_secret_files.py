@@ -40,6 +40,14 @@ def secrets(app: App) -> Path:
         ("git log -p -- .env", ".env"),
         ("git cat-file -p main:sub/server.KEY", "sub/server.KEY"),
         ("git blame notes.txt", "notes.txt"),
+        # seen through as the environment check sees through them
+        ("sh -c 'cat .env'", ".env"),
+        ("bash -lc \"eval 'head .env'\"", ".env"),
+        ("echo `cat .env`", ".env"),
+        ("if true; then tail .env; fi", ".env"),
+        ("timeout 5 cat .env", ".env"),
+        ("env X=1 nice -n 5 sort .env", ".env"),
+        ("sudo -u root git show HEAD:.env", ".env"),
         # an interpreter's inline script that opens one
         ("""python3 -c "print(open('.env').read())" """, ".env"),
         (
@@ -66,6 +74,9 @@ def test_readers_of_secret_files_are_named(app: App, secrets: Path, command: str
         "git add .env && git commit -m 'ignore .env'",
         "git checkout -- .env",
         "git status",
+        "cat <<EOF > .env\nX=1\nEOF",
+        "command -v cat .env",
+        "make 2> .env",
         """python -c "from dotenv import load_dotenv; load_dotenv('.env')" """,
         """python -c "import os; print(os.path.exists('.env'))" """,
         """python -c "print(open('src/decoder.py').read()[:10])" """,

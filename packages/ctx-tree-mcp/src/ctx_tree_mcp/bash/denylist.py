@@ -21,7 +21,15 @@ import re
 import shlex
 from collections.abc import Iterable, Sequence
 
-__all__ = ["ENVIRONMENT_PRINTERS", "refusal"]
+__all__ = [
+    "ENVIRONMENT_PRINTERS",
+    "SHELLS",
+    "refusal",
+    "shell_script",
+    "shell_tokens",
+    "strip_prefix",
+    "unwrap_once",
+]
 
 #: Programs refused whatever their arguments (they print environment variables).
 ENVIRONMENT_PRINTERS = ("printenv",)
@@ -47,7 +55,7 @@ _WRAPPERS: dict[str, frozenset[str]] = {
     "xargs": frozenset({"-a", "-d", "-E", "-I", "-L", "-n", "-P", "-s", "--delimiter"}),
     "env": frozenset({"-u", "--unset", "-C", "--chdir", "-S", "--split-string"}),
 }
-_SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh"}
+SHELLS = {"sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "fish", "tcsh", "csh"}
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 _PROC_ENVIRON = re.compile(r"/proc/[^/\s]*/(?:task/[^/\s]*/)?environ")
 _MAX_DEPTH = 4
@@ -78,7 +86,7 @@ def _check(command: str, entries: list[list[str]], depth: int) -> str | None:
 
 
 def _check_words(words: list[str], entries: list[list[str]], depth: int) -> str | None:
-    words = _strip_prefix(words)
+    words = strip_prefix(words)
     while words:
         name = os.path.basename(words[0])
         for entry in entries:
@@ -89,8 +97,8 @@ def _check_words(words: list[str], entries: list[list[str]], depth: int) -> str 
                 )
         if name in ENVIRONMENT_PRINTERS:
             return f"`{name}` prints environment variables (secrets); it is refused"
-        if name in _SHELLS:
-            script = _shell_script(words[1:])
+        if name in SHELLS:
+            script = shell_script(words[1:])
             return _check(script, entries, depth + 1) if script is not None else None
         if name == "eval":
             return _check(" ".join(words[1:]), entries, depth + 1)
@@ -98,21 +106,28 @@ def _check_words(words: list[str], entries: list[list[str]], depth: int) -> str 
             name, words[1:]
         ):
             return f"`{' '.join(words)}` prints environment variables (secrets); it is refused"
-        if name == "env":
-            words = _strip_prefix(_skip_options(words[1:], _WRAPPERS["env"]))
-            if not words:
-                return "`env` without a command prints the environment (secrets); it is refused"
-            continue
-        if name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
-            return None  # `command -v env` looks the name up; it runs nothing
-        if name in _WRAPPERS:
-            words = _strip_prefix(_skip_options(words[1:], _WRAPPERS[name]))
-            continue
-        if name == "timeout":
-            rest = _skip_options(words[1:], frozenset({"-s", "--signal", "-k", "--kill-after"}))
-            words = _strip_prefix(rest[1:])  # the duration
-            continue
-        return None
+        inner = unwrap_once(words)
+        if name == "env" and not inner:
+            return "`env` without a command prints the environment (secrets); it is refused"
+        if inner is None:
+            return None
+        words = inner
+    return None
+
+
+def unwrap_once(words: Sequence[str]) -> list[str] | None:
+    """The command a wrapper in ``words[0]`` runs (``sudo -u x cat f`` → ``cat f``,
+    ``timeout 5 make``, ``env X=1 make``, ``nohup``, ``xargs`` …; assignments and shell keywords
+    dropped); ``[]`` when it runs none (bare ``env``); None when ``words[0]`` is no wrapper
+    (``command -v env`` only looks a name up)."""
+    name = os.path.basename(words[0])
+    if name == "command" and any(w in ("-v", "-V") for w in words[1:2]):
+        return None  # `command -v env` looks the name up; it runs nothing
+    if name in _WRAPPERS:
+        return strip_prefix(_skip_options(list(words[1:]), _WRAPPERS[name]))
+    if name == "timeout":
+        rest = _skip_options(list(words[1:]), frozenset({"-s", "--signal", "-k", "--kill-after"}))
+        return strip_prefix(rest[1:])  # the duration
     return None
 
 
@@ -133,7 +148,7 @@ def _starts_with(words: list[str], entry: list[str]) -> bool:
     return first == entry[0] and words[1 : len(entry)] == entry[1:]
 
 
-def _shell_script(args: list[str]) -> str | None:
+def shell_script(args: list[str]) -> str | None:
     """The script of ``sh -c SCRIPT`` (also ``bash -lc``, ``sh -e -c``); None without ``-c``."""
     options: list[str] = []
     for i, arg in enumerate(args):
@@ -154,7 +169,7 @@ def _skip_options(words: list[str], with_value: frozenset[str]) -> list[str]:
     return words[i:]
 
 
-def _strip_prefix(words: Sequence[str]) -> list[str]:
+def strip_prefix(words: Sequence[str]) -> list[str]:
     """Drop leading ``NAME=value`` assignments and shell keywords."""
     i = 0
     while i < len(words) and (_ASSIGNMENT.match(words[i]) or words[i] in _KEYWORDS):

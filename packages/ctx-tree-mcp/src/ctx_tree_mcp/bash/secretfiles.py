@@ -17,7 +17,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .denylist import shell_tokens
+from .denylist import SHELLS, shell_script, shell_tokens, strip_prefix, unwrap_once
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -50,56 +50,96 @@ _SCRIPT_FLAGS = frozenset({"-c", "-e", "-E", "-p", "-r", "--eval", "--print"})
 #: ``file_get_contents``); one that only loads or names it (``load_dotenv('.env')``) is left alone.
 _SCRIPT_READS = re.compile(r"\bopen\s*\(|read|slurp|file_get_contents|\bcat\b", re.IGNORECASE)
 _LITERAL = re.compile(r"""(['"`])([^'"`\n]{1,300})\1""")
-_OPERATORS = set(";&|()\n")
+_OPERATORS = set(";&|()\n`$")
+_MAX_DEPTH = 4  # nested sh -c / eval strings looked into
 _MAX_GLOB = 200
 
 
-def secret_file_read(command: str, policy: PathPolicy, cwd: Path) -> str | None:
+def secret_file_read(command: str, policy: PathPolicy, cwd: Path, _depth: int = 0) -> str | None:
     """The first path in ``command`` that a reader program is given, or that standard input
     is redirected from, and that matches the secret-file denylist (relative to the project
     root, or at any depth for an absolute or ``~`` path); None when there is none.
-    ``cwd``: the directory the command runs in (globs are expanded there)."""
-    tokens = shell_tokens(command)
-    program = ""
-    redirect_in = redirect_out = False
-    words: list[str] = []  # the words after ``git`` or an interpreter in this simple command
+    ``cwd``: the directory the command runs in (globs are expanded there). Seen through, as
+    the environment check sees them (``denylist.py``): wrappers (``sudo``, ``timeout 5``,
+    ``env X=1``), shell keywords, ``$(…)`` and backticks, ``sh -c '…'`` and ``eval``."""
+    for words, read_in in _simple_commands(shell_tokens(command)):
+        for word in read_in:
+            for path in _paths(word, cwd):
+                if _denied(path, policy, cwd):
+                    return path
+        found = _read_by(words, policy, cwd, _depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _simple_commands(tokens: list[str]) -> list[tuple[list[str], list[str]]]:
+    """Per simple command: its words without redirections, and the files standard input is
+    redirected from (``< .env``; not a here-document's delimiter)."""
+    out: list[tuple[list[str], list[str]]] = []
+    words: list[str] = []
+    read_in: list[str] = []
+    target = ""  # "in" or "out": the next word is a redirection's file
     for token in tokens:
         if token and set(token) <= _OPERATORS:
-            program, redirect_in, words = "", False, []
+            out.append((words, read_in))
+            words, read_in, target = [], [], ""
             continue
         if token and set(token) <= set("<>&"):
-            redirect_in = token.startswith("<") and token not in ("<<", "<<<")
-            redirect_out = not redirect_in
+            if words and words[-1].isdigit():
+                words.pop()  # the file descriptor of "2>file"
+            target = "in" if token.startswith("<") and token not in ("<<", "<<<") else "out"
             continue
-        if redirect_out:  # the file written to, not read
-            redirect_out = False
+        if target:
+            if target == "in":
+                read_in.append(token)
+            target = ""
             continue
-        if not program and not redirect_in:
-            if "=" in token and not token.startswith("-"):
-                continue  # VAR=value before the program
-            program = os.path.basename(token)
-            if program in ("sudo", "nohup", "time", "command", "exec", "xargs"):
-                program = ""  # a wrapper: the next word is the program
-            continue
-        if program == "git" and not redirect_in:
-            words.append(token)
-            if not _git_prints(words):
-                continue
-            token = token.split(":", 1)[1] if ":" in token and "://" not in token else token
-        elif _INTERPRETER.fullmatch(program) and not redirect_in:
-            words.append(token)
-            if len(words) > 1 and words[-2] in _SCRIPT_FLAGS:
-                for literal in _script_reads(token):
-                    if any(_denied(p, policy, cwd) for p in _paths(literal, cwd)):
-                        return literal
-            continue
-        elif not (redirect_in or program in READERS):
-            continue
-        redirect_in = False
-        for path in _paths(token, cwd):
+        words.append(token)
+    out.append((words, read_in))
+    return [(w, r) for w, r in out if w or r]
+
+
+def _read_by(words: list[str], policy: PathPolicy, cwd: Path, depth: int) -> str | None:
+    """The denylisted path the simple command ``words`` prints, or None."""
+    words = strip_prefix(words)
+    while words:
+        name = os.path.basename(words[0])
+        if name in SHELLS or name == "eval":
+            script = shell_script(words[1:]) if name in SHELLS else " ".join(words[1:])
+            if script is None or depth >= _MAX_DEPTH:
+                return None
+            return secret_file_read(script, policy, cwd, depth + 1)
+        inner = unwrap_once(words)
+        if inner is None:
+            break
+        words = inner
+    if not words:
+        return None
+    name, args = os.path.basename(words[0]), words[1:]
+    if name == "git":
+        given = [_revision_path(a) for i, a in enumerate(args) if _git_prints(args[: i + 1])]
+    elif _INTERPRETER.fullmatch(name):
+        given = [
+            literal
+            for i, arg in enumerate(args)
+            if i and args[i - 1] in _SCRIPT_FLAGS
+            for literal in _script_reads(arg)
+        ]
+    elif name in READERS:
+        given = args
+    else:
+        return None
+    for word in given:
+        for path in _paths(word, cwd):
             if _denied(path, policy, cwd):
                 return path
     return None
+
+
+def _revision_path(word: str) -> str:
+    """The path of git's ``REV:PATH`` (``HEAD:.env``), else the word."""
+    return word.split(":", 1)[1] if ":" in word and "://" not in word else word
 
 
 def _script_reads(script: str) -> list[str]:
