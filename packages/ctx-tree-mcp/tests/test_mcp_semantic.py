@@ -242,6 +242,25 @@ def test_another_models_vectors_refuse_semantic_until_reembedded(tmp_path: Path)
             app.close()
 
 
+def test_reembed_progress_after_a_model_change_counts_each_node_once(tmp_path: Path, capsys):
+    """A node holds one vector: re-embedding it with the new model replaces the old one, so
+    the bar's total is the nodes to embed (it ended at 4/8, 50%, as if cut off)."""
+    with fake_server() as fake:
+        for model in ("a", "b"):
+            app = make_app(
+                tmp_path, {"provider": "ollama", "baseUrl": fake.url}, embeddingModel=model
+            )
+            try:
+                if model == "a":
+                    add_notes(app)
+                capsys.readouterr()
+                assert "4 nodes embedded" in reembed(app, progress=True)
+            finally:
+                app.close()
+            bar = capsys.readouterr().err.replace("\r", "\n").strip().splitlines()[-1]
+            assert "100%" in bar and "4/4" in bar, bar
+
+
 def test_reembed_is_resumable_after_a_provider_failure(tmp_path: Path):
     with fake_server() as fake:
         fake.behaviour["fail_after"] = 2

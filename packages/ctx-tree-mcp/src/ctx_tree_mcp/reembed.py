@@ -38,9 +38,8 @@ def reembed(app: App, batch_size: int | None = None, *, progress: bool = True) -
         raise ToolInputError("embedding", (problem or NO_PROVIDER).replace(": keyword results", ""))
     size = batch_size or int(app.config.data["walkers"]["embeddingBatchSize"])
     store = app.store
-    total = store.vector_backlog(embedder.model) + sum(
-        n for m, n in store.vector_models().items() if m != embedder.model
-    )
+    # a node holds one vector: another model's is replaced, so the backlog already counts it
+    total = store.vector_backlog(embedder.model)
     bar = None
     if progress:
         from tqdm import tqdm
