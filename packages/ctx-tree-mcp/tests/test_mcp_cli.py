@@ -103,6 +103,23 @@ def test_every_verb_help_says_what_the_verb_does(capsys) -> None:
     assert "Embed every live and pending node" in out
 
 
+def test_verb_help_uses_the_cli_s_words_not_the_mcp_tool_s() -> None:
+    """``ctx-tree search --help`` says ``ctx-tree get`` and ``--budget``, which a shell takes,
+    not ``ctx_tree_get`` and ``budget_tokens``."""
+    parser = build_parser()
+    verbs = parser._subparsers._group_actions[0]
+    for spec in TOOLS:
+        sub = verbs.choices[spec.verb]
+        listed = next(a.help for a in verbs._choices_actions if a.dest == spec.verb)
+        for said in (sub.description, listed):
+            assert "ctx_tree_" not in said, (spec.verb, said)
+            for name in spec.args.model_fields:
+                if "_" in name:
+                    assert not re.search(rf"(?<![\w-]){name}\b", said), (spec.verb, said)
+    assert "(read with ctx-tree get)" in verbs.choices["search"].description
+    assert "into --budget" in verbs.choices["compose"].description
+
+
 def test_an_empty_grep_pattern_names_the_flag_on_the_cli(env, capsys) -> None:
     """The CLI names ``--fixed-strings``, not the MCP argument ``fixed_strings=true``."""
     code, _, err = run(capsys, "--root", str(env), "grep", "")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import types
 import typing
@@ -77,11 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", default=argparse.SUPPRESS, help=ROOT_HELP)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    verbs = {spec.name: spec.verb for spec in TOOLS}
     for spec in TOOLS:
+        said = _in_cli_words(spec, spec.description, verbs)
         p = sub.add_parser(
             spec.verb,
-            help=spec.help or spec.description.split(". ")[0],
-            description=spec.description,
+            help=spec.help or said.split(". ")[0],
+            description=said,
             parents=[common],
         )
         _add_tool_arguments(p, spec)
@@ -93,6 +96,18 @@ def build_parser() -> argparse.ArgumentParser:
             command.arguments(p)
         p.set_defaults(_command=command)
     return parser
+
+
+def _in_cli_words(spec: ToolSpec, text: str, verbs: dict[str, str]) -> str:
+    """A tool's description as the CLI says it: its arguments by their flags (``budget_tokens``
+    is ``--budget``, ``node_id`` is ``NODE_ID``) and other tools by their verbs
+    (``ctx_tree_get`` is ``ctx-tree get``)."""
+    text = re.sub(
+        r"\bctx_tree_\w+", lambda m: f"ctx-tree {verbs[m[0]]}" if m[0] in verbs else m[0], text
+    )
+    for name in spec.args.model_fields:
+        text = re.sub(rf"(?<![\w-]){name}\b", spec.flag_of(name), text)
+    return text
 
 
 def _plain(annotation: Any) -> tuple[Any, bool]:
