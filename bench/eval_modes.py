@@ -249,7 +249,7 @@ def main() -> None:
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "eval-modes"))
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--driver-args", default="", help="more driver options, e.g. \"--only 'ts-'\"")
-    ap.add_argument("--max-chars", type=int, default=600, help="characters of each chunk embedded")
+    ap.add_argument("--max-chars", type=int, default=400, help="characters of each chunk embedded")
     ap.add_argument("--rrf-k", type=int, default=0, help="search.rrfK for the run (0: the default)")
     ap.add_argument(
         "--reuse", default="", help="modes whose <out>-<mode>.json from an earlier run is kept"
