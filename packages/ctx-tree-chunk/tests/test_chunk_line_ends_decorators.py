@@ -122,3 +122,19 @@ def test_a_split_python_function_keeps_its_docstring_with_its_definition():
     first = next(c for c in cf.chunks if c.symbol == "main#1")
     assert "def main(" in first.text and '    """Run the command line client.' in first.text
     assert first.doc == "Run the command line client."
+
+
+def test_the_doc_goes_with_the_part_that_holds_the_docstring():
+    options = "".join(
+        f'@click.option("--flag-{i}", help="the flag number {i} of many")\n' for i in range(40)
+    )
+    source = (
+        "import click\n\n\n" + options + "def main(value: str) -> None:\n"
+        '    """Run the command line client."""\n    return None\n'
+    )  # fmt: skip
+    cf = chunk_bytes(source.encode(), language="python", max_chunk_tokens=200)
+    parts = [c for c in cf.chunks if (c.symbol or "").startswith("main#")]
+    holder = next(c for c in parts if '"""Run the command line client."""' in c.text)
+    assert holder.symbol != "main#1"  # forty decorator lines are more than #1 may stretch to
+    assert holder.doc == "Run the command line client."
+    assert [c.doc for c in parts if c is not holder] == [None] * (len(parts) - 1)

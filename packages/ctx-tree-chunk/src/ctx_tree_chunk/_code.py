@@ -152,6 +152,11 @@ class _Def:
     children: list[_Def] = field(default_factory=list)
 
     @property
+    def doc_row(self) -> int | None:
+        """The docstring's last row (its chunk carries the doc summary), or None."""
+        return self.doc_end_row if self.doc_end_row >= 0 else None
+
+    @property
     def head_row(self) -> int:
         """The last row a split symbol's first part holds: its docstring's end, else the
         definition line."""
@@ -413,6 +418,7 @@ class _Assembler:
         gap: bool,
         doc: str | None = None,
         def_row: int | None = None,
+        doc_row: int | None = None,
     ) -> None:
         emit_split(
             self.lines,
@@ -426,6 +432,7 @@ class _Assembler:
             (lambda: _boundaries(node)) if node is not None else None,
             doc,
             def_row,
+            doc_row,
         )
 
     def gap(self, a: int, b: int, owner: _Def | None) -> None:
@@ -460,7 +467,7 @@ class _Assembler:
         kids = d.children if d.kind in CONTAINERS else []
         if not kids:
             if s <= d.def_row:
-                self.emit(s, end, d.qname, d.kind, d.node, False, d.doc, d.head_row)
+                self.emit(s, end, d.qname, d.kind, d.node, False, d.doc, d.head_row, d.doc_row)
             else:
                 self.emit(s, end, d.qname, d.kind, d.node, False)
             return
@@ -468,7 +475,7 @@ class _Assembler:
             self.region(s, end, kids, d)
             return
         header_end = min(max(kids[0].start_row - 1, d.def_row), end)
-        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc, d.head_row)
+        self.emit(s, header_end, d.qname, d.kind, d.node, False, d.doc, d.head_row, d.doc_row)
         self.region(header_end + 1, end, kids, d)
 
     def finish(self, chunking: str) -> list[Chunk]:

@@ -245,11 +245,12 @@ def emit_split(
     boundaries: Callable[[], list[int] | None] | None = None,
     doc: str | None = None,
     def_row: int | None = None,
+    doc_row: int | None = None,
 ) -> None:
     """Append rows ``a..b`` to ``out`` as one item, or as ``symbol#1``, ``#2``... parts
     when above ``max_tokens`` (gap parts keep their symbol unnumbered); ``doc`` goes with
-    the first part only. ``def_row``: the definition's row, which the first part holds
-    (see :func:`split_range`)."""
+    the part holding ``doc_row`` (the docstring's last row; the first part when None or
+    not found). ``def_row``: the last row the first part must hold (see :func:`split_range`)."""
     if b < a:
         return
     if lines.exact_cost(a, b) <= max_tokens:
@@ -259,6 +260,9 @@ def emit_split(
         lines, a, b, max_tokens, boundaries() if boundaries else None, first_through=def_row
     )
     many = len(pieces) > 1
+    holder = next(
+        (i for i, (x, y) in enumerate(pieces, 1) if doc_row is not None and x <= doc_row <= y), 1
+    )
     for i, (x, y) in enumerate(pieces, 1):
         sym = f"{symbol}#{i}" if symbol is not None and many and not gap else symbol
-        out.append(Span(x, y, sym, kind, gap, doc if i == 1 else None))
+        out.append(Span(x, y, sym, kind, gap, doc if i == holder else None))

@@ -36,9 +36,10 @@ class Chunk:
         chunking: ``"tree-sitter"`` (parsed with a grammar), ``"structure"`` (Markdown
             headings or JSON/YAML/TOML top-level keys, found without a grammar) or
             ``"fallback"`` (blank-line-aware windows of about ``max_chunk_tokens``).
-        doc: the doc summary of the symbol this chunk starts (see :class:`Symbol`), on a
-            whole symbol's chunk or its ``#1`` part; ``None`` on later parts, on chunks
-            that do not start a symbol and when the symbol has no doc.
+        doc: the doc summary of the symbol (see :class:`Symbol`), on the one chunk of the
+            symbol that holds the doc: a whole symbol's chunk, its ``#1`` part, or the part
+            holding a Python docstring that long decorators pushed out of ``#1``; ``None``
+            on the other parts, on chunks outside a symbol and when the symbol has no doc.
     """
 
     symbol: str | None
