@@ -120,6 +120,7 @@ def test_bad_config_is_reported_by_every_verb(root, capsys, monkeypatch, tmp_pat
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "configuration error" in err and "capture.maxBytes" in err and err.count("\n") == 1
+    assert err.rstrip().endswith("; fix or remove that key (docs/configuration.md)"), err
 
 
 def test_unknown_keys_are_one_clean_line(root, capsys, monkeypatch, tmp_path):

@@ -22,7 +22,7 @@ import typing
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .errors import ToolInputError
+from .errors import ToolInputError, config_error
 
 if TYPE_CHECKING:
     from .tools.spec import ToolSpec
@@ -300,7 +300,7 @@ def main(argv: list[str] | None = None) -> None:
         print(f"ctx-tree: {exc}", file=sys.stderr)
         raise SystemExit(2) from None
     except ConfigError as exc:
-        print(f"ctx-tree: configuration error: {exc}", file=sys.stderr)
+        print(f"ctx-tree: {config_error(exc)}", file=sys.stderr)
         raise SystemExit(2) from None
     except Exception as exc:
         raise SystemExit(_fail(exc)) from None

@@ -152,7 +152,9 @@ def check_config(root: Path, home: Path) -> Check:
     try:
         config = load_config(home, root)
     except ConfigError as exc:
-        return Check("config", False, str(exc), "fix or remove that key (docs/configuration.md)")
+        from .errors import CONFIG_FIX
+
+        return Check("config", False, str(exc), CONFIG_FIX)
     if config.unknown:  # a misspelt key is a setting silently not applied
         return Check(
             "config",

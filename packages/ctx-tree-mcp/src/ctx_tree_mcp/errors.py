@@ -16,6 +16,15 @@ def _shorten(match: re.Match[str]) -> str:
     return f"{run[:100]}…[{len(run) - 120:,} chars]…{run[-20:]}"
 
 
+#: What to do about a configuration file ctx-tree cannot load.
+CONFIG_FIX = "fix or remove that key (docs/configuration.md)"
+
+
+def config_error(exc: Exception) -> str:
+    """The line that reports a configuration file that cannot be loaded, with its fix."""
+    return f"configuration error: {exc}; {CONFIG_FIX}"
+
+
 class CtxTreeError(Exception):
     """Base class of every error ``ctx_tree_mcp`` raises."""
 

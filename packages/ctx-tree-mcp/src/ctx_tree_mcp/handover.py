@@ -187,7 +187,9 @@ def serve_session(session: Session, root: str | None) -> None:
     try:
         app.config
     except ConfigError as exc:
-        raise StartError(f"configuration error: {exc}") from None
+        from .errors import config_error
+
+        raise StartError(config_error(exc)) from None
     engine = Engine(build_server(app), session.send_text)
     prewarm(app)
     if not session.handover(engine):

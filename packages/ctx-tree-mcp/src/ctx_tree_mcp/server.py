@@ -112,7 +112,9 @@ def serve(root: str | None = None) -> int:
     try:
         config = app.config
     except ConfigError as exc:
-        print(f"ctx-tree: configuration error: {exc}", file=sys.stderr)
+        from .errors import config_error
+
+        print(f"ctx-tree: {config_error(exc)}", file=sys.stderr)
         return 2
     if note := config.unknown_summary():
         log.warning("%s", note)
