@@ -149,7 +149,8 @@ def query_embedding_ms(url: str, model: str, n: int = 30) -> float:
 def run_mode(args: argparse.Namespace, mode: str, scenarios: str) -> tuple[dict, list[dict]]:
     driver = load_driver(args.harness)
     reembeds: list[dict[str, Any]] = []
-    patch_driver(driver, mode, reembeds, Path(f"{args.out}-homes"))
+    # Absolute: the servers run with the corpus package as their working directory.
+    patch_driver(driver, mode, reembeds, Path(f"{args.out}-homes").resolve())
     for name in (
         "CTX_TREE_EMBEDDING_PROVIDER",
         "CTX_TREE_EMBEDDING_URL",
