@@ -233,6 +233,15 @@ def test_another_models_vectors_refuse_semantic_until_reembedded(tmp_path: Path)
                 with pytest.raises(ToolInputError, match="ctx-tree reembed") as info:
                     search(app, "eviction", mode=mode)
                 assert "model 'a'" in str(info.value) and "'b'" in str(info.value)
+                assert 'keyword search works meanwhile (ctx_tree_search(query="eviction"))' in (
+                    str(info.value)
+                )  # a call the reader can make, in its surface's syntax
+            from ctx_tree_mcp.surface import cli_surface
+            from ctx_tree_mcp.tools.registry import BY_NAME
+
+            with cli_surface(BY_NAME), pytest.raises(ToolInputError) as info:
+                search(app, "eviction", mode="hybrid")
+            assert "(ctx-tree search eviction)" in str(info.value)
             assert titles(search(app, "eviction", mode="keyword")) == ["cache"]
             out = reembed(app, progress=False)
             assert "4 nodes embedded" in out and "4 vectors of b" in out

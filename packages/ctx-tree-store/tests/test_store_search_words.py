@@ -67,3 +67,20 @@ def test_index_words_split_identifiers_and_stem_like_the_index(store: Store) -> 
     # The same words as the index matches: a stored "overriding" is found by "overrides".
     assert store.index_words("Overriding") == store.index_words("overrides")
     assert store.index_words("") == [] and store.index_words("  …  ") == []
+
+
+def test_snippets_show_the_query_words_of_the_given_nodes(store: Store) -> None:
+    from ctx_tree_schema import NodeKind
+    from ctx_tree_store import NewNode
+
+    long_text = "filler words here " * 30 + "the retry loop waits with backoff " + "tail " * 30
+    ids = store.insert(
+        [
+            NewNode(NodeKind.NOTE, long_text),
+            NewNode(NodeKind.NOTE, "nothing relevant at all"),
+        ]
+    )
+    got = store.snippets("retry backoff", [*ids, "no-such-id"])
+    assert set(got) == {ids[0]}  # the node without the words, and an unknown id: absent
+    assert "retry" in got[ids[0]] and "backoff" in got[ids[0]] and got[ids[0]].startswith("…")
+    assert store.snippets("", ids) == {} and store.snippets("retry", []) == {}

@@ -30,7 +30,7 @@ REEMBED_COMMAND = "ctx-tree reembed"
 MIXED_ERROR = (
     "the store holds vectors of model {other!r} but the configured model is {model!r}; run "
     "`" + REEMBED_COMMAND + "` to re-embed every node with {model!r} (resumable), or configure "
-    "{other!r} again; keyword search works meanwhile (mode='keyword')"
+    "{other!r} again; keyword search works meanwhile ({keyword})"
 )
 NO_PROVIDER = (
     "no embedding provider is configured (embedding.provider or CTX_TREE_EMBEDDING_PROVIDER; "
@@ -82,6 +82,12 @@ def backlog(app: App, model: str) -> int:
     return cached[1]
 
 
+def _keyword_call(query: str) -> str:
+    from .surface import call
+
+    return call("ctx_tree_search", query=query)
+
+
 def _opening(node: Node) -> str:
     return " ".join(node.content[:400].split())
 
@@ -93,6 +99,8 @@ def search(
     from ctx_tree_store import DimensionMismatch, VectorUnavailable
     from ctx_tree_walkers import ProviderUnavailable
 
+    from .render import plural
+
     store = app.store
     embedder, problem = app.embedder()
     notes: list[str] = []
@@ -102,7 +110,9 @@ def search(
     else:
         other = store.other_vector_model(embedder.model)
         if other is not None:
-            raise MixedModels(MIXED_ERROR.format(other=other, model=embedder.model))
+            raise MixedModels(
+                MIXED_ERROR.format(other=other, model=embedder.model, keyword=_keyword_call(query))
+            )
         pool = (
             limit
             if mode == "semantic"
@@ -121,14 +131,18 @@ def search(
             behind = backlog(app, embedder.model)
             if behind:
                 notes.append(
-                    f"about {behind} nodes are not embedded yet (the embedding walker is catching "
-                    f"up; `{REEMBED_COMMAND}` does it now)"
+                    f"about {plural(behind, 'node')} not embedded yet: `{REEMBED_COMMAND}` embeds "
+                    "them now (a running server's embedding walker does it in the background)"
                 )
     if vector_hits is None:  # the fallback: keyword results
         hits = store.search(query, limit, filters)
         return [Hit(h.node, h.score, h.snippet, h.matched_all) for h in hits], notes
     if mode == "semantic":
-        return [Hit(h.node, h.similarity, _opening(h.node)) for h in vector_hits[:limit]], notes
+        shown = vector_hits[:limit]
+        snippets = store.snippets(query, [h.node.id for h in shown])
+        return [
+            Hit(h.node, h.similarity, snippets.get(h.node.id) or _opening(h.node)) for h in shown
+        ], notes
     pool = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
     # The BM25 ranking as hybrid fuses it: nodes holding every word before those holding
     # some (each group best first). Keyword mode lists by score alone, but ``pool`` is five
@@ -146,7 +160,9 @@ def search(
         [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits], by_symbol],
         int(app.config.data["search"]["rrfK"]),
     )
+    top = fused[:limit]
+    snippets = store.snippets(query, [i for i, _ in top])
     return [
-        Hit(nodes[i].node, score, _opening(nodes[i].node), nodes[i].matched_all)
-        for i, score in fused[:limit]
+        Hit(nodes[i].node, score, snippets.get(i) or _opening(nodes[i].node), nodes[i].matched_all)
+        for i, score in top
     ], notes

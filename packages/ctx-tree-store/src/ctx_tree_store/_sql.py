@@ -114,6 +114,12 @@ SEARCH_ROWS = (
     f"SELECT n.rowid, {N_NODE_COLUMNS}, {{snippet}} "
     "FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? AND fts.rowid IN ({marks})"
 )
+# Snippets of given nodes for an expression (only those that match it come back).
+# (Rowids as literals, as SEARCH_ROWS does: FTS5 looks each one up.)
+SNIPPETS = (
+    f"SELECT n.id, {SEARCH_SNIPPET} FROM fts JOIN nodes n ON n.rowid = fts.rowid "
+    "WHERE fts MATCH ? AND fts.rowid IN ({marks})"
+)
 # The rowid of the cap-th newest match (after filters): ranking starts there.
 SEARCH_FLOOR = (
     "SELECT fts.rowid FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? {where} "

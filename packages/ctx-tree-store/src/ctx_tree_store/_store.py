@@ -1132,6 +1132,22 @@ class Store:
                 fts_ok = False
         return check, fts_ok
 
+    def snippets(self, query: str, node_ids: Sequence[str]) -> dict[str, str]:
+        """``{id: snippet}`` of the given nodes that hold a word of ``query``: the words in
+        context as keyword search shows them (FTS5 ``snippet()``, about 16 tokens). For hits
+        ranked by other means (semantic and hybrid search) that should still show why they
+        match. At most 100 ids; nodes holding none of the words are absent."""
+        expr = match_query(query)
+        ids = list(dict.fromkeys(node_ids))[:100]
+        if expr is None or not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rowids = [r[1] for r in self._query(_sql.NODE_ROWIDS.format(marks=marks), ids)]
+        if not rowids:
+            return {}
+        sql = _sql.SNIPPETS.format(marks=",".join("?" * len(rowids)))
+        return {r[0]: r[1] or "" for r in self._query(sql, [expr, *rowids])}
+
     def index_words(self, text: str) -> list[str]:
         """The words of ``text`` as the keyword index holds them, in order: each identifier
         whole and split at camelCase/snake_case (``HelpTemplate`` → ``helptemplate``,
