@@ -191,3 +191,12 @@ def test_with_a_store_the_verbs_answer_as_before(root, tmp_path, monkeypatch, ca
     assert code == 0 and "1 hit" in out
     code, out, _ = run(capsys, "--root", str(root), "stats")
     assert code == 0 and out.startswith("store: ")
+
+
+def test_bash_exits_with_the_commands_status(capsys, env) -> None:
+    code, out, _ = run(capsys, "--root", str(env), "bash", "echo partial; exit 3")
+    assert code == 3 and "partial" in out and "exit 3" in out
+    code, out, _ = run(capsys, "--root", str(env), "bash", "echo fine")
+    assert code == 0 and "fine" in out
+    code, out, _ = run(capsys, "--root", str(env), "bash", "sleep 5", "--timeout", "1")
+    assert code == 124 and "killed at the timeout (--timeout)" in out

@@ -84,6 +84,9 @@ class App:
     home: Path | None = None
     #: Open the store read-only (the inspector): nothing is created, migrated or written.
     readonly: bool = False
+    #: Exit status of the last ``ctx_tree_bash`` command (``bash.run.exit_status``), None
+    #: before any: ``ctx-tree bash`` exits with it.
+    command_status: int | None = field(default=None, init=False)
     _session_node: str | None = field(default=None, init=False)
     #: The store (and its generation) ``_session_node`` belongs to.
     _session_of: tuple[Any, int] | None = field(default=None, init=False)

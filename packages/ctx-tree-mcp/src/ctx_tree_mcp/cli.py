@@ -19,6 +19,7 @@ import re
 import sys
 import types
 import typing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
@@ -233,7 +234,15 @@ def typed_flag_names(spec: ToolSpec, args: argparse.Namespace) -> dict[str, str]
     return typed
 
 
-def run(args: argparse.Namespace) -> str | int:
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """Text to print, then exit with ``status`` (``ctx-tree bash``: the command's)."""
+
+    text: str
+    status: int
+
+
+def run(args: argparse.Namespace) -> str | int | Answer:
     """Execute a parsed command; returns the text to print (or an exit status)."""
     from .surface import cli_surface
     from .tools.registry import BY_NAME
@@ -245,7 +254,7 @@ def run(args: argparse.Namespace) -> str | int:
         return _run_tool(args)
 
 
-def _run_tool(args: argparse.Namespace) -> str:
+def _run_tool(args: argparse.Namespace) -> str | Answer:
     import asyncio
 
     from .commands import no_store_yet, open_app
@@ -260,7 +269,9 @@ def _run_tool(args: argparse.Namespace) -> str:
                 spec.validate(values)
                 if missing := no_store_yet(app):
                     return missing
-            return asyncio.run(run_tool(app, spec.name, values))
+            text = asyncio.run(run_tool(app, spec.name, values))
+            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold.
+            return Answer(text, app.command_status) if app.command_status else text
         except ToolInputError as exc:
             if exc.argument in spec.args.model_fields:  # a handler's check: name the flag
                 raise ToolInputError(argument_name(spec, exc.argument), exc.message) from None
@@ -308,4 +319,8 @@ def main(argv: list[str] | None = None) -> None:
         raise SystemExit(130) from None
     if isinstance(result, int):
         raise SystemExit(result)
-    sys.stdout.write(result if result.endswith("\n") else result + "\n")
+    text = result.text if isinstance(result, Answer) else result
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    if isinstance(result, Answer):
+        sys.stdout.flush()
+        raise SystemExit(result.status)

@@ -273,3 +273,13 @@ def output_text(result: RunResult) -> tuple[str, bool]:
         text = _OVERWRITE.sub("", text.replace("\r\n", "\n"))
     text = _CONTROL.sub("\ufffd", text)
     return text, binary
+
+
+def exit_status(result: RunResult) -> int:
+    """The shell convention for ``result``: the command's exit code; 124 when it timed out
+    (as GNU ``timeout``); 128 + N when signal N ended it."""
+    if result.timed_out:
+        return 124
+    if result.exit_code is not None:
+        return result.exit_code
+    return 128 + (result.signal or 0)

@@ -141,6 +141,9 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         metadata=meta,
     )
     answer = _render(result, rec, binary, budget)
+    from .run import exit_status
+
+    app.command_status = exit_status(result)  # the CLI exits with it
     app.count(
         "bash",
         tokens_served=estimate_tokens(answer),
@@ -154,7 +157,10 @@ def status_line(result: RunResult, lines: int) -> str:
     seconds = f"{result.duration_ms / 1000:.1f} s"
     size = f"{lines:,} line{'s' if lines != 1 else ''}"
     if result.timed_out:
-        how = "killed at the timeout (timeout_s); output before it below"
+        from ..surface import argument_name
+
+        limit = argument_name("ctx_tree_bash", "timeout_s")
+        how = f"killed at the timeout ({limit}); output before it below"
     elif result.cancelled:
         how = "cancelled by the client; output before it below"
     elif result.signal is not None:
