@@ -62,13 +62,7 @@ def patch_driver(driver: Any, mode: str, reembeds: list[dict[str, Any]], homes: 
     keeps running)."""
     import anyio
 
-    # The driver's own methods, kept from the first patch: each mode wraps those, never the
-    # previous mode's wrappers (a keyword wrapper inside would reset every search's mode).
-    originals = driver.__dict__.setdefault(
-        "_eval_modes_originals",
-        (driver.Server.call, driver.Server.start, driver.shutil.rmtree),
-    )
-    original_call, original_start, real_rmtree = originals
+    original_call, original_start = driver.Server.call, driver.Server.start
 
     async def call(self: Any, op: str, **kw: Any) -> Any:
         if op == "search":
@@ -93,6 +87,7 @@ def patch_driver(driver: Any, mode: str, reembeds: list[dict[str, Any]], homes: 
 
     driver.Server.call = call
     driver.Server.start = start
+    real_rmtree = driver.shutil.rmtree
 
     def keep_homes(path: Any, *a: Any, **k: Any) -> None:
         if not str(path).startswith(str(homes)):
