@@ -105,6 +105,7 @@ CREDENTIALS = [
     ('AUTH_SECRET="bluemoon77"', "bluemoon77", 'AUTH_SECRET="'),
     ('conn = "Password=tulips4ever;Host=db"', "tulips4ever", ";Host=db"),
     ("password=MyS3cretPw", "MyS3cretPw", "password="),
+    ("SECRET_KEY=hunter2hunter2", "hunter2hunter2", "SECRET_KEY="),  # a _KEY after the word
     # tokens known by their prefix, outside any assignment (a log line, a command)
     (
         "remote: pushing with glpat-a8F3kQ2mZ7xW1pL8b9C4 as deploy",
@@ -163,6 +164,8 @@ ORDINARY = [
     "    password=db_password",
     "TOKEN=token",
     "PASSWORD_FILE=/run/secrets/db",
+    "SECRET_KEY_FILE=/run/secrets/key",
+    "secret_key = get_key()",
     "PASSWORD_HASHER=argon2",
     "DB_PASSWORD=${DB_PASSWORD}",
     "SECRET=changeme",

@@ -150,6 +150,8 @@ _NEXT_PAIR = re.compile(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
 #: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
 #: a value redacted.
 _CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
+#: What may follow that word before the ``=``: nothing, or a ``_KEY`` (``SECRET_KEY``).
+_CONFIG_TAILS = ("=", "_key=", "-key=")
 
 
 def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
@@ -162,7 +164,7 @@ def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
     text = m.string
     group = next(g for g in (2, 3, 4, 5) if m.group(g) is not None)
     opens = m.start(group) - (group != 5)  # a quoted value starts at its quote
-    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : opens] != "=":
+    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : opens].lower() not in _CONFIG_TAILS:
         return False  # the name goes on after the word (PASSWORD_FILE), or code's ``x = y``
     lowered = value.lower()
     if (
