@@ -4,9 +4,10 @@
         --embedding-url http://127.0.0.1:8765/v1 [--only '^ts-'] [--k 60,20,5] [--weights 1,1.5,2]
 
 For every public task whose package store is under ``--homes`` (the corpus read and embedded
-by a semantic run), it takes the BM25 ranking and the vector ranking (50 each, as hybrid search
-does with ``search.candidates``) once, then scores offline: keyword alone, semantic alone, and
-RRF ``Σ w_i / (k + rank_i)`` for each ``k`` and semantic weight. A hit counts as the driver's
+by a semantic run), it takes the three rankings hybrid search fuses once: BM25 (50, nodes with
+every word first), the vectors (50) and the symbol ranking of their union
+(``ctx_tree_mcp.symbol_rank``), then scores offline: each alone, the two-way fusion of BM25
+and vectors, and the three-way RRF ``Σ w_i / (k + rank_i)`` for each ``k`` and vector weight. A hit counts as the driver's
 metadata check does: the task's file, with a line range holding the gold start line. Use it
 to choose ``search.rrfK``; with few tasks, expect to overfit.
 """
@@ -52,12 +53,13 @@ def main() -> None:
     ap.add_argument("--embedding-url", required=True)
     ap.add_argument("--model", default="multilingual-e5-small-q4")
     ap.add_argument("--only", default="")
-    ap.add_argument("--k", default="60,20,5")
-    ap.add_argument("--weights", default="1,1.5,2")
+    ap.add_argument("--k", default="60,20,10,5")
+    ap.add_argument("--weights", default="1,1.5")
     args = ap.parse_args()
 
     from ctx_tree_mcp.app import App
     from ctx_tree_mcp.providers import embedder_from_config
+    from ctx_tree_mcp.symbol_rank import rank as symbol_rank
     from ctx_tree_schema import Filters, merge_config
 
     config = merge_config(
@@ -83,8 +85,13 @@ def main() -> None:
     for t in tasks:
         app = App(args.corpus / t["corpus"], home=args.homes / t["corpus"])
         try:
-            keyword = app.store.search(t["query"], 50, Filters(), snippets=False)
+            keyword = sorted(
+                app.store.search(t["query"], 50, Filters(), snippets=False),
+                key=lambda h: not h.matched_all,
+            )
             vector = app.store.vector_search(args.model, embedder.embed_query(t["query"]), 50)
+            pool = {h.node.id: h.node for h in keyword} | {h.node.id: h.node for h in vector}
+            symbols = symbol_rank(t["query"], list(pool.values()), app.store.index_words)
         finally:
             app.close()
 
@@ -99,14 +106,17 @@ def main() -> None:
         gold = {h.node.id for h in keyword if good(h.node)} | {
             h.node.id for h in vector if good(h.node)
         }
-        rows.append(([h.node.id for h in keyword], [h.node.id for h in vector], gold))
+        rows.append(([h.node.id for h in keyword], [h.node.id for h in vector], symbols, gold))
     print(f"{len(rows)} tasks")
-    print(f"keyword          {summary([first_good(k, g) for k, _, g in rows])}")
-    print(f"semantic         {summary([first_good(v, g) for _, v, g in rows])}")
+    print(f"keyword          {summary([first_good(k, g) for k, _, _, g in rows])}")
+    print(f"semantic         {summary([first_good(v, g) for _, v, _, g in rows])}")
+    print(f"symbols          {summary([first_good(s, g) for _, _, s, g in rows])}")
     for k in (int(x) for x in args.k.split(",")):
+        two = [first_good(fuse([(kw, 1.0), (v, 1.0)], k), g) for kw, v, _, g in rows]
+        print(f"2-way k={k:<3}      {summary(two)}")
         for w in (float(x) for x in args.weights.split(",")):
-            ranks = [first_good(fuse([(kw, 1.0), (v, w)], k), g) for kw, v, g in rows]
-            print(f"rrf k={k:<3} w={w:<4} {summary(ranks)}")
+            ranks = [first_good(fuse([(kw, 1.0), (v, w), (s, 1.0)], k), g) for kw, v, s, g in rows]
+            print(f"3-way k={k:<3} w={w:<4} {summary(ranks)}")
 
 
 if __name__ == "__main__":
