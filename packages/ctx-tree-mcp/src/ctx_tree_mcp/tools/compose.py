@@ -8,6 +8,7 @@ a header, then the manifest of included / truncated / dropped nodes.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any
 
 from ctx_tree_compose import MAX_DEPTH
@@ -34,6 +35,7 @@ DESCRIPTION = (
     "query) into budget_tokens; the manifest lists included, truncated and dropped nodes."
 )
 _STATUSES = ("live", "pending")
+DEFAULT_BUDGET = 4000
 #: Candidates considered at most (the manifest says "candidates capped" past it): a 4,000-token
 #: budget packs tens of nodes, and every candidate costs a lookup (bench/compose.py).
 MAX_CANDIDATES = 600
@@ -46,7 +48,7 @@ class Args(Input):
 
     seed_ids: Annotated[list[str], Cli("1..50 node ids", positional=True, metavar="SEED")]
     query: Annotated[str | None, Cli("adds the query term to the score", short="-q")] = None
-    budget_tokens: Budget = 4000
+    budget_tokens: Budget = DEFAULT_BUDGET
     depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="BFS hops"), Cli("BFS hops")] = 2
     weights: Annotated[
         dict[str, float] | None,
@@ -194,10 +196,19 @@ def compose(
             + sum(d.tokens for d in packed.dropped)
             + (packed.truncated.total_tokens if packed.truncated else 0)
         )
-        return _manifest(packed, withheld, nodes, seed_ids, depth)
+        wider = call(
+            "ctx_tree_compose",
+            seed_ids=seed_ids,
+            query=query or None,
+            budget_tokens=None if budget_tokens == DEFAULT_BUDGET else budget,
+            depth=depth + 1,
+            weights=weights,
+            include_stale=include_stale or None,
+        )
+        return _manifest(packed, withheld, nodes, seed_ids, depth, wider)
 
     text = fitted_answer(
-        budget, body, manifest, lambda: total, "candidates", reserve=COMPOSE_MANIFEST_RESERVE
+        budget, body, manifest, lambda: total, "candidate set", reserve=COMPOSE_MANIFEST_RESERVE
     )
     app.count("compose", tokens_served=estimate_tokens(text))
     return text
@@ -218,15 +229,25 @@ def _manifest(
     nodes: dict[str, Any],
     seed_ids: list[str],
     depth: int,
+    wider: str,
 ) -> Manifest:
-    """The compose manifest: counts, then labelled included, truncated and dropped nodes, and
-    a ``next`` that reaches content this answer did not show."""
+    """The compose manifest: counts (nodes dropped for the budget apart from those one hop
+    beyond ``depth`` and those of an excluded status), then labelled included, truncated and
+    dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
+    node, else the best node dropped for the budget, else ``wider`` (this call one hop deeper)
+    when nodes lie beyond the depth."""
     n_trunc = 0 if plan.truncated is None else 1
-    m = Manifest(
+    reasons = Counter(d.reason for d in plan.dropped)
+    head = (
         f"compose from {len(seed_ids)} seed(s), depth {depth}: {plan.used_tokens:,}/"
         f"{plan.budget_tokens:,} tokens; {len(plan.included)} included, {n_trunc} truncated,"
-        f" {len(plan.dropped)} dropped" + ("; candidates capped" if plan.capped else "")
+        f" {reasons['budget']} dropped for budget"
     )
+    if reasons["depth"]:
+        head += f", {reasons['depth']} beyond depth {depth}"
+    if reasons["status"]:
+        head += f", {reasons['status']} of an excluded status"
+    m = Manifest(head + ("; candidates capped" if plan.capped else ""))
     if withheld:
         m.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
     if plan.included:
@@ -250,16 +271,14 @@ def _manifest(
             f"{_label(nodes.get(d.id), d.id)} ({d.score:.2f}, {d.tokens}t)"
             for d in budget_dropped[1:MAX_DROPPED_LABELLED]
         ]
-        more = len(plan.dropped) - min(len(budget_dropped), MAX_DROPPED_LABELLED)
-        m.add(
-            "also dropped",
-            "; ".join(rest) + (f" (+{more} more, e.g. by status or depth)" if more else ""),
-            optional=True,
-        )
+        more = len(budget_dropped) - min(len(budget_dropped), MAX_DROPPED_LABELLED)
+        m.add("also dropped", "; ".join(rest) + (f" (+{more} more)" if more else ""), optional=True)
     if plan.truncated is not None and plan.truncated.id not in withheld:
         m.add("next", call("ctx_tree_get", node_id=plan.truncated.id))
     elif budget_dropped:
         m.add("next", call("ctx_tree_get", node_id=budget_dropped[0].id))
+    elif reasons["depth"] and depth < MAX_DEPTH:
+        m.add("next", wider)
     return m
 
 

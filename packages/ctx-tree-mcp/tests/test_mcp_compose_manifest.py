@@ -1,0 +1,80 @@
+"""Compose's manifest says why each node was left out and gives the call that reaches it."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.tools.compose import compose
+from ctx_tree_mcp.tools.note import note
+
+
+def _id(text: str) -> str:
+    return re.search(r"node_id=(\w+)", text).group(1)
+
+
+def _family(app, siblings: int = 12) -> tuple[str, str]:
+    """A parent note with ``siblings`` children and one more child, the seed: from the seed,
+    the parent is one hop away and the siblings (and the session) two."""
+    parent = _id(note(app, "parent note about retries"))
+    for i in range(siblings):
+        note(app, f"child note {i} about retry backoff", parent_id=parent)
+    return parent, _id(note(app, "the seed child", parent_id=parent))
+
+
+def _head(text: str) -> str:
+    return re.search(r"^-- ctx-tree: (.*)$", text, re.M).group(1)
+
+
+def test_nodes_beyond_the_depth_are_counted_apart_and_next_widens_the_depth(app) -> None:
+    """Everything within depth 1 fits, so the 13 nodes two hops away (12 siblings and the
+    session) are 'beyond depth 1', not 'dropped', and next is the same call at depth 2."""
+    _, seed = _family(app)
+    text = compose(app, [seed], depth=1)
+    assert _head(text).endswith(
+        "2 included, 0 truncated, 0 dropped for budget, 13 beyond depth 1"
+    ), text
+    assert f'next: ctx_tree_compose(seed_ids=["{seed}"], depth=2)' in text.splitlines()
+    assert "dropped:" not in text
+    wider = compose(app, [seed], depth=2)
+    assert "15 included, 0 truncated, 0 dropped for budget" in _head(wider)
+    assert "beyond depth" not in wider and "next:" not in wider
+
+
+def test_the_tokens_line_reads_as_a_sentence(app) -> None:
+    """The answer (headers and manifest) costs more than the candidates' content: the tokens
+    line says so in a sentence ('the whole candidates is 25' before)."""
+    _, seed = _family(app, siblings=1)
+    text = compose(app, [seed], depth=1)
+    line = re.search(r"^tokens: (.*)$", text, re.M).group(1)
+    assert re.fullmatch(r"[\d,]+ returned; the whole candidate set is [\d,]+", line), line
+
+
+def test_budget_drops_keep_their_next_and_say_how_many_were_left_beyond_the_depth(app) -> None:
+    """A small budget drops nodes for the budget: next gets the best of them, and the
+    nodes beyond the depth are still counted apart."""
+    _, seed = _family(app)
+    text = compose(app, [seed], depth=1, budget_tokens=150)
+    head = _head(text)
+    assert re.search(r"\d+ dropped for budget, 13 beyond depth 1$", head), text
+    assert "next: ctx_tree_get(node_id=" in text and "ctx_tree_compose(" not in text
+
+
+@pytest.fixture
+def env(root, monkeypatch, tmp_path):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(root)
+    return root
+
+
+def test_the_cli_next_is_a_command_line(env, capsys) -> None:
+    main(["note", "parent note"])
+    parent = _id(capsys.readouterr().out)
+    main(["note", "--parent", parent, "a sibling"])
+    main(["note", "--parent", parent, "the seed"])
+    seed = _id(capsys.readouterr().out.splitlines()[-1])
+    main(["compose", seed, "--depth", "1", "--budget-tokens", "3000"])
+    out = capsys.readouterr().out
+    assert f"next: ctx-tree compose {seed} --budget 3000 --depth 2" in out.splitlines()
