@@ -290,7 +290,12 @@ WALKER_STATE_SET = (
     "INSERT INTO walker_state (name, value) VALUES (?, ?) "
     "ON CONFLICT(name) DO UPDATE SET value = excluded.value"
 )
-VEC_OTHER_MODEL = "SELECT embedding_model FROM nodes_vec WHERE embedding_model != ? LIMIT 1"
+# Two seeks of the model index (a "!=" would walk it whole: ~2 ms at 100k vectors).
+VEC_OTHER_MODEL = (
+    "SELECT m FROM (SELECT embedding_model AS m FROM nodes_vec WHERE embedding_model < ?1 "
+    "ORDER BY embedding_model DESC LIMIT 1) UNION ALL SELECT m FROM (SELECT embedding_model "
+    "AS m FROM nodes_vec WHERE embedding_model > ?1 ORDER BY embedding_model LIMIT 1) LIMIT 1"
+)
 # Summarizer: parents with at least N live children that are not summaries.
 SUBTREES_OVER = (
     "SELECT parent_id, count(*) FROM nodes WHERE parent_id IS NOT NULL AND status = 'live' "
