@@ -357,3 +357,24 @@ def test_hybrid_ranks_notes_with_every_word_first_and_marks_hits_found_by_meanin
             assert "1 with every word, 1 with only some, 1 by meaning alone (marked)" in answer
         finally:
             app.close()
+
+
+def test_hybrid_answers_the_same_with_its_parallel_scan_or_without(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    with fake_server() as fake:
+        app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
+        try:
+            add_notes(app)
+            reembed(app, progress=False)
+            parallel = search(app, "memory eviction policy", mode="hybrid", limit=4)
+            assert app.store.reader() is not None  # the scan ran on the second connection
+            monkeypatch.setattr(type(app.store), "reader", lambda self: None)
+            serial = search(app, "memory eviction policy", mode="hybrid", limit=4)
+            assert parallel == serial and titles(parallel)[0] == "cache"
+            fake.behaviour["status"] = 503  # a failing provider: keyword results either way
+            monkeypatch.undo()
+            failed = search(app, "memory eviction policy", mode="hybrid", limit=4)
+            assert "keyword results" in failed and titles(failed)[0] == "cache"
+        finally:
+            app.close()

@@ -84,3 +84,21 @@ def test_snippets_show_the_query_words_of_the_given_nodes(store: Store) -> None:
     assert set(got) == {ids[0]}  # the node without the words, and an unknown id: absent
     assert "retry" in got[ids[0]] and "backoff" in got[ids[0]] and got[ids[0]].startswith("…")
     assert store.snippets("", ids) == {} and store.snippets("retry", []) == {}
+
+
+def test_reader_is_a_live_second_connection(tmp_path) -> None:
+    from ctx_tree_schema import NodeKind
+    from ctx_tree_store import NewNode
+
+    store = Store.open(tmp_path / "s.db")
+    try:
+        reader = store.reader()
+        assert reader is not None and reader is store.reader()  # opened once
+        (first,) = store.insert([NewNode(NodeKind.NOTE, "written after the reader opened")])
+        assert reader.get(first).content == "written after the reader opened"  # sees commits
+        store.reopen()
+        again = store.reader()
+        assert again is not None and again is not reader and again.get(first) is not None
+    finally:
+        store.close()
+    assert Store.open(":memory:").reader() is None  # no file: nothing to open twice

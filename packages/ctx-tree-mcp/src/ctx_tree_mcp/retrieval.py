@@ -17,12 +17,15 @@ cannot be compared with the query's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters, Node
+    from ctx_tree_store import Store, VectorHit
+    from ctx_tree_walkers import EmbeddingProvider
 
     from .app import App
 
@@ -92,64 +95,117 @@ def _opening(node: Node) -> str:
     return " ".join(node.content[:400].split())
 
 
+class _Background:
+    """``work()`` in a thread of its own (``parallel``), else at once; :meth:`result` waits
+    for it and returns its value or raises its exception in the caller's thread."""
+
+    def __init__(self, work: Callable[[], Any], parallel: bool) -> None:
+        self._work = work
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="ctx-tree-vector-search")
+        if parallel:
+            self._thread.start()
+        else:
+            self._run()
+
+    def _run(self) -> None:
+        try:
+            self._value = self._work()
+        except BaseException as exc:  # handed to the caller by result()
+            self._error = exc
+
+    def result(self) -> Any:
+        if self._thread.ident is not None:
+            self._thread.join()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
+def _keyword_hits(store: Store, query: str, limit: int, filters: Filters) -> list[Hit]:
+    return [
+        Hit(h.node, h.score, h.snippet, h.matched_all) for h in store.search(query, limit, filters)
+    ]
+
+
+def _vector_hits(
+    store: Store,
+    embedder: EmbeddingProvider,
+    query: str,
+    count: int,
+    filters: Filters,
+    notes: list[str],
+) -> list[VectorHit] | None:
+    """The ``count`` nearest nodes to the query's vector on ``store``'s connection, or None
+    with a note in ``notes`` when the provider or the vectors fail (keyword results follow)."""
+    from ctx_tree_store import DimensionMismatch, VectorUnavailable
+    from ctx_tree_walkers import ProviderUnavailable
+
+    try:
+        return store.vector_search(embedder.model, embedder.embed_query(query), count, filters)
+    except ProviderUnavailable as exc:
+        notes.append(f"embedding provider unavailable ({exc}): keyword results")
+    except DimensionMismatch as exc:
+        notes.append(f"{exc}; run `{REEMBED_COMMAND}`: keyword results")
+    except VectorUnavailable as exc:
+        notes.append(f"{exc}: keyword results")
+    return None
+
+
 def search(
     app: App, query: str, mode: str, limit: int, filters: Filters
 ) -> tuple[list[Hit], list[str]]:
     """``(hits, notes)`` for ``mode`` ``semantic`` or ``hybrid``. Raises :class:`MixedModels`."""
-    from ctx_tree_store import DimensionMismatch, VectorUnavailable
-    from ctx_tree_walkers import ProviderUnavailable
-
     from .render import plural
 
     store = app.store
     embedder, problem = app.embedder()
     notes: list[str] = []
-    vector_hits = None
     if embedder is None:
         notes.append(problem or NO_PROVIDER)
-    else:
-        other = store.other_vector_model(embedder.model)
-        if other is not None:
-            raise MixedModels(
-                MIXED_ERROR.format(other=other, model=embedder.model, keyword=_keyword_call(query))
-            )
-        pool = (
-            limit
-            if mode == "semantic"
-            else max(limit, int(app.config.data["search"]["candidates"]))
+        return _keyword_hits(store, query, limit, filters), notes
+    other = store.other_vector_model(embedder.model)
+    if other is not None:
+        raise MixedModels(
+            MIXED_ERROR.format(other=other, model=embedder.model, keyword=_keyword_call(query))
         )
-        try:
-            qv = embedder.embed_query(query)
-            vector_hits = store.vector_search(embedder.model, qv, min(pool, 200), filters)
-        except ProviderUnavailable as exc:
-            notes.append(f"embedding provider unavailable ({exc}): keyword results")
-        except DimensionMismatch as exc:
-            notes.append(f"{exc}; run `{REEMBED_COMMAND}`: keyword results")
-        except VectorUnavailable as exc:
-            notes.append(f"{exc}: keyword results")
-        if vector_hits is not None:
-            behind = backlog(app, embedder.model)
-            if behind:
-                notes.append(
-                    f"about {plural(behind, 'node')} not embedded yet: `{REEMBED_COMMAND}` embeds "
-                    "them now (a running server's embedding walker does it in the background)"
-                )
-    if vector_hits is None:  # the fallback: keyword results
-        hits = store.search(query, limit, filters)
-        return [Hit(h.node, h.score, h.snippet, h.matched_all) for h in hits], notes
+    candidates = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
     if mode == "semantic":
+        vector_hits = _vector_hits(store, embedder, query, limit, filters, notes)
+        keyword_hits = None
+    else:
+        # The query's embedding and vector scan run in a thread on the store's second
+        # connection while BM25 runs here: the search costs the longer of the two, not both.
+        # (A store without a second connection, in memory, runs them one after the other.)
+        scan = _Background(
+            lambda: _vector_hits(
+                store.reader() or store, embedder, query, candidates, filters, notes
+            ),
+            parallel=store.reader() is not None,
+        )
+        # The BM25 ranking as hybrid fuses it: nodes holding every word before those holding
+        # some (each group best first). Keyword mode lists by score alone, but the candidates
+        # are five times the listing: partial matches high in BM25 would crowd the fused list.
+        keyword_hits = sorted(
+            store.search(query, candidates, filters, snippets=False),
+            key=lambda h: not h.matched_all,
+        )
+        vector_hits = scan.result()
+    if vector_hits is None:  # the fallback: keyword results
+        return _keyword_hits(store, query, limit, filters), notes
+    behind = backlog(app, embedder.model)
+    if behind:
+        notes.append(
+            f"about {plural(behind, 'node')} not embedded yet: `{REEMBED_COMMAND}` embeds "
+            "them now (a running server's embedding walker does it in the background)"
+        )
+    if keyword_hits is None:  # semantic
         shown = vector_hits[:limit]
         snippets = store.snippets(query, [h.node.id for h in shown])
         return [
             Hit(h.node, h.similarity, snippets.get(h.node.id) or _opening(h.node)) for h in shown
         ], notes
-    pool = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
-    # The BM25 ranking as hybrid fuses it: nodes holding every word before those holding
-    # some (each group best first). Keyword mode lists by score alone, but ``pool`` is five
-    # times the listing: partial matches high in BM25 would crowd the fused list.
-    keyword_hits = sorted(
-        store.search(query, pool, filters, snippets=False), key=lambda h: not h.matched_all
-    )
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
         nodes.setdefault(h.node.id, Hit(h.node, h.similarity, "", None))

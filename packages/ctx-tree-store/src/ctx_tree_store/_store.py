@@ -32,7 +32,7 @@ from ctx_tree_schema import (
 
 from . import _sql, _vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
-from ._errors import IllegalTransition, NodeNotFound, StoreFull, StoreGone
+from ._errors import IllegalTransition, NodeNotFound, StoreError, StoreFull, StoreGone
 from ._terms import (
     _quote,
     fallback_words,
@@ -187,6 +187,8 @@ class Store:
         self._vec_error: str | None = None
         #: The index's FTS5 tokenizer on ``con`` (:meth:`index_words`), made on first use.
         self._tokenizer: Any = None
+        #: The second, read-only connection of :meth:`reader`, opened on first use.
+        self._reader: Store | None = None
 
     # -- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -231,6 +233,7 @@ class Store:
             self._unrankable_words.clear()
             self._vec_loaded = False  # a new connection: sqlite-vec is loaded again on demand
             self._tokenizer = None
+            self._close_reader()
 
     @classmethod
     def open_readonly(cls, path: Path | str) -> Store:
@@ -242,7 +245,31 @@ class Store:
     def close(self) -> None:
         """Close the connection (a store is also a context manager that closes on exit)."""
         with self._lock:
+            self._close_reader()
             self.con.close()
+
+    def reader(self) -> Store | None:
+        """A second, read-only connection to this store's file, for a read that runs in another
+        thread beside one on this connection: hybrid search scans the vectors there while BM25
+        runs here (SQLite works without holding the GIL, so the two overlap;
+        docs/search.md#how-the-vector-search-runs). It sees every commit, opens on first use,
+        and closes with :meth:`close` (anew after :meth:`reopen`). None for a store without a
+        file of its own (in memory, a snapshot copy) or when the file cannot be opened so."""
+        if self.path == ":memory:" or self.copied_from is not None:
+            return None
+        with self._lock:
+            if self._reader is None:
+                try:
+                    self._reader = Store.open_readonly(self.path)
+                except (OSError, apsw.Error, StoreError):
+                    return None
+            return self._reader
+
+    def _close_reader(self) -> None:
+        if self._reader is not None:
+            with contextlib.suppress(apsw.Error):
+                self._reader.close()
+            self._reader = None
 
     def __enter__(self) -> Store:
         return self
