@@ -106,6 +106,8 @@ CREDENTIALS = [
     ('conn = "Password=tulips4ever;Host=db"', "tulips4ever", ";Host=db"),
     ("password=MyS3cretPw", "MyS3cretPw", "password="),
     ("SECRET_KEY=hunter2hunter2", "hunter2hunter2", "SECRET_KEY="),  # a _KEY after the word
+    ("DB_PASS=plainpass99", "plainpass99", "DB_PASS="),  # PASS as a name's last word
+    ("export REDIS_PASS=hunter22  # cache", "hunter22", "]  # cache"),
     # tokens known by their prefix, outside any assignment (a log line, a command)
     (
         "remote: pushing with glpat-a8F3kQ2mZ7xW1pL8b9C4 as deploy",
@@ -165,6 +167,10 @@ ORDINARY = [
     "TOKEN=token",
     "PASSWORD_FILE=/run/secrets/db",
     "SECRET_KEY_FILE=/run/secrets/key",
+    "COMPASS=north",
+    "BYPASS=maintenance",
+    "DB_PASS=db_pass",
+    "user_pass = get_pass()",
     "secret_key = get_key()",
     "PASSWORD_HASHER=argon2",
     "DB_PASSWORD=${DB_PASSWORD}",

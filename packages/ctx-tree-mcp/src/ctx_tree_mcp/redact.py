@@ -55,7 +55,8 @@ _PEM = re.compile(
 )
 
 _NAME = (
-    r"passw(?:or)?d|passphrase|pwd|secret|token|api[_-]?key|apikey|private[_-]?key"
+    r"passw(?:or)?d|passphrase|(?<![A-Za-z])pass(?![A-Za-z])|pwd|secret|token"
+    r"|api[_-]?key|apikey|private[_-]?key"
     r"|access[_-]?key|account[_-]?key|auth[_-]?key|credential|client[_-]?secret"
 )
 #: ``<name> <op> <value>``: group 1 is the secret-like word in the name (the match starts there:
@@ -149,7 +150,10 @@ _DOTENV_TAIL = re.compile(r"[ \t\r]*|[ \t]+#.*")
 _NEXT_PAIR = re.compile(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
 #: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
 #: a value redacted.
-_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
+_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "pass", "secret", "token")
+#: Words that make such a value a name rather than a secret (``db_password``); not ``pass``,
+#: which ordinary passwords hold (``plainpass99``).
+_NAMING_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
 #: What may follow that word before the ``=``: nothing, or a ``_KEY`` (``SECRET_KEY``).
 _CONFIG_TAILS = ("=", "_key=", "-key=")
 
@@ -169,7 +173,7 @@ def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
     lowered = value.lower()
     if (
         len(value) < 4
-        or any(w in lowered for w in _CONFIG_WORDS)
+        or any(w in lowered for w in _NAMING_WORDS)
         or ("_" in value and _words(value) >= 2)
     ):
         return False
