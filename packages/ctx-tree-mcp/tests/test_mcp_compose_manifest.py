@@ -32,13 +32,11 @@ def test_nodes_beyond_the_depth_are_counted_apart_and_next_widens_the_depth(app)
     session) are 'beyond depth 1', not 'dropped', and next is the same call at depth 2."""
     _, seed = _family(app)
     text = compose(app, [seed], depth=1)
-    assert _head(text).endswith(
-        "2 included, 0 truncated, 0 dropped for budget, 13 beyond depth 1"
-    ), text
+    assert _head(text).endswith("tokens; 2 included, 13 beyond depth 1"), text
     assert f'next: ctx_tree_compose(seed_ids=["{seed}"], depth=2)' in text.splitlines()
     assert "dropped:" not in text
     wider = compose(app, [seed], depth=2)
-    assert "15 included, 0 truncated, 0 dropped for budget" in _head(wider)
+    assert _head(wider).endswith("tokens; 15 included"), wider
     assert "beyond depth" not in wider and "next:" not in wider
 
 
@@ -57,7 +55,9 @@ def test_budget_drops_keep_their_next_and_say_how_many_were_left_beyond_the_dept
     _, seed = _family(app)
     text = compose(app, [seed], depth=1, budget_tokens=150)
     head = _head(text)
-    assert re.search(r"\d+ dropped for budget, 13 beyond depth 1$", head), text
+    assert re.search(r"tokens; \d+ included, \d+ dropped for budget, 13 beyond depth 1$", head), (
+        text
+    )
     assert "next: ctx_tree_get(node_id=" in text and "ctx_tree_compose(" not in text
 
 
@@ -78,3 +78,45 @@ def test_the_cli_next_is_a_command_line(env, capsys) -> None:
     main(["compose", seed, "--depth", "1", "--budget-tokens", "3000"])
     out = capsys.readouterr().out
     assert f"next: ctx-tree compose {seed} --budget 3000 --depth 2" in out.splitlines()
+
+
+def _chunks(app) -> list:
+    from ctx_tree_mcp.tools.read import read
+    from ctx_tree_schema import Filters, NodeKind
+
+    for path in ("src/decoder.py", "src/argparse_copy.py"):
+        read(app, path, budget_tokens=100)
+    found = app.store.recent(limit=500, filters=Filters(kind=(NodeKind.FILE_CHUNK,)))
+    return [n for n in found if not n.metadata.get("is_file_root")]
+
+
+def test_header_tokens_bounds_the_real_headers(app) -> None:
+    """Compose plans with HEADER_TOKENS per node before any header is rendered: it must bound
+    what a real header costs (a 26-character id alone costs about 30 tokens), or compose packs
+    more than fits and the answer loses what it planned to show."""
+    from ctx_tree_compose import estimate_tokens
+    from ctx_tree_mcp.tools.compose import HEADER_TOKENS, _header
+
+    chunks = _chunks(app)
+    costs = sorted(estimate_tokens(_header(n)) for n in chunks)
+    assert len(costs) > 100 and costs[len(costs) // 2] > 40
+    assert costs[-1] <= HEADER_TOKENS, costs[-5:]
+
+
+@pytest.mark.parametrize("budget", [100, 150, 200, 300])
+def test_a_small_seed_at_a_small_budget_comes_back_whole_or_as_next(app, budget) -> None:
+    """A file-chunk seed of a few lines: the answer shows it whole (its header and every line)
+    or names it in next, and it still ends with its tokens line (nothing cut off the end)."""
+    from ctx_tree_compose import estimate_tokens
+
+    seed = min(_chunks(app), key=lambda n: (len(n.content), n.id))
+    text = compose(app, [seed.id], budget_tokens=budget)
+    assert estimate_tokens(text) <= budget
+    assert re.search(r"^tokens: \d+ returned", text.splitlines()[-1]), text
+    start = seed.metadata["lines"][0]
+    whole = "".join(f"{n}\t{line}\n" for n, line in enumerate(seed.content.splitlines(), start))
+    shown = f"node_id={seed.id}\n{whole}" in text
+    named = f'next: ctx_tree_get(node_id="{seed.id}")' in text.splitlines()
+    assert shown or named, text
+    if budget >= 300:
+        assert shown, text

@@ -39,7 +39,10 @@ DEFAULT_BUDGET = 4000
 #: Candidates considered at most (the manifest says "candidates capped" past it): a 4,000-token
 #: budget packs tens of nodes, and every candidate costs a lookup (bench/compose.py).
 MAX_CANDIDATES = 600
-HEADER_TOKENS = 40  # bound on a node's "## <where> <kind> node_id=<id>" header
+#: Bound on a node's "## <where> <kind> node_id=<id>" header, charged per packed node before any
+#: header is rendered: the id alone costs about 30 tokens; this repo's file-chunk headers cost
+#: 63 tokens (median) to 78 (max) by ``estimate_tokens``. Too low a bound packs more than fits.
+HEADER_TOKENS = 80
 _STALE = ("live", "pending", "stale", "superseded")
 
 
@@ -111,12 +114,23 @@ def plan(
         except (TypeError, ValueError) as exc:
             raise ToolInputError("weights", str(exc)) from None
     graph = StoreGraph(app.store)
+    # The seeds (at most 50, packed first) are charged exactly what rendering adds to their
+    # content's size, so a small seed at a small budget is packed exactly when it fits.
+    exact = {
+        nid: max(
+            0, estimate_tokens(_header(n) + _body(n, n.content)) - tokens_for_chars(len(n.content))
+        )
+        for nid, n in app.store.get_many(seed_ids).items()
+        if n.content
+    }
 
     def overhead(node_id: str) -> int:
-        # Upper bound of what rendering adds to a node's content, from the content alone (no
-        # metadata decode for the ~2,000 candidates): a header line, and for file chunks a
-        # "<line>\t" prefix of up to 6 characters per line. Exact text is built only for
-        # the nodes packed. A node with no content (a session's spine root) is not rendered.
+        # Any other candidate is charged an upper bound of what rendering adds, from its
+        # content's size alone (no fetch for the ~600 candidates): a header line, and for file
+        # chunks a "<line>\t" prefix of up to 6 characters per line. Exact text is built only
+        # for the nodes packed. A node with no content (a session's spine root) is not rendered.
+        if node_id in exact:
+            return exact[node_id]
         if graph.chars.get(node_id) == 0:
             return 0
         return HEADER_TOKENS + tokens_for_chars((graph.newlines.get(node_id, 0) + 1) * 6)
@@ -217,10 +231,12 @@ def compose(
 MAX_DROPPED_LABELLED = 8
 
 
-def _label(node: Any, node_id: str) -> str:
+def _label(node: Any, node_id: str, with_id: bool = True) -> str:
     from ..describe import where
 
-    return f"{where(node)} {node_id}" if node is not None else node_id
+    if node is None:
+        return node_id
+    return f"{where(node)} {node_id}" if with_id else where(node)
 
 
 def _manifest(
@@ -231,23 +247,22 @@ def _manifest(
     depth: int,
     wider: str,
 ) -> Manifest:
-    """The compose manifest: counts (nodes dropped for the budget apart from those one hop
-    beyond ``depth`` and those of an excluded status), then labelled included, truncated and
+    """The compose manifest: counts (none that are 0 but the included; nodes dropped for the
+    budget apart from those one hop beyond ``depth`` and those of an excluded status), then labelled included, truncated and
     dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
     node, else the best node dropped for the budget, else ``wider`` (this call one hop deeper)
     when nodes lie beyond the depth."""
-    n_trunc = 0 if plan.truncated is None else 1
     reasons = Counter(d.reason for d in plan.dropped)
-    head = (
+    counts = [f"{len(plan.included)} included"]
+    counts += ["1 truncated"] if plan.truncated is not None else []
+    counts += [f"{reasons['budget']} dropped for budget"] if reasons["budget"] else []
+    counts += [f"{reasons['depth']} beyond depth {depth}"] if reasons["depth"] else []
+    counts += [f"{reasons['status']} of an excluded status"] if reasons["status"] else []
+    m = Manifest(
         f"compose from {len(seed_ids)} seed(s), depth {depth}: {plan.used_tokens:,}/"
-        f"{plan.budget_tokens:,} tokens; {len(plan.included)} included, {n_trunc} truncated,"
-        f" {reasons['budget']} dropped for budget"
+        f"{plan.budget_tokens:,} tokens; {', '.join(counts)}"
+        + ("; candidates capped" if plan.capped else "")
     )
-    if reasons["depth"]:
-        head += f", {reasons['depth']} beyond depth {depth}"
-    if reasons["status"]:
-        head += f", {reasons['status']} of an excluded status"
-    m = Manifest(head + ("; candidates capped" if plan.capped else ""))
     if withheld:
         m.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
     if plan.included:
@@ -264,9 +279,9 @@ def _manifest(
     budget_dropped = [d for d in plan.dropped if d.reason == "budget"]
     if budget_dropped:
         best = budget_dropped[0]
-        m.add(
-            "dropped", f"{_label(nodes.get(best.id), best.id)} ({best.score:.2f}, {best.tokens}t)"
-        )
+        named = plan.truncated is None  # next names it by id: a small budget keeps next alone
+        label = _label(nodes.get(best.id), best.id, with_id=not named)
+        m.add("dropped", f"{label} ({best.score:.2f}, {best.tokens}t)", optional=named)
         rest = [
             f"{_label(nodes.get(d.id), d.id)} ({d.score:.2f}, {d.tokens}t)"
             for d in budget_dropped[1:MAX_DROPPED_LABELLED]
