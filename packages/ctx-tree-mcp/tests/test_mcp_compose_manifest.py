@@ -106,13 +106,19 @@ def test_header_tokens_bounds_the_real_headers(app) -> None:
 @pytest.mark.parametrize("budget", [100, 150, 200, 300])
 def test_a_small_seed_at_a_small_budget_comes_back_whole_or_as_next(app, budget) -> None:
     """A file-chunk seed of a few lines: the answer shows it whole (its header and every line)
-    or names it in next, and it still ends with its tokens line (nothing cut off the end)."""
+    or names it in next, and ends with a whole manifest line (nothing cut off the end): its
+    tokens line, or at the smallest budgets, where that optional line may not fit beside a long
+    head (the count of drops depends on the store's paths and ids), the next line."""
     from ctx_tree_compose import estimate_tokens
 
-    seed = min(_chunks(app), key=lambda n: (len(n.content), n.id))
+    # the smallest chunk, chosen by content and place (ids are random: ties must not pick)
+    seed = min(_chunks(app), key=lambda n: (len(n.content), n.metadata["relpath"], n.lines))
     text = compose(app, [seed.id], budget_tokens=budget)
     assert estimate_tokens(text) <= budget
-    assert re.search(r"^tokens: \d+ returned", text.splitlines()[-1]), text
+    last = text.splitlines()[-1]
+    assert re.search(r"^tokens: \d+ returned", last) or (
+        budget < 150 and last.startswith("next: ctx_tree_get(")
+    ), text
     start = seed.metadata["lines"][0]
     whole = "".join(f"{n}\t{line}\n" for n, line in enumerate(seed.content.splitlines(), start))
     shown = f"node_id={seed.id}\n{whole}" in text
