@@ -17,8 +17,7 @@ cannot be compared with the query's.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -95,34 +94,6 @@ def _opening(node: Node) -> str:
     return " ".join(node.content[:400].split())
 
 
-class _Background:
-    """``work()`` in a thread of its own (``parallel``), else at once; :meth:`result` waits
-    for it and returns its value or raises its exception in the caller's thread."""
-
-    def __init__(self, work: Callable[[], Any], parallel: bool) -> None:
-        self._work = work
-        self._value: Any = None
-        self._error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name="ctx-tree-vector-search")
-        if parallel:
-            self._thread.start()
-        else:
-            self._run()
-
-    def _run(self) -> None:
-        try:
-            self._value = self._work()
-        except BaseException as exc:  # handed to the caller by result()
-            self._error = exc
-
-    def result(self) -> Any:
-        if self._thread.ident is not None:
-            self._thread.join()
-        if self._error is not None:
-            raise self._error
-        return self._value
-
-
 def _keyword_hits(store: Store, query: str, limit: int, filters: Filters) -> list[Hit]:
     return [
         Hit(h.node, h.score, h.snippet, h.matched_all) for h in store.search(query, limit, filters)
@@ -178,20 +149,27 @@ def search(
         # The query's embedding and vector scan run in a thread on the store's second
         # connection while BM25 runs here: the search costs the longer of the two, not both.
         # (A store without a second connection, in memory, runs them one after the other.)
-        scan = _Background(
-            lambda: _vector_hits(
-                store.reader() or store, embedder, query, candidates, filters, notes
-            ),
-            parallel=store.reader() is not None,
-        )
-        # The BM25 ranking as hybrid fuses it: nodes holding every word before those holding
-        # some (each group best first). Keyword mode lists by score alone, but the candidates
-        # are five times the listing: partial matches high in BM25 would crowd the fused list.
-        keyword_hits = sorted(
-            store.search(query, candidates, filters, snippets=False),
-            key=lambda h: not h.matched_all,
-        )
-        vector_hits = scan.result()
+        def bm25() -> list[Any]:
+            # The BM25 ranking as hybrid fuses it: nodes holding every word before those
+            # holding some (each group best first). Keyword mode lists by score alone, but the
+            # candidates are five times the listing: partial matches high in BM25 would crowd
+            # the fused list.
+            hits = store.search(query, candidates, filters, snippets=False)
+            return sorted(hits, key=lambda h: not h.matched_all)
+
+        reader = store.reader()
+        if reader is None:
+            vector_hits = _vector_hits(store, embedder, query, candidates, filters, notes)
+            keyword_hits = bm25()
+        else:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1, thread_name_prefix="ctx-tree-vector-search") as pool:
+                scan = pool.submit(
+                    _vector_hits, reader, embedder, query, candidates, filters, notes
+                )
+                keyword_hits = bm25()
+                vector_hits = scan.result()  # its exception, if any, raised here
     if vector_hits is None:  # the fallback: keyword results
         return _keyword_hits(store, query, limit, filters), notes
     behind = backlog(app, embedder.model)
