@@ -185,3 +185,12 @@ def test_migrations_are_contiguous_and_v1_is_the_seed():
         "idx_edges_dst ON edges(dst_id, kind)",
     ]:
         assert fragment in v1, fragment
+
+
+def test_fts_tokenize_is_the_tokenizer_the_last_fts_table_uses() -> None:
+    import re
+
+    from ctx_tree_schema import FTS_TOKENIZE, MIGRATIONS
+
+    tables = [m for mig in MIGRATIONS for m in re.findall(r"fts5\((.*?)\);", mig.sql, re.S)]
+    assert f"tokenize='{FTS_TOKENIZE}'" in tables[-1]

@@ -14,7 +14,7 @@ from ._config import (
     load_config,
     merge_config,
 )
-from ._ddl import MIGRATIONS, SCHEMA_VERSION, Migration
+from ._ddl import FTS_TOKENIZE, MIGRATIONS, SCHEMA_VERSION, Migration
 from ._errors import SchemaError
 from ._kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
 from ._metadata import (
@@ -33,6 +33,7 @@ from ._records import Edge, Filters, Node
 
 __all__ = [
     "DEFAULTS",
+    "FTS_TOKENIZE",
     "MIGRATIONS",
     "MINIMUMS",
     "SCHEMA_VERSION",

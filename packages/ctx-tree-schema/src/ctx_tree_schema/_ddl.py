@@ -182,6 +182,11 @@ CREATE TABLE walker_state (
 );
 """
 
+#: The FTS5 tokenizer of the ``fts`` table (migration 2 onwards), for code that must split text
+#: into the index's words (``ctx_tree_store.Store.index_words``). A migration that changes the
+#: table's ``tokenize`` changes this too (a test holds them equal).
+FTS_TOKENIZE = "porter unicode61"
+
 #: Every migration, in order. ``SCHEMA_VERSION`` is the last one's version.
 MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, "docs/data-model.md: nodes, edges, fts", _V1),

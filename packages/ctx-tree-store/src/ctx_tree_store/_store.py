@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import apsw
 from ctx_tree_schema import (
+    FTS_TOKENIZE,
     EdgeKind,
     Filters,
     Node,
@@ -50,8 +51,6 @@ MAX_DEPTH = 5
 FTS_PROBE_MAX = 64  # fts_scores: per-rowid lookups up to this many ids
 FTS_SCAN_CAP = 50_000  # fts_scores: matches read at most in one pass
 TERMS_WEIGHT = 2.0
-#: The FTS5 tokenizer of the index (docs/data-model.md), for :meth:`Store.index_words`.
-FTS_TOKENIZER = ("porter", ["unicode61"])
 _IDENT_RUN = re.compile(r"\w+")
 #: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
 #: with this many matches or more is dropped from the OR step when a rarer word remains.
@@ -1184,7 +1183,8 @@ class Store:
         symbol ranking, docs/search.md). Pure: reads nothing from the store."""
         tokenizer = self._tokenizer
         if tokenizer is None:
-            tokenizer = self._tokenizer = self.con.fts5_tokenizer(*FTS_TOKENIZER)
+            name, *args = FTS_TOKENIZE.split()
+            tokenizer = self._tokenizer = self.con.fts5_tokenizer(name, args)
         words: list[str] = []
         for raw in _IDENT_RUN.findall(text):
             parts = split_identifier(raw)  # the tokenizer splits at "_" itself
