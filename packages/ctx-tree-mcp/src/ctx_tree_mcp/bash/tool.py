@@ -19,7 +19,7 @@ from pydantic import Field
 from ..budget import check_budget, check_int, estimate_tokens, tokens_for_chars
 from ..errors import ToolInputError
 from ..render import Manifest, fitted_answer
-from ..surface import call
+from ..surface import argument_name, call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
@@ -157,8 +157,6 @@ def status_line(result: RunResult, lines: int) -> str:
     seconds = f"{result.duration_ms / 1000:.1f} s"
     size = f"{lines:,} line{'s' if lines != 1 else ''}"
     if result.timed_out:
-        from ..surface import argument_name
-
         limit = argument_name("ctx_tree_bash", "timeout_s")
         how = f"killed at the timeout ({limit}); output before it below"
     elif result.cancelled:
