@@ -153,7 +153,8 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
 
 
 def status_line(result: RunResult, lines: int) -> str:
-    """``exit 0 · 12 lines · 0.3 s``, or ``killed at the 5 s timeout (timeout_s) · …``."""
+    """``exit 0 · 12 lines · 0.3 s``, or ``killed at the timeout (timeout_s) · …`` (``--timeout``
+    on the CLI)."""
     seconds = f"{result.duration_ms / 1000:.1f} s"
     size = f"{lines:,} line{'s' if lines != 1 else ''}"
     if result.timed_out:
