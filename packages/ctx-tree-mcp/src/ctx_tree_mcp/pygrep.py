@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from .excerpt import compile_pattern, excerpter
+from .lineends import LONE_CR_BYTES
 from .ripgrep import LONG_LINE, GrepResult, add_line, find_rg, invalid_pattern
 
 #: Bytes read to tell a binary file (a NUL byte among them), as ripgrep does.
@@ -122,6 +123,8 @@ def _search_files(
             break
         if not hits:
             continue
+        if b"\r" in data and LONE_CR_BYTES.search(data):
+            result.lone_cr.add(rel)
         lines = text.split("\n")
         if lines and lines[-1] == "":
             lines.pop()

@@ -471,15 +471,18 @@ def redact_environment(text: str) -> str:
     )
 
 
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
 def private_key_lines(text: str) -> list[tuple[int, int]]:
     """1-based inclusive ``(first, last)`` line ranges of the PEM private key blocks in ``text``
     (a whole file): lines that must never be shown, whatever slice of the file is asked for."""
     if "-----begin" not in text.lower():
         return []
     ranges = []
-    for m in _PEM.finditer(text):
-        first = text.count("\n", 0, m.start()) + 1
-        ranges.append((first, first + m.group(0).count("\n")))
+    for m in _PEM.finditer(text):  # lines end at LF, CRLF or a lone CR, as read numbers them
+        first = len(_LINE_END.findall(text, 0, m.start())) + 1
+        ranges.append((first, first + len(_LINE_END.findall(m.group(0)))))
     return ranges
 
 

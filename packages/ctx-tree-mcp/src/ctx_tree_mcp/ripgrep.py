@@ -91,6 +91,14 @@ class GrepResult:
     timed_out: bool = False
     capped: bool = False
     error: str = ""
+    #: Paths with a lone CR (a line end for read, not for rg) in a line of their output.
+    lone_cr: set[str] = field(default_factory=set)
+
+
+def has_lone_cr(line: bytes) -> bool:
+    """True when an output line (its LF removed) holds a CR other than a CRLF's."""
+    found = line.find(b"\r")
+    return 0 <= found < len(line) - 1
 
 
 def build_args(
@@ -202,6 +210,7 @@ def _parse_block(
     from .render import one_line
 
     previous_end = 0
+    any_cr = b"\r" in block  # one scan of the block spares a test per line
     for found in _LINE.finditer(block):
         path_b, num, kind, text_b = found.groups()
         # A file name holding a line break: its first part is the unmatched text just before
@@ -222,6 +231,8 @@ def _parse_block(
         path = one_line(path_b.decode("utf-8", "replace"))
         if path.startswith("./"):
             path = path[2:]
+        if any_cr and has_lone_cr(text_b):
+            result.lone_cr.add(path)
         text = text_b.decode("utf-8", "replace")
         if len(text) > LONG_LINE:
             text = excerpt(text)

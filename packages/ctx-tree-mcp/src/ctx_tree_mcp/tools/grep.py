@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
@@ -136,6 +137,18 @@ async def grep(
     cfg = app.config.data["grep"]
     max_bytes = app.config.data["capture"]["maxBytes"]
     engine = "rg"
+    compiled: list[object] = []
+
+    def matcher() -> object | None:  # compiled once, when a long line or a lone CR needs it
+        if not compiled:
+            compiled.append(
+                compile_pattern(
+                    pattern, ignore_case=bool(ignore_case), fixed_strings=bool(fixed_strings)
+                )
+            )
+        return compiled[0]
+
+    cut = excerpter(matcher)
     try:
         result = await run_rg(
             args,
@@ -143,11 +156,7 @@ async def grep(
             timeout_s=cfg["timeoutMs"] / 1000,
             max_matches=cfg["maxMatches"],
             keep_bytes=max_bytes,
-            excerpt=excerpter(
-                lambda: compile_pattern(
-                    pattern, ignore_case=bool(ignore_case), fixed_strings=bool(fixed_strings)
-                )
-            ),
+            excerpt=cut,
         )
     except NeedsBacktracking as need:
         from .. import pygrep
@@ -173,7 +182,7 @@ async def grep(
     for rel in [p for p in result.counts if app.policy.is_denied(p)]:
         result.match_count -= result.counts.pop(rel)
         result.files.pop(rel, None)
-    _hide_private_keys(app, result)
+    _check_files(app, result, matcher, context_lines, cut)
     # The limits are part of the key: a capped output is a different output.
     parts: list[object] = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings)]
     parts += [context_lines, cfg["maxMatches"], max_bytes]
@@ -340,7 +349,8 @@ def _attempt(
     return "".join(blocks), manifest
 
 
-#: Files read whole to find their PEM blocks (larger ones: the first this many bytes).
+#: Files read whole to number their lines or find their PEM blocks (larger ones: the first
+#: this many bytes).
 _KEY_SCAN_BYTES = 64 << 20
 #: An output line that could lie inside a PEM block: a base64 run alone on its line (quotes,
 #: ``\n`` escapes and concatenation around it allowed), or a BEGIN/END line.
@@ -350,25 +360,44 @@ _KEY_LINE = re.compile(
 )
 
 
-def _hide_private_keys(app: App, result: GrepResult) -> None:
-    """Replace the text of every output line that lies inside a PEM private key block, judged
-    on the whole file: a grep shows a block's body lines without its ``BEGIN`` and ``END``
-    lines, and the per-answer redaction could not see them. One line stays one line (the
-    counts and offsets of the answer stay true). Only files with a line shaped like a key's
-    line are read (a cheap test: reading every matched file would cost a third of rg's time)."""
+def _check_files(
+    app: App,
+    result: GrepResult,
+    matcher: Callable[[], object | None],
+    context_lines: int,
+    cut: Callable[[str], str],
+) -> None:
+    """Read the matched files that need it, once each: a file with a lone CR in its output
+    gets read's line numbers (:mod:`ctx_tree_mcp.lineends`), and every output line that lies
+    inside a PEM private key block, judged on the whole file, is replaced (a grep shows a
+    block's body lines without its ``BEGIN`` and ``END`` lines, and the per-answer redaction
+    could not see them; one line stays one line, so the counts and offsets stay true). Only
+    files with a lone CR or a line shaped like a key's line are read (a cheap test: reading
+    every matched file would cost a third of rg's time)."""
+    from ..lineends import LONE_CR_BYTES, renumber
     from ..redact import private_key_lines
 
     for rel, lines in result.files.items():
-        if not _KEY_LINE.search("\n".join(line.text for line in lines)):
+        lone_cr = rel in result.lone_cr
+        if not lone_cr and not _KEY_LINE.search("\n".join(line.text for line in lines)):
             continue
         try:
             with open(app.root / rel, "rb") as fh:
                 data = fh.read(_KEY_SCAN_BYTES)
         except OSError:
             continue
+        text = data.decode("utf-8", "replace")
+        if lone_cr or (b"\r" in data and LONE_CR_BYTES.search(data)):
+            renumbered = renumber(lines, text, matcher(), context_lines, cut)
+            if renumbered is not None:
+                found = sum(line.is_match for line in renumbered)
+                change = found - sum(line.is_match for line in lines)
+                result.match_count += change
+                result.counts[rel] += change
+                result.files[rel] = lines = renumbered
         if b"PRIVATE KEY" not in data:
             continue
-        ranges = private_key_lines(data.decode("utf-8", "replace"))
+        ranges = private_key_lines(text)
         for line in lines:
             if any(first <= line.number <= last for first, last in ranges):
                 line.text = "[REDACTED:private_key]"

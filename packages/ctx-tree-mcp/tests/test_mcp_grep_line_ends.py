@@ -1,0 +1,90 @@
+"""Grep numbers lines as read does: a line ends at LF, CRLF or a lone CR (classic Mac files,
+mixed line ends), so a grep hit's line number is the line ``ctx_tree_read`` shows there."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+from ctx_tree_mcp.tools.grep import grep
+from ctx_tree_mcp.tools.read import read
+
+MAC = [f"line {n} alpha" for n in range(1, 41)]
+MAC[19] = "target needle here"
+MAC[33] = "second needle"
+# CRLF, then CR-only, then LF: line 10 is "needle mixed", line 16 "last needle"
+MIXED = [f"m{n}" for n in range(1, 21)]
+MIXED[9] = "needle mixed"
+MIXED[15] = "last needle"
+
+
+def _write(root) -> None:
+    (root / "mac.txt").write_bytes("\r".join(MAC).encode() + b"\r")
+    mixed = "\r\n".join(MIXED[:5]) + "\r\n" + "\r".join(MIXED[5:12]) + "\r"
+    (root / "mixed.txt").write_bytes((mixed + "\n".join(MIXED[12:]) + "\n").encode())
+
+
+def _hits(text: str, path: str) -> dict[int, str]:
+    """``{line: text}`` of ``path``'s lines in a grep answer (one file or grouped shape)."""
+    found: dict[int, str] = {}
+    block = text.split(path, 1)[1]
+    for m in re.finditer(r"^:?(\d+)[:-](.*)$", block, re.M):
+        found[int(m[1])] = m[2]
+    return found
+
+
+def _read_line(app, path: str, n: int) -> str:
+    shown = read(app, path, start_line=n, end_line=n)
+    m = re.search(rf"^{n}\t(.*)$", shown, re.M)
+    assert m, shown
+    return m[1]
+
+
+def test_cr_only_file_hits_are_read_lines(app, root):
+    _write(root)
+    text = asyncio.run(grep(app, "needle", path="mac.txt"))
+    hits = _hits(text, "mac.txt")
+    assert hits == {20: "target needle here", 34: "second needle"}
+    for n, line in hits.items():
+        assert _read_line(app, "mac.txt", n) == line
+    assert "2 matches in 1 file" in text
+
+
+def test_mixed_line_ends_hits_are_read_lines(app, root):
+    _write(root)
+    text = asyncio.run(grep(app, "needle", path="mixed.txt"))
+    hits = _hits(text, "mixed.txt")
+    assert hits == {10: "needle mixed", 16: "last needle"}
+    for n, line in hits.items():
+        assert _read_line(app, "mixed.txt", n) == line
+
+
+def test_context_lines_are_the_neighbouring_read_lines(app, root):
+    _write(root)
+    text = asyncio.run(grep(app, "target", path="mac.txt", context_lines=1))
+    assert _hits(text, "mac.txt") == {
+        19: "line 19 alpha",
+        20: "target needle here",
+        21: "line 21 alpha",
+    }
+    assert re.search(r"^20:target needle here$", text, re.M)
+    assert re.search(r"^19-line 19 alpha$", text, re.M)
+
+
+def test_backtracking_engine_numbers_the_same(app, root):
+    _write(root)
+    text = asyncio.run(grep(app, r"(?<=target )needle", path="mac.txt"))
+    assert _hits(text, "mac.txt") == {20: "target needle here"}
+
+
+def test_key_lines_stay_hidden_when_lines_are_renumbered(app, root):
+    body = [f"{'QUJD' * 16}{n:02d}" for n in range(6)]
+    block = ["-----BEGIN RSA PRIVATE KEY-----", *body, "-----END RSA PRIVATE KEY-----"]
+    (root / "keys.txt").write_bytes("\r".join(["a", "b", *block, "after"]).encode())
+    text = asyncio.run(grep(app, "QUJD|after", path="keys.txt", budget_tokens=3000))
+    assert "7 matches in 1 file" in text
+    assert not any(line in text for line in body)
+    assert _hits(text, "keys.txt") == {
+        **{n: "[REDACTED:private_key]" for n in range(4, 10)},
+        11: "after",
+    }
