@@ -65,6 +65,19 @@ def test_json_top_level_keys(check_tiling):
     ]
 
 
+def test_json_chunk_is_named_for_the_first_key_it_holds(check_tiling):
+    # minified: keys share lines; each chunk is named for where it starts, not a later key
+    one_line = b'{"meta":{"v":1},"users":[{"id":1}],"settings":{"k":2},"zfinal":true}'
+    cf = chunk_bytes(one_line, path="min.json")
+    check_tiling(cf, one_line)
+    assert _rows(cf) == [("meta", "key", 1, 1)]
+    assert [s.name for s in cf.symbols] == ["meta", "users", "settings", "zfinal"]
+    two_lines = b'{"a":1,"b":[1,\n2],"c":3,"d":4}\n'
+    cf = chunk_bytes(two_lines, path="two.json")
+    check_tiling(cf, two_lines)
+    assert _rows(cf) == [("a", "key", 1, 1), ("c", "key", 2, 2)]
+
+
 def test_json_array_falls_back_to_windows():
     cf = chunk_bytes(b"[1, 2, 3]\n", path="a.json")
     assert [(c.kind, c.chunking) for c in cf.chunks] == [("window", "fallback")]

@@ -6,8 +6,9 @@
   outline's ``heading`` symbols span their whole section including sub-sections, with
   ``parent`` = the enclosing heading's text.
 * JSON: the top-level object's keys, found by a small scanner that tracks strings,
-  nesting and ``//`` comments (so slightly invalid JSON still works).  A top-level array
-  or scalar gets fallback windows.
+  nesting and ``//`` comments (so slightly invalid JSON still works).  Keys sharing a line
+  (minified JSON) share its chunk, named for the first of them: where the chunk starts.
+  A top-level array or scalar gets fallback windows.
 * YAML: line-based; a top-level key is a line at column 0 of the form ``key:`` (quoted
   keys allowed) that is not a comment, list item or document marker.
 * TOML: line-based; ``[table]`` / ``[[array.of.tables]]`` headers, and ``key = value``
@@ -55,10 +56,12 @@ def chunk_structure(
     if not items:
         return None
     out: list[Span] = []
-    starts = [lead for _d, lead, _e, _n, _k, _p in items] + [lines.n]
+    # Keys sharing a line (minified JSON): the chunk from that line is named for the first.
+    heads = [it for i, it in enumerate(items) if i == 0 or it[1] != items[i - 1][1]]
+    starts = [lead for _d, lead, _e, _n, _k, _p in heads] + [lines.n]
     if starts[0] > 0:
         emit_split(lines, out, 0, starts[0] - 1, None, "module", max_tokens, True)
-    for i, (_d, lead, _e, name, _k, _p) in enumerate(items):
+    for i, (_d, lead, _e, name, _k, _p) in enumerate(heads):
         emit_split(lines, out, lead, starts[i + 1] - 1, name, chunk_kind, max_tokens, False)
     symbols = [
         Symbol(name=n, kind=k, start_line=lead + 1, def_line=d + 1, end_line=e + 1, parent=p)
