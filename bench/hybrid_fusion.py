@@ -85,10 +85,7 @@ def main() -> None:
     for t in tasks:
         app = App(args.corpus / t["corpus"], home=args.homes / t["corpus"])
         try:
-            keyword = sorted(
-                app.store.search(t["query"], 50, Filters(), snippets=False),
-                key=lambda h: not h.matched_all,
-            )
+            keyword = app.store.search(t["query"], 50, Filters(), snippets=False)
             vector = app.store.vector_search(args.model, embedder.embed_query(t["query"]), 50)
             pool = {h.node.id: h.node for h in keyword} | {h.node.id: h.node for h in vector}
             symbols = symbol_rank(t["query"], list(pool.values()), app.store.index_words)

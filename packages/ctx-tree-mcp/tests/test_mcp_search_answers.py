@@ -1,5 +1,5 @@
-"""ctx_tree_search answers: CJK words, no lone-digit fallback, hits best first with partial
-matches marked, a hint when nothing is found, and a reverted file found again."""
+"""ctx_tree_search answers: CJK words, no lone-digit fallback, hits with every word then with
+some, each best first, a hint when nothing is found, and a reverted file found again."""
 
 from __future__ import annotations
 
@@ -29,19 +29,18 @@ def test_zero_hits_says_only_stored_content_is_searched(app):
     assert "only stored content is searched" in text and "ctx_tree_read" in text
 
 
-def test_no_fallback_to_a_lone_digit_and_hits_in_score_order(app, root):
+def test_no_fallback_to_a_lone_digit_and_hits_grouped_in_score_order(app, root):
     read(app, "src/argparse_copy.py", query="x")
     assert "0 hits" in search(app, "qwertyuiop3")
-    text = search(app, "parse known args namespace", limit=20)
-    scores = _scores(text)
-    assert len(scores) > 3 and scores == sorted(scores, reverse=True)
-    marked = text.count("(some words)")
-    m = re.search(r"(\d+) with every word, (\d+) with only some", text)
-    shown = re.search(r"^shown: (\d+) of (\d+)", text, re.M)
-    if shown:  # not every hit fits the listing's budget: the marked ones shown are fewer
-        assert m is None or int(m.group(2)) >= marked
-    else:
-        assert m is None or int(m.group(2)) == marked
+    text = search(app, "parse known args namespace", limit=14)
+    rows = re.findall(r"^\d+\. .*$", text, re.M)
+    m = re.search(r"(\d+) with every word, then (\d+) with only some, each best first", text)
+    assert m and len(rows) == int(m.group(1)) + int(m.group(2)) == 14, text[-400:]
+    every, partial = rows[: int(m.group(1))], rows[int(m.group(1)) :]
+    assert "(some words from here)" in partial[0] and text.count("some words") == 1
+    for group in (every, partial):
+        scores = _scores("\n".join(group))
+        assert len(scores) > 3 and scores == sorted(scores, reverse=True)
 
 
 def test_edited_then_reverted_file_is_found_again_without_a_read(app, root):

@@ -150,12 +150,10 @@ def search(
         # connection while BM25 runs here: the search costs the longer of the two, not both.
         # (A store without a second connection, in memory, runs them one after the other.)
         def bm25() -> list[Any]:
-            # The BM25 ranking as hybrid fuses it: nodes holding every word before those
-            # holding some (each group best first). Keyword mode lists by score alone, but the
-            # candidates are five times the listing: partial matches high in BM25 would crowd
-            # the fused list.
-            hits = store.search(query, candidates, filters, snippets=False)
-            return sorted(hits, key=lambda h: not h.matched_all)
+            # The store's order is the BM25 ranking hybrid fuses: nodes holding every word
+            # before those holding some, each group best first (the candidates are five times
+            # the listing: partial matches high in BM25 would otherwise crowd the fused list).
+            return store.search(query, candidates, filters, snippets=False)
 
         reader = store.reader()
         if reader is None:

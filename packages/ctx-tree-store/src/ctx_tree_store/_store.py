@@ -795,7 +795,9 @@ class Store:
         2. When that finds fewer than ``limit`` nodes, the rest come from an OR of the words
            (the ranking words below, without identifier parts that are lone digits or
            letters: ``qwertyuiop3`` does not fall back to ``3``). Those hits have
-           ``matched_all=False``. All hits are returned best score first.
+           ``matched_all=False`` and come after every AND hit, whatever their scores: each
+           group is best score first, so the hits at limit k are the first k at any larger
+           limit (docs/search.md).
         3. Ranking: BM25 (``terms`` column x2) over the non-flooding words; when every word
            floods, over the words that are not unrankable. FTS5's BM25 counts every node
            holding each ranked word (its IDF), which for a word in most of a million nodes
@@ -837,7 +839,7 @@ class Store:
                     : limit - len(hits)
                 ]
             )
-        return sorted(hits, key=lambda h: -h.score)
+        return sorted(hits, key=lambda h: (not h.matched_all, -h.score))
 
     def _word_at_least(self, word: str, count: int) -> bool:
         return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))

@@ -97,9 +97,10 @@ def search(
     limit: int = 10,
     filters: dict[str, Any] | None = None,
 ) -> str:
-    """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, best first, one per line:
+    """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, one per line:
     ``path:start-end symbol kind node_id=<id> score=<score> | snippet``. The score is BM25
-    (keyword), cosine similarity (semantic) or the RRF score (hybrid).
+    (keyword: hits with every word first, then with some, each group best first), cosine
+    similarity (semantic) or the RRF score (hybrid, best first).
 
     A provider problem (none configured, unreachable, slow, wrong dimensions) answers keyword
     hits with a ``note`` in the manifest (docs/search.md). Raises ``ToolInputError`` for an
@@ -122,22 +123,13 @@ def search(
     hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
     digits = 2 if mode == "keyword" else 4
-    partial = sum(1 for h in hits if h.matched_all is False)
-    by_meaning = sum(1 for h in hits if h.matched_all is None)  # hybrid: vector alone
+    head, marks = _grouping(hits)
     rows = []
-    for hit in hits:
+    for hit, mark in zip(hits, marks, strict=True):
         snippet = " ".join(hit.snippet.split())[:160]
-        mark = {False: " (some words)", None: " (by meaning)"}.get(hit.matched_all, "")
         rows.append(line(hit.node, f" score={hit.score:.{digits}f}{mark} | {snippet}"))
     shown = f"{query[:80]!r}" + ("" if mode == "keyword" else f" ({mode})")
-    head = f"search {shown}: {plural(len(hits), 'hit')}, best first"
-    if partial or by_meaning:
-        counts = [f"{len(hits) - partial - by_meaning} with every word"]
-        if partial:
-            counts.append(f"{partial} with only some")
-        if by_meaning:
-            counts.append(f"{by_meaning} by meaning alone")
-        head += f"; {', '.join(counts)} (marked)"
+    head = f"search {shown}: {plural(len(hits), 'hit')}{head}"
     if not hits:
         more = nothing_stored()
     elif len(hits) == limit and limit < 100:
@@ -155,6 +147,33 @@ def search(
     return render_listing(
         head, rows, more, next_call=bool(hits) and len(hits) == limit < 100, notes=notes
     )
+
+
+def _grouping(hits: list[Any]) -> tuple[str, list[str]]:
+    """How the answer states the order of ``hits``: the head's tail and a mark per row.
+
+    Keyword hits come grouped (every word, then only some; each best first, docs/search.md):
+    the head says so once and the first some-word row is marked, so a higher score below a
+    lower one is never unexplained. Hybrid hits are in RRF order, where the groups (and hits
+    found by meaning alone) interleave: each is marked and the head counts them."""
+    flags = [h.matched_all for h in hits]
+    partial = flags.count(False)
+    by_meaning = flags.count(None)
+    if not partial and not by_meaning:
+        return ", best first", [""] * len(hits)
+    if not by_meaning and flags == sorted(flags, reverse=True):
+        every = len(hits) - partial
+        if not every:
+            return " with only some of the words, best first", [""] * len(hits)
+        marks = [""] * every + [" (some words from here)"] + [""] * (partial - 1)
+        return f"; {every} with every word, then {partial} with only some, each best first", marks
+    counts = [f"{len(hits) - partial - by_meaning} with every word"]
+    if partial:
+        counts.append(f"{partial} with only some")
+    if by_meaning:
+        counts.append(f"{by_meaning} by meaning alone")
+    marks = [{False: " (some words)", None: " (by meaning)"}.get(f, "") for f in flags]
+    return f", best first; {', '.join(counts)} (marked)", marks
 
 
 async def search_tool(app: App, **arguments: Any) -> str:
