@@ -85,3 +85,30 @@ def test_a_huge_grep_pattern_is_a_short_label_in_search_and_recent(app, root) ->
     for answer in (search(app, pattern), recent(app, kind="tool_output", status=["pending"])):
         assert "shown: 0" not in answer and "… (99,005 characters) in . (0 matches)" in answer
         assert len(answer) < 2_000, answer[:300]
+
+
+def test_every_mode_prints_scores_alike(app, root):
+    """No provider: semantic and hybrid fall back to the same BM25 hits as keyword, and print
+    the same score text (3 significant digits, whatever the mode)."""
+    read(app, "src/argparse_copy.py", query="x")
+    rows = {}
+    for mode in ("keyword", "semantic", "hybrid"):
+        text = search(app, "parse known args namespace", mode=mode, limit=5)
+        rows[mode] = re.findall(r" score=(\S+)", text)
+    assert rows["keyword"] and rows["keyword"] == rows["semantic"] == rows["hybrid"]
+    for score in rows["keyword"]:
+        assert len(score.replace("-", "").replace(".", "").lstrip("0")) <= 3, score
+
+
+def test_score_text_keeps_neighbouring_rrf_ranks_apart():
+    from ctx_tree_mcp.render import score_text
+
+    assert [score_text(x) for x in (12.4567, 1.3286, 0.83421, 1 / 61, 1 / 62, 0.0)] == [
+        "12.5",
+        "1.33",
+        "0.834",
+        "0.0164",
+        "0.0161",
+        "0",
+    ]
+    assert score_text(4321.9) == "4322"

@@ -28,6 +28,7 @@ __all__ = [
     "number_lines",
     "one_line",
     "quote_manifest_like",
+    "score_text",
     "split_lines",
     "tokens_line",
 ]
@@ -147,6 +148,12 @@ class Manifest:
             [ln for i, ln in enumerate(self.lines) if i not in dropped],
             {len([j for j in range(i) if j not in dropped]) for i in self.optional - dropped},
         )
+
+
+def score_text(score: float) -> str:
+    """A score as answers print it, whatever produced it: 3 significant digits (BM25 ``12.5``,
+    cosine ``0.834``, RRF ``0.0164``: neighbouring RRF ranks stay apart), whole from 1,000."""
+    return f"{score:.0f}" if abs(score) >= 1000 else f"{score:.3g}"
 
 
 def plural(count: int, word: str, many: str | None = None) -> str:

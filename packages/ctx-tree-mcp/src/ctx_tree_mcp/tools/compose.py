@@ -23,7 +23,7 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..graph import StoreGraph
-from ..render import Manifest, call, fitted_answer, number_lines, split_lines
+from ..render import Manifest, call, fitted_answer, number_lines, score_text, split_lines
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, ToolSpec
 
@@ -268,7 +268,7 @@ def _manifest(
     if plan.included:
         m.add(
             "included",
-            ", ".join(f"{i.id}({i.score:.2f}, {i.tokens}t)" for i in plan.included),
+            ", ".join(f"{i.id}({score_text(i.score)}, {i.tokens}t)" for i in plan.included),
             optional=True,
         )
     if plan.truncated is not None:
@@ -281,9 +281,9 @@ def _manifest(
         best = budget_dropped[0]
         named = plan.truncated is None  # next names it by id: a small budget keeps next alone
         label = _label(nodes.get(best.id), best.id, with_id=not named)
-        m.add("dropped", f"{label} ({best.score:.2f}, {best.tokens}t)", optional=named)
+        m.add("dropped", f"{label} ({score_text(best.score)}, {best.tokens}t)", optional=named)
         rest = [
-            f"{_label(nodes.get(d.id), d.id)} ({d.score:.2f}, {d.tokens}t)"
+            f"{_label(nodes.get(d.id), d.id)} ({score_text(d.score)}, {d.tokens}t)"
             for d in budget_dropped[1:MAX_DROPPED_LABELLED]
         ]
         more = len(budget_dropped) - min(len(budget_dropped), MAX_DROPPED_LABELLED)

@@ -9,7 +9,7 @@ from pydantic import Field
 
 from ..budget import check_int
 from ..errors import ToolInputError
-from ..render import call, plural
+from ..render import call, plural, score_text
 from ..surface import tool_ref
 from .listing import render_listing
 from .spec import Cli, Input, Sugar, ToolSpec
@@ -122,12 +122,11 @@ def search(
         raise ToolInputError("filters", str(exc)) from None
     hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
-    digits = 2 if mode == "keyword" else 4
     head, marks = _grouping(hits)
     rows = []
     for hit, mark in zip(hits, marks, strict=True):
         snippet = " ".join(hit.snippet.split())[:160]
-        rows.append(line(hit.node, f" score={hit.score:.{digits}f}{mark} | {snippet}"))
+        rows.append(line(hit.node, f" score={score_text(hit.score)}{mark} | {snippet}"))
     shown = f"{query[:80]!r}" + ("" if mode == "keyword" else f" ({mode})")
     head = f"search {shown}: {plural(len(hits), 'hit')}{head}"
     if not hits:
