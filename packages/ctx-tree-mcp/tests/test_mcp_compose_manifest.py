@@ -61,6 +61,25 @@ def test_budget_drops_keep_their_next_and_say_how_many_were_left_beyond_the_dept
     assert "next: ctx_tree_get(node_id=" in text and "ctx_tree_compose(" not in text
 
 
+def test_head_gives_the_budget_asked_and_the_content_packed(app) -> None:
+    """The head states the caller's budget (not the room left after the manifest) and the
+    tokens the content really costs; the whole answer stays within the budget."""
+    from ctx_tree_compose import estimate_tokens
+
+    _, seed = _family(app)
+    for budget in (150, 2000):
+        text = compose(app, [seed], depth=2, budget_tokens=budget)
+        m = re.match(
+            r"compose from 1 seed\(s\), depth 2, budget ([\d,]+): content ([\d,]+) tokens;",
+            _head(text),
+        )
+        assert m, text
+        assert int(m[1].replace(",", "")) == budget
+        body = text[: text.index("-- ctx-tree:")]
+        assert int(m[2].replace(",", "")) == estimate_tokens(body)
+        assert estimate_tokens(text) <= budget
+
+
 @pytest.fixture
 def env(root, monkeypatch, tmp_path):
     monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))

@@ -23,7 +23,15 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..graph import StoreGraph
-from ..render import Manifest, call, fitted_answer, number_lines, score_text, split_lines
+from ..render import (
+    Manifest,
+    call,
+    fitted_answer,
+    number_lines,
+    quote_manifest_like,
+    score_text,
+    split_lines,
+)
 from ..surface import tool_ref
 from .spec import Budget, Cli, Input, ToolSpec
 
@@ -198,13 +206,14 @@ def compose(
                 max(0, packed.truncated.kept_tokens - estimate_tokens(head)),
             )
             parts.append(head + text + "[…truncated]\n")
-        return "".join(parts), (packed, withheld)
+        content = "".join(parts)
+        return content, (packed, withheld, estimate_tokens(quote_manifest_like(content)[0]))
 
     total = 0
 
     def manifest(state: Any) -> Manifest:
         nonlocal total
-        packed, withheld = state
+        packed, withheld, content = state
         total = (
             sum(i.tokens for i in packed.included)
             + sum(d.tokens for d in packed.dropped)
@@ -219,7 +228,7 @@ def compose(
             weights=weights,
             include_stale=include_stale or None,
         )
-        return _manifest(packed, withheld, nodes, seed_ids, depth, wider)
+        return _manifest(packed, withheld, nodes, seed_ids, depth, wider, budget, content)
 
     text = fitted_answer(
         budget, body, manifest, lambda: total, "candidate set", reserve=COMPOSE_MANIFEST_RESERVE
@@ -246,8 +255,12 @@ def _manifest(
     seed_ids: list[str],
     depth: int,
     wider: str,
+    budget: int,
+    content: int,
 ) -> Manifest:
-    """The compose manifest: counts (none that are 0 but the included; nodes dropped for the
+    """The compose manifest: the head gives the ``budget`` the caller asked for and the
+    ``content`` tokens the answer's body costs (its manifest and tokens line take the rest),
+    then counts (none that are 0 but the included; nodes dropped for the
     budget apart from those one hop beyond ``depth`` and those of an excluded status), then labelled included, truncated and
     dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
     node, else the best node dropped for the budget, else ``wider`` (this call one hop deeper)
@@ -259,8 +272,8 @@ def _manifest(
     counts += [f"{reasons['depth']} beyond depth {depth}"] if reasons["depth"] else []
     counts += [f"{reasons['status']} of an excluded status"] if reasons["status"] else []
     m = Manifest(
-        f"compose from {len(seed_ids)} seed(s), depth {depth}: {plan.used_tokens:,}/"
-        f"{plan.budget_tokens:,} tokens; {', '.join(counts)}"
+        f"compose from {len(seed_ids)} seed(s), depth {depth}, budget {budget:,}: "
+        f"content {content:,} tokens; {', '.join(counts)}"
         + ("; candidates capped" if plan.capped else "")
     )
     if withheld:
