@@ -4,7 +4,8 @@ Each request is recorded (path, headers, JSON body). Embeddings are a determinis
 words: every word (lower-cased, split on non-letters, with a crude plural strip) adds 1 to
 ``hash(word) % dims``, so texts sharing words point the same way. ``behaviour`` changes the
 answers: ``delay_s``, ``status`` (an HTTP error), ``dims`` (wrong length), ``fail_after``
-(requests answered before errors start).
+(requests answered before errors start), ``trickle_s`` (the body sent a byte at a time, this
+many seconds apart).
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
+                if fake.behaviour.get("trickle_s"):
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(fake.behaviour["trickle_s"])
+                    return
                 self.wfile.write(data)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (a timeout test)

@@ -178,6 +178,28 @@ def test_slow_provider_times_out_to_keyword_results(tmp_path: Path):
             app.close()
 
 
+def test_a_provider_trickling_its_answer_times_out_at_the_query_timeout(tmp_path: Path):
+    # each byte arrives well within the read timeout, the whole answer never does: the
+    # timeout bounds the request, not each read
+    with fake_server() as fake:
+        app = make_app(
+            tmp_path,
+            {"provider": "openai", "baseUrl": fake.url + "/v1", "queryTimeoutMs": 300},
+        )
+        try:
+            add_notes(app)
+            reembed(app, progress=False)
+            fake.behaviour["trickle_s"] = 0.05
+            started = time.monotonic()
+            answer = search(app, "eviction policy", mode="semantic")
+            assert time.monotonic() - started < 2.0
+            assert titles(answer) == ["cache"]
+            assert "timed out after 300 ms" in answer and "keyword results" in answer
+        finally:
+            fake.behaviour.clear()
+            app.close()
+
+
 def test_unreachable_and_failing_providers_answer_keyword_results(tmp_path: Path):
     app = make_app(tmp_path, {"provider": "openai", "baseUrl": closed_port_url() + "/v1"})
     try:

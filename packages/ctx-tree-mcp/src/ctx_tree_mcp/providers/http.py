@@ -3,6 +3,8 @@ timeouts, and every failure turned into ``ProviderUnavailable`` with a one-line 
 
 from __future__ import annotations
 
+import json
+import time
 from typing import Any
 
 from ctx_tree_walkers import ProviderUnavailable
@@ -24,25 +26,39 @@ def post_json(
     headers: dict[str, str] | None = None,
     what: str,
 ) -> Any:
-    """POST ``body`` as JSON to ``url`` within ``timeout_ms`` (connect, write, read and pool
-    each); the decoded JSON answer. Raises :class:`ProviderUnavailable` naming ``what`` and
-    the cause: unreachable, timed out, an HTTP error status (with the server's message) or a
-    body that is not JSON."""
+    """POST ``body`` as JSON to ``url`` within ``timeout_ms``; the decoded JSON answer.
+
+    ``timeout_ms`` bounds the whole request: each of connect, write and read waits at most
+    that long, and the body stops being read once it has passed since the start, so a server
+    that trickles its answer a byte at a time cannot hold the caller (a request ends within
+    twice ``timeout_ms`` whatever the server does). Raises :class:`ProviderUnavailable` naming
+    ``what`` and the cause: unreachable, timed out, an HTTP error status (with the server's
+    message) or a body that is not JSON."""
     import httpx2
 
     seconds = timeout_ms / 1000
+    deadline = time.monotonic() + seconds
+    timed_out = ProviderUnavailable(f"{what} at {url} timed out after {timeout_ms} ms")
     try:
-        response = http.post(url, json=body, headers=headers, timeout=httpx2.Timeout(seconds))
+        with http.stream(
+            "POST", url, json=body, headers=headers, timeout=httpx2.Timeout(seconds)
+        ) as response:
+            parts = []
+            for part in response.iter_bytes():
+                parts.append(part)
+                if time.monotonic() > deadline:
+                    raise timed_out
     except httpx2.TimeoutException:
-        raise ProviderUnavailable(f"{what} at {url} timed out after {timeout_ms} ms") from None
+        raise timed_out from None
     except httpx2.HTTPError as exc:
         raise ProviderUnavailable(
             f"{what} at {url} unreachable ({type(exc).__name__}: {exc})"
         ) from None
+    raw = b"".join(parts)
     if response.status_code >= 400:
-        detail = response.text.strip().replace("\n", " ")[:200]
+        detail = raw.decode("utf-8", "replace").strip().replace("\n", " ")[:200]
         raise ProviderUnavailable(f"{what} at {url} answered HTTP {response.status_code}: {detail}")
     try:
-        return response.json()
+        return json.loads(raw)
     except ValueError:
         raise ProviderUnavailable(f"{what} at {url} answered something that is not JSON") from None
