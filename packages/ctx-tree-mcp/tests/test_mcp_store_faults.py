@@ -86,6 +86,34 @@ def test_the_server_answers_disk_full_as_a_tool_error_in_words(app: App):
     assert not is_error and text.startswith("note saved")
 
 
+def test_a_store_locked_past_the_busy_timeout_is_a_tool_error_in_words(app: App):
+    """Another process holds the write lock longer than the busy timeout: the call fails
+    alone, in words (not an internal error), and the next one works once the lock is gone."""
+    import asyncio
+
+    import apsw
+    from ctx_tree_mcp.server import answer
+
+    assert note(app, "before the lock").startswith("note saved")
+    app.store.con.set_busy_timeout(50)
+    other = apsw.Connection(str(app.store_file))
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        text, is_error = asyncio.run(answer(app, "ctx_tree_note", {"content": "while locked"}))
+        assert is_error and "internal error" not in text
+        assert "locked by another process" in text and "nothing of this call was saved" in text
+        text, is_error = asyncio.run(
+            answer(app, "ctx_tree_read", {"path": "src/decoder.py", "budget_tokens": 200})
+        )
+        assert is_error and "locked by another process" in text
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    text, is_error = asyncio.run(answer(app, "ctx_tree_note", {"content": "after the lock"}))
+    assert not is_error and text.startswith("note saved")
+    assert _notes(app.store_file) == ["before the lock", "after the lock"]
+
+
 FULL_DISK = r"""
 import json, os, subprocess, sys
 from pathlib import Path

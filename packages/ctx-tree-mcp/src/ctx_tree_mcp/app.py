@@ -28,11 +28,18 @@ log = logging.getLogger(__name__)
 
 def fault_message(exc: BaseException) -> str | None:
     """The one-line message for a store fault the user can act on (disk full, store deleted,
-    unwritable, written by a newer ctx-tree, damaged), or None for any other exception."""
-    from ctx_tree_store import SchemaVersionError, StoreFull, StoreGone, StoreUnwritable
+    unwritable, locked by another process past the busy timeout, written by a newer ctx-tree,
+    damaged), or None for any other exception."""
+    from ctx_tree_store import SchemaVersionError, StoreFull, StoreGone, StoreUnwritable, is_busy
 
     if isinstance(exc, StoreFull | StoreGone | StoreUnwritable | SchemaVersionError):
         return str(exc)
+    if is_busy(exc):
+        return (
+            "the store is locked by another process (its write lock was held past the busy "
+            "timeout: a long `ctx-tree reembed` or `walk`, or a program with store.db open); "
+            "nothing of this call was saved; try it again in a moment"
+        )
     import apsw
 
     if isinstance(exc, apsw.NotADBError | apsw.CorruptError):
