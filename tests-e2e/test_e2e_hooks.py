@@ -87,6 +87,31 @@ def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Pat
     assert event["text"] == "built " * 100  # not cut to 10 bytes
 
 
+@pytest.mark.parametrize("newline", [False, True])
+def test_a_secret_across_the_max_bytes_cut_is_never_kept_in_part(
+    project: Path, home: Path, newline: bool
+) -> None:
+    """Output longer than capture.maxBytes is cut: the cut falls inside a token, and not one
+    character of the token's secret part reaches the spool or the store."""
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    lead = ("log line\n" * 198 + "x" * 198) if newline else "x" * 1980
+    stdout = lead + " " + TOKEN + "\nthe rest\n" + "y" * 3000  # the cut at 2000 is inside TOKEN
+    payload = base_payload(project, tool_name="Bash", tool_input={"command": "cat build.log"},
+                           tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    secret_part = TOKEN[4:14].encode()
+    assert not any(secret_part in p.read_bytes() for p in every_file(home))
+    (event,) = spooled(home, project)
+    assert len(event["text"]) <= 2000 and event["original_chars"] == len(stdout)
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 1
+    finally:
+        app.close()
+    assert not any(secret_part in p.read_bytes() for p in every_file(home))
+
+
 def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -> None:
     root = project
     events = [

@@ -31,6 +31,11 @@ SPOOL_VERSION = 1
 SPOOL_MAX_FILES = 5000
 #: Spool files older than this are deleted by the next SessionStart (no server ran meanwhile).
 SPOOL_MAX_AGE_S = 7 * 24 * 3600
+#: Text longer than capture.maxBytes is redacted before it is cut, so a secret across the cut
+#: is replaced whole instead of kept in part: this many characters past the limit are redacted
+#: too (the longest one-line secrets are a few hundred characters; PEM bodies are found
+#: without their END line). The window ends at a line end when there is one in it.
+REDACT_MARGIN = 4096
 LOG_MAX_BYTES = 1_000_000
 #: The hook gives up (exit 0, nothing done) after this many seconds, whatever it waits on.
 ALARM_S = 3
@@ -321,10 +326,20 @@ def build_record(event, payload, cfg):
     if rec is None or not (rec.get("text") or "").strip():
         return None
     limit = capture["maxBytes"]
-    if len(rec["text"]) > limit:  # characters >= UTF-8 bytes: the ingester cuts exactly
-        rec["original_chars"] = len(rec["text"])
-        rec["text"] = rec["text"][:limit]
+    text = rec["text"]
+    if len(text) > limit:  # characters >= UTF-8 bytes: the ingester cuts exactly
+        # cut to the limit only once redacted (cut_redacted): a secret across it goes whole
+        rec["original_chars"] = len(text)
+        end = text.rfind("\n", limit, limit + REDACT_MARGIN)
+        rec["text"] = text[: end + 1 if end >= 0 else limit + REDACT_MARGIN]
     return rec
+
+
+def cut_redacted(rec, limit):
+    """Cut a redacted record's text to ``limit`` characters. An unredacted one keeps its window
+    past the limit: the ingester redacts it, then cuts."""
+    if rec.get("redacted") and isinstance(rec.get("text"), str) and len(rec["text"]) > limit:
+        rec["text"] = rec["text"][:limit]
 
 
 REDACTED_FIELDS = ("text", "command", "pattern", "title", "url", "path")
@@ -452,6 +467,7 @@ def capture_event(event, payload, home, root, cfg):
         rec["env_refused"] = True
     if rec["kind"] != "read":
         redact_record(home, rec)
+        cut_redacted(rec, cfg["capture"]["maxBytes"])
     rec.update(
         v=SPOOL_VERSION,
         session_id=payload.get("session_id") or "",
