@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.read import read
 
@@ -40,23 +41,21 @@ def _read_line(app, path: str, n: int) -> str:
     return m[1]
 
 
-def test_cr_only_file_hits_are_read_lines(app, root):
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("mac.txt", {20: "target needle here", 34: "second needle"}),  # CR only
+        ("mixed.txt", {10: "needle mixed", 16: "last needle"}),  # CRLF, CR, LF
+    ],
+)
+def test_hits_are_the_lines_read_shows_at_those_numbers(app, root, path, expected):
     _write(root)
-    text = asyncio.run(grep(app, "needle", path="mac.txt"))
-    hits = _hits(text, "mac.txt")
-    assert hits == {20: "target needle here", 34: "second needle"}
+    text = asyncio.run(grep(app, "needle", path=path))
+    hits = _hits(text, path)
+    assert hits == expected
     for n, line in hits.items():
-        assert _read_line(app, "mac.txt", n) == line
+        assert _read_line(app, path, n) == line
     assert "2 matches in 1 file" in text
-
-
-def test_mixed_line_ends_hits_are_read_lines(app, root):
-    _write(root)
-    text = asyncio.run(grep(app, "needle", path="mixed.txt"))
-    hits = _hits(text, "mixed.txt")
-    assert hits == {10: "needle mixed", 16: "last needle"}
-    for n, line in hits.items():
-        assert _read_line(app, "mixed.txt", n) == line
 
 
 def test_context_lines_are_the_neighbouring_read_lines(app, root):
