@@ -87,29 +87,58 @@ def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Pat
     assert event["text"] == "built " * 100  # not cut to 10 bytes
 
 
+@pytest.mark.parametrize("tool", ["Bash", "Grep"])
 @pytest.mark.parametrize("newline", [False, True])
 def test_a_secret_across_the_max_bytes_cut_is_never_kept_in_part(
-    project: Path, home: Path, newline: bool
+    project: Path, home: Path, newline: bool, tool: str
 ) -> None:
     """Output longer than capture.maxBytes is cut: the cut falls inside a token, and not one
     character of the token's secret part reaches the spool or the store."""
     (project / ".ctx-tree").mkdir()
     (project / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
     lead = ("log line\n" * 198 + "x" * 198) if newline else "x" * 1980
-    stdout = lead + " " + TOKEN + "\nthe rest\n" + "y" * 3000  # the cut at 2000 is inside TOKEN
-    payload = base_payload(project, tool_name="Bash", tool_input={"command": "cat build.log"},
-                           tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
+    text = lead + " " + TOKEN + "\nthe rest\n" + "y" * 3000  # the cut at 2000 is inside TOKEN
+    if tool == "Bash":
+        payload = base_payload(project, tool_name="Bash", tool_input={"command": "cat build.log"},
+                               tool_response={"stdout": text, "stderr": ""})  # fmt: skip
+    else:
+        payload = base_payload(project, tool_name="Grep", tool_input={"pattern": "x", "output_mode": "content"},
+                               tool_response={"mode": "content", "content": text})  # fmt: skip
     assert hook("post-tool", payload, home=home, root=project).returncode == 0
     secret_part = TOKEN[4:14].encode()
     assert not any(secret_part in p.read_bytes() for p in every_file(home))
     (event,) = spooled(home, project)
-    assert len(event["text"]) <= 2000 and event["original_chars"] == len(stdout)
+    assert event["original_chars"] == len(text)
     app = App(project, home=home)
     try:
         assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="tool_output", limit=1)
+        assert len(app.store.get(node.id).content.encode()) <= 2000
     finally:
         app.close()
     assert not any(secret_part in p.read_bytes() for p in every_file(home))
+
+
+def test_a_long_command_output_keeps_its_head_and_its_verdict(project: Path, home: Path) -> None:
+    """A hooked Bash output over capture.maxBytes is stored as ctx_tree_bash stores one: its
+    first and last parts around a marker, so the verdict at its end is kept."""
+    passing = "".join(f"tests/test_x.py::test_{i} PASSED\n" for i in range(8000))
+    stdout = "== test session starts ==\n" + passing + "== 1 failed, 7999 passed in 3.2s ==\n"
+    payload = base_payload(project, tool_name="Bash", tool_input={"command": "pytest -v"},
+                           tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="tool_output", limit=1)
+        content = app.store.get(node.id).content
+    finally:
+        app.close()
+    max_bytes = DEFAULTS["capture"]["maxBytes"]
+    assert len(content.encode()) <= max_bytes
+    assert content.startswith("== test session starts ==\n")
+    assert content.endswith("== 1 failed, 7999 passed in 3.2s ==\n")
+    assert "bytes left out here" in content
 
 
 def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -> None:

@@ -330,15 +330,36 @@ def build_record(event, payload, cfg):
     if len(text) > limit:  # characters >= UTF-8 bytes: the ingester cuts exactly
         # cut to the limit only once redacted (cut_redacted): a secret across it goes whole
         rec["original_chars"] = len(text)
-        end = text.rfind("\n", limit, limit + REDACT_MARGIN)
-        rec["text"] = text[: end + 1 if end >= 0 else limit + REDACT_MARGIN]
+        if rec["kind"] == "bash":
+            # the ingester keeps a command's first and last parts (its verdict is at the end,
+            # bash/record.py): both halves go, each with its window
+            half = limit // 2
+            head = _head(text, half)
+            rec["text"] = head + ("" if head.endswith("\n") else "\n") + _tail(text, half)
+        else:
+            rec["text"] = _head(text, limit)
     return rec
 
 
+def _head(text, size):
+    """The first ``size`` characters of ``text`` and up to REDACT_MARGIN more, to a line end."""
+    end = text.rfind("\n", size, size + REDACT_MARGIN)
+    return text[: end + 1 if end >= 0 else size + REDACT_MARGIN]
+
+
+def _tail(text, size):
+    """The last ``size`` characters of ``text`` and up to REDACT_MARGIN more, from a line start."""
+    start = text.find("\n", max(0, len(text) - size - REDACT_MARGIN), len(text) - size)
+    return text[start + 1 if start >= 0 else max(0, len(text) - size - REDACT_MARGIN) :]
+
+
 def cut_redacted(rec, limit):
-    """Cut a redacted record's text to ``limit`` characters. An unredacted one keeps its window
-    past the limit: the ingester redacts it, then cuts."""
-    if rec.get("redacted") and isinstance(rec.get("text"), str) and len(rec["text"]) > limit:
+    """Cut a redacted record's text to ``limit`` characters. An unredacted one, and a command's
+    output, keep their windows past the limit: the ingester redacts them, then cuts (a command's
+    output around the middle, keeping its end)."""
+    if rec["kind"] == "bash" or not rec.get("redacted"):
+        return
+    if isinstance(rec.get("text"), str) and len(rec["text"]) > limit:
         rec["text"] = rec["text"][:limit]
 
 
