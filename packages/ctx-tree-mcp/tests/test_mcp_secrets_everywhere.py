@@ -53,3 +53,15 @@ def test_every_answer_is_redacted_as_it_leaves_on_both_surfaces(app):
     assert KEY in search(app, KEY)  # the handler alone echoes the query ...
     answer = asyncio.run(run_tool(app, "ctx_tree_search", {"query": KEY}))
     assert KEY not in answer and "[REDACTED:aws_access_key]" in answer  # ... the answer does not
+
+
+def test_a_file_whose_name_holds_a_secret_is_never_read_nor_listed(app, root):
+    # the path would be kept whole in the node's source, metadata and the grep output's lines
+    named = root / "src" / f"creds-{KEY}.txt"
+    named.write_text("hello from the named file\n")
+    with pytest.raises(ToolInputError, match="looks like a secret"):
+        read(app, f"src/creds-{KEY}.txt")
+    answer = asyncio.run(grep(app, "hello from the named"))
+    assert "0 matches" in answer
+    uris = app.store.con.execute("SELECT group_concat(source_uri, '') FROM nodes").get or ""
+    assert KEY not in dump(app) and KEY not in uris

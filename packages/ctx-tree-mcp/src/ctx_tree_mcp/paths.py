@@ -4,8 +4,9 @@ Refused, before any file is opened and before any store write: paths that resolv
 root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the secret-file
 denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec, in any
 letter case: ``.ENV`` and ``ID_RSA`` are ``.env`` and ``id_rsa`` on macOS and Windows) — checked
-on both the path as given and the symlink-resolved path — and, for reads, anything that is not a
-regular file (directories, FIFOs, devices, sockets).
+on both the path as given and the symlink-resolved path —, paths whose names hold what the
+redactor takes for a secret, and, for reads, anything that is not a regular file (directories,
+FIFOs, devices, sockets).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import contextlib
 import os
 import stat
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from .errors import PathMissing, ToolInputError
@@ -88,7 +89,11 @@ class PathPolicy:
         if not rel or rel == ".":
             return False
         directory, _, _name = rel.rpartition("/")
-        return (bool(directory) and self._denied_dir(directory)) or self._spec.match_file(rel)
+        return (
+            (bool(directory) and self._denied_dir(directory))
+            or self._spec.match_file(rel)
+            or holds_secret(relative)
+        )
 
     def _denied_dir(self, directory: str) -> bool:
         cache = self._dir_cache
@@ -121,6 +126,12 @@ class PathPolicy:
                 argument, f"{path!r} is outside the project root {self.root}; give a path inside it"
             )
         lexical_rel = lexical.relative_to(self.root).as_posix()
+        if holds_secret(lexical_rel):
+            raise ToolInputError(
+                argument,
+                f"{path!r} looks like a secret (a token in a file or directory name) and would be "
+                "stored with it (docs/security.md); such a file is never read",
+            )
         if self.is_denied(lexical_rel):
             raise ToolInputError(
                 argument,
@@ -168,6 +179,16 @@ class PathPolicy:
                 argument, f"{path!r} is not a regular file (FIFO, device or socket); it is not read"
             )
         return resolved, st
+
+
+@lru_cache(maxsize=65536)
+def holds_secret(path: str) -> bool:
+    """True when the redactor would change ``path``: a file named after a token would keep
+    the token in its node's source, metadata and grep lines. Cached: a grep asks for every
+    file it matched, and the same files again at the next grep (about 20 us a path uncached)."""
+    from .redact import redact_text
+
+    return redact_text(path) != path
 
 
 def _inside(path: Path, root: Path) -> bool:
