@@ -144,3 +144,21 @@ def test_a_listing_that_fills_its_budget_offers_no_longer_listing():
     assert fitting and parse_next(text) is None and "narrow the query" in text
     short = render_listing("recent live", fitting[:3], hint, next_call=True)
     assert parse_next(short) == ("ctx_tree_recent", {"limit": 40})
+
+
+def test_a_listing_cut_by_its_budget_names_the_tools_own_narrowing(app):
+    """Rows past the listing's budget cannot be reached by a longer listing: neighbors said
+    "raise limit", which showed the same rows again; each listing names its own arguments."""
+    root_id = re.search(
+        r"file node (\w+)", call(app, "ctx_tree_read", {"path": "src/argparse_copy.py"})
+    )
+    many = call(app, "ctx_tree_neighbors", {"node_id": root_id.group(1), "limit": 60})
+    assert re.search(r"^shown: \d+ of 60$", many, re.M), many
+    assert "raise limit" not in many and parse_next(many) is None
+    assert "narrow with depth or edge_kinds" in many
+    longer = call(app, "ctx_tree_neighbors", {"node_id": root_id.group(1), "limit": 120})
+    assert body(longer) == body(many)  # what a longer listing would have shown: the same rows
+    recent = call(app, "ctx_tree_recent", {"limit": 80})
+    assert "narrow with kind, status or since" in recent and "narrow the query" not in recent
+    search = call(app, "ctx_tree_search", {"query": "parser", "limit": 80})
+    assert "narrow the query or its filters" in search

@@ -10,6 +10,7 @@ from pydantic import Field
 from ..budget import check_int
 from ..errors import ToolInputError
 from ..render import call, plural
+from ..surface import argument_name
 from .listing import render_listing
 from .lookup import node_by_id
 from .spec import Cli, Input, NodeId, ToolSpec
@@ -98,7 +99,8 @@ def neighbors(
         line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit] if not app.hidden(n.node)
     ]
     more = f"raise limit (now {limit})" if len(found) > limit else ""
-    return render_listing(f"neighbors of {start.id} (depth {depth})", rows, more)
+    narrow = f"narrow with {argument_name('ctx_tree_neighbors', 'depth')} or {argument_name('ctx_tree_neighbors', 'edge_kinds')}"
+    return render_listing(f"neighbors of {start.id} (depth {depth})", rows, more, narrow=narrow)
 
 
 def path_to_root(app: App, node_id: str) -> str:
@@ -161,6 +163,9 @@ def recent(
         rows,
         more,
         next_call=bool(more),
+        narrow="narrow with "
+        + ", ".join(argument_name("ctx_tree_recent", a) for a in ("kind", "status"))
+        + f" or {argument_name('ctx_tree_recent', 'since')}",
     )
 
 

@@ -18,13 +18,16 @@ def render_listing(
     *,
     next_call: bool = False,
     notes: Sequence[str] = (),
+    narrow: str = "narrow the query",
 ) -> str:
     """``rows`` numbered, as many as fit ``budget`` (minus the manifest), then the manifest.
 
-    ``more_hint`` says how to get the rest (used when rows were cut or the limit was reached);
-    with ``next_call`` it is an exact call and is given as the manifest's ``next``. When every
-    row is shown the manifest is just its head and that hint. Each of ``notes``
-    becomes a ``note`` line of the manifest.
+    ``more_hint`` says how to get more rows when the limit was reached; with ``next_call`` it
+    is an exact call and is given as the manifest's ``next``. Rows cut by the budget cannot be
+    reached by a longer listing (it shows the same first rows): the manifest then says so and
+    ``narrow`` (how this tool's arguments narrow it) instead of the hint. When every row is
+    shown the manifest is just its head and that hint. Each of ``notes`` becomes a ``note``
+    line of the manifest.
     """
     room = (
         budget
@@ -48,9 +51,9 @@ def render_listing(
     # A longer list must show at least one more row, with room for the longer manifest it
     # needs (``shown`` and ``tokens`` lines); otherwise its next would repeat these rows.
     no_room = len(out) == len(rows) and room < widest + NEXT_ROW_MARGIN
-    if next_call and (len(out) < len(rows) or no_room):
+    if len(out) < len(rows) or (next_call and no_room):
         # a longer list would show the same first rows again: no next that makes no progress
-        manifest.add("more", "rows past the listing's budget are not shown: narrow the query")
+        manifest.add("more", f"rows past the listing's budget are not shown: {narrow}")
     elif more_hint:
         manifest.add("next" if next_call else "more", more_hint)
     for note in notes:

@@ -144,7 +144,12 @@ def search(
     else:
         more = ""
     return render_listing(
-        head, rows, more, next_call=bool(hits) and len(hits) == limit < 100, notes=notes
+        head,
+        rows,
+        more,
+        next_call=bool(hits) and len(hits) == limit < 100,
+        notes=notes,
+        narrow="narrow the query or its filters",
     )
 
 
