@@ -157,6 +157,30 @@ def test_grep_lines_from_secret_files_are_removed(app: App) -> None:
     assert node.metadata["pattern"] == "API" and node.source_uri.startswith("grep://")
 
 
+@pytest.mark.parametrize("numbered", [True, False])
+def test_grep_lines_inside_a_private_key_block_are_hidden(app: App, numbered: bool) -> None:
+    """A native Grep shows a key's body lines without its BEGIN line, where redaction cannot
+    tell them from any base64: they are hidden judged on the whole file, as ctx_tree_grep
+    hides them (docs/security.md)."""
+    import base64
+
+    body = base64.b64encode(bytes(range(256)) * 3).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    pem = (
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----\n"
+    )
+    (app.root / "src" / "keys.py").write_text('X = 1\nKEY = """' + pem + '"""\nY = "ok"\n')
+    shown = [(3, lines[0]), (4, lines[1]), (len(lines) + 4, 'Y = "ok"')]
+    text = "\n".join(f"src/keys.py:{n}:{t}" if numbered else f"src/keys.py:{t}" for n, t in shown)
+    put(app, {"kind": "grep", "tool": "Grep", "pattern": "[A-Z]", "output_mode": "content", "text": text})  # fmt: skip
+    assert ingest(app).stored == 1
+    (node,) = nodes(app, "tool_output")
+    assert lines[0] not in node.content and lines[1] not in node.content
+    kept = node.content.splitlines()
+    assert len(kept) == 3 and kept[2] == text.splitlines()[2]
+    assert all("[REDACTED:private_key]" in line for line in kept[:2])
+
+
 def test_web_and_agent_results(app: App) -> None:
     put(
         app,

@@ -57,6 +57,8 @@ SWITCH = {
     "agent": "agent",
 }
 _GREP_LINE = re.compile(r"^(.+?)[:-]\d+[:-]")
+#: A grep output line without a line number: ``path:text``.
+_GREP_PATH = re.compile(r"^([^:\n]+):")
 
 
 @dataclass(slots=True)
@@ -337,6 +339,41 @@ def _without_denied_lines(app: App, text: str, base: Path, files_only: bool) -> 
     return "\n".join(kept)
 
 
+def _without_key_lines(app: App, text: str, base: Path) -> str:
+    """Grep output with each line that lies inside a PEM private key block of its file
+    replaced: a grep shows a block's body lines without the ``BEGIN`` line, so redaction
+    cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies, docs/security.md).
+    A line is judged by its text against the file's block lines, with or without a line
+    number before it; only files whose shown lines look like a key's are read."""
+    from ..errors import ToolInputError
+    from ..redact import private_key_lines
+    from ..tools.grep import KEY_LINE
+
+    inside: dict[str, set[str]] = {}
+    out = []
+    for line in text.split("\n"):
+        m = _GREP_LINE.match(line) or _GREP_PATH.match(line)
+        if m is None or not KEY_LINE.search(line[m.end() :]):
+            out.append(line)
+            continue
+        path = m.group(1)
+        if path not in inside:
+            inside[path] = set()
+            try:
+                resolved, _st = app.policy.resolve_file(str(base / path))
+                data = resolved.absolute.read_text("utf-8", "replace")
+            except (ToolInputError, OSError):
+                data = ""
+            if "PRIVATE KEY" in data:
+                rows = data.splitlines()
+                for first, last in private_key_lines(data):
+                    inside[path].update(r.strip() for r in rows[first - 1 : last])
+        if line[m.end() :].strip() in inside[path]:
+            line = line[: m.end()] + "[REDACTED:private_key]"
+        out.append(line)
+    return "\n".join(out)
+
+
 def _grep(app: App, event: dict[str, Any]) -> str:
     tool = str(event.get("tool") or "Grep")
     cwd = Path(str(event.get("cwd") or app.root))
@@ -348,6 +385,8 @@ def _grep(app: App, event: dict[str, Any]) -> str:
     files_only = tool == "Glob" or mode == "files_with_matches"
     search_base = base if base.is_dir() else base.parent
     text = _without_denied_lines(app, _text(event), search_base, files_only)
+    if not files_only:
+        text = _without_key_lines(app, text, search_base)
     if not text.strip():
         return "skipped"
     pattern = _text(event, "pattern")

@@ -354,7 +354,7 @@ def _attempt(
 _KEY_SCAN_BYTES = 64 << 20
 #: An output line that could lie inside a PEM block: a base64 run alone on its line (quotes,
 #: ``\n`` escapes and concatenation around it allowed), or a BEGIN/END line.
-_KEY_LINE = re.compile(
+KEY_LINE = re.compile(
     r"PRIVATE KEY|^[\s\"'`,;()\[\]+]*[A-Za-z0-9+/]{16,}={0,2}(?:\\[nr])?[\s\"'`,;()\[\]+]*$",
     re.M,
 )
@@ -379,7 +379,7 @@ def _check_files(
 
     for rel, lines in result.files.items():
         lone_cr = rel in result.lone_cr
-        if not lone_cr and not _KEY_LINE.search("\n".join(line.text for line in lines)):
+        if not lone_cr and not KEY_LINE.search("\n".join(line.text for line in lines)):
             continue
         try:
             with open(app.root / rel, "rb") as fh:
