@@ -6,7 +6,8 @@
 For every public task whose package store is under ``--homes`` (the corpus read and embedded
 by a semantic run), it takes the three rankings hybrid search fuses once: BM25 (50, nodes with
 every word first), the vectors (50) and the symbol ranking of their union
-(``ctx_tree_mcp.symbol_rank``), then scores offline: each alone, the two-way fusion of BM25
+(``ctx_tree_mcp.symbol_rank``), then scores offline: each alone, the default convex
+combination of normalized scores (``ctx_tree_mcp.fusion.convex``), the two-way RRF of BM25
 and vectors, and the three-way RRF ``Σ w_i / (k + rank_i)`` for each ``k`` and vector weight. A hit counts as the driver's
 metadata check does: the task's file, with a line range holding the gold start line. Use it
 to choose ``search.rrfK``; with few tasks, expect to overfit.
@@ -58,6 +59,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.fusion import convex
     from ctx_tree_mcp.providers import embedder_from_config
     from ctx_tree_mcp.symbol_rank import rank as symbol_rank
     from ctx_tree_schema import Filters, merge_config
@@ -82,13 +84,27 @@ def main() -> None:
         t for t in tasks if re.search(args.only, t["id"]) and (args.homes / t["corpus"]).is_dir()
     ]
     rows = []
+    convex_ranks: list[int | None] = []
     for t in tasks:
         app = App(args.corpus / t["corpus"], home=args.homes / t["corpus"])
         try:
             keyword = app.store.search(t["query"], 50, Filters(), snippets=False)
-            vector = app.store.vector_search(args.model, embedder.embed_query(t["query"]), 50)
+            query_vector = embedder.embed_query(t["query"])
+            vector = app.store.vector_search(args.model, query_vector, 50)
             pool = {h.node.id: h.node for h in keyword} | {h.node.id: h.node for h in vector}
-            symbols = symbol_rank(t["query"], list(pool.values()), app.store.index_words)
+            scored = symbol_rank(t["query"], list(pool.values()), app.store.index_words)
+            symbols = [i for i, _ in scored]
+            similarity = app.store.vector_similarities(args.model, query_vector, list(pool))
+            by_scores = [
+                i
+                for i, _ in convex(
+                    list(pool),
+                    {h.node.id: h.score for h in keyword},
+                    {h.node.id: h.coverage for h in keyword},
+                    similarity,
+                    dict(scored),
+                )
+            ]
         finally:
             app.close()
 
@@ -104,10 +120,12 @@ def main() -> None:
             h.node.id for h in vector if good(h.node)
         }
         rows.append(([h.node.id for h in keyword], [h.node.id for h in vector], symbols, gold))
+        convex_ranks.append(first_good(by_scores, gold))
     print(f"{len(rows)} tasks")
     print(f"keyword          {summary([first_good(k, g) for k, _, _, g in rows])}")
     print(f"semantic         {summary([first_good(v, g) for _, v, _, g in rows])}")
     print(f"symbols          {summary([first_good(s, g) for _, _, s, g in rows])}")
+    print(f"convex (default) {summary(convex_ranks)}")
     for k in (int(x) for x in args.k.split(",")):
         two = [first_good(fuse([(kw, 1.0), (v, 1.0)], k), g) for kw, v, _, g in rows]
         print(f"2-way k={k:<3}      {summary(two)}")

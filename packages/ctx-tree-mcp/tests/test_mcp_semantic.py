@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.fusion import convex, rrf
 from ctx_tree_mcp.providers import embedding_settings
 from ctx_tree_mcp.reembed import ReembedFailed, reembed
-from ctx_tree_mcp.retrieval import rrf
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import merge_config
@@ -317,7 +317,11 @@ def test_hybrid_fuses_both_rankings_and_applies_filters(tmp_path: Path):
         ("b", pytest.approx(1 / 62)),
     ]
     with fake_server() as fake:
-        app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url}, search={"rrfK": 10})
+        app = make_app(
+            tmp_path,
+            {"provider": "ollama", "baseUrl": fake.url},
+            search={"fusion": "rrf", "rrfK": 10},
+        )
         try:
             ids = add_notes(app)
             reembed(app, progress=False)
@@ -346,10 +350,9 @@ def test_hybrid_fuses_a_third_ranking_by_symbol_names_and_titles(tmp_path: Path)
             answer = search(app, "default help command", mode="hybrid", limit=3)
             first = next(line for line in answer.splitlines() if line.startswith("1."))
             assert "adds default help command" in first
-            # First by BM25 and by title, first or second by vector: three rankings fused.
-            # Two rankings could give at most 2 / 11 (rrfK 10).
+            # Best by BM25 and by title: 1 + 1 of the convex sum, plus its vector share.
             score = float(first.split("score=")[1].split()[0])
-            assert score >= 2 / 11 + 1 / 12 - 5e-4  # printed to 3 significant digits
+            assert score >= 2.0 - 5e-3  # printed to 3 significant digits
         finally:
             app.close()
 
@@ -370,12 +373,9 @@ def test_hybrid_ranks_notes_with_every_word_first_and_marks_hits_found_by_meanin
             assert titles(keyword) == ["farm", "stripes"]  # every word first, then some
             answer = search(app, "zebra quagga", mode="hybrid", limit=3)
             rows = [line for line in answer.splitlines() if line[:2] in ("1.", "2.", "3.")]
-            farm = next(line for line in rows if "note farm" in line)
-            # The note with every word is first of the BM25 ranking hybrid fuses (1 / 11),
-            # second by vector (1 / 12); were it second by BM25 it would score 2 / 12.
-            assert float(farm.split("score=")[1].split()[0]) == pytest.approx(
-                1 / 11 + 1 / 12, abs=5e-4
-            )
+            # "stripes" has the higher BM25 but holds half the words (coverage 0.5): the
+            # note with every word comes first.
+            assert "note farm" in rows[0] and "note stripes" in rows[1]
             assert "(by meaning)" in rows[2] and "filler" in rows[2]
             assert "1 with every word, 1 with only some, 1 by meaning alone (marked)" in answer
         finally:
@@ -401,3 +401,18 @@ def test_hybrid_answers_the_same_with_its_parallel_scan_or_without(
             assert "keyword results" in failed and titles(failed)[0] == "cache"
         finally:
             app.close()
+
+
+def test_convex_fusion_scores_every_candidate_on_every_signal():
+    pool = ["partial", "full", "vector_only", "no_vector"]
+    bm25 = {"partial": 10.0, "full": 5.0, "no_vector": 2.5}
+    coverage = {"partial": 0.25, "full": 1.0, "no_vector": 1.0}
+    similarity = {"partial": 0.80, "full": 0.90, "vector_only": 0.85}
+    symbol = {"full": 3.0, "vector_only": 1.5}
+    fused = dict(convex(pool, bm25, coverage, similarity, symbol))
+    assert fused["full"] == pytest.approx(0.5 + 1.0 + 1.0)  # half the best BM25, all words
+    assert fused["partial"] == pytest.approx(1.0 * 0.25 + 0.0)  # best BM25, a quarter of them
+    assert fused["vector_only"] == pytest.approx(0.5 + 0.5)  # min-max similarity, half symbol
+    assert fused["no_vector"] == pytest.approx(0.25)  # no vector: no vector share
+    assert convex(pool, bm25, coverage, similarity, symbol)[0][0] == "full"
+    assert convex(["a", "b"], {}, {}, {}, {}) == [("a", 0.0), ("b", 0.0)]  # ties keep order

@@ -45,7 +45,7 @@ def test_the_class_name_credits_no_sibling(store: Store) -> None:
     )
     option = node("opt", symbol="OptionParser.add_option", doc="Adds a new option named dest.")
     assert "option" not in store.index_words(symbol_field(argument))
-    assert rank("adds option named dest", [argument, option], store.index_words)[0] == "opt"
+    assert rank("adds option named dest", [argument, option], store.index_words)[0][0] == "opt"
 
 
 def test_a_word_only_one_sibling_has_decides(store: Store) -> None:
@@ -53,14 +53,19 @@ def test_a_word_only_one_sibling_has_decides(store: Store) -> None:
     cmd = node("cmd", symbol="Command.InitDefaultHelpCmd", doc="adds default help command to c.")
     other = node("other", symbol="Runner.Execute", doc="uses the args and runs through the tree")
     ranked = rank("adds default help command", [flag, other, cmd], store.index_words)
-    assert ranked == ["cmd", "flag"]  # "other" holds none of the words: not ranked
+    assert [i for i, _ in ranked] == ["cmd", "flag"]  # "other" holds none of the words
+    assert ranked[0][1] > ranked[1][1] > 0
 
 
 def test_stems_match_and_ties_keep_the_given_order(store: Store) -> None:
     a = node("a", symbol="Logger.WithTime", doc="Overrides the time of the log entry.")
     b = node("b", symbol="Entry.WithTime", doc="Overrides the time of the entry.")
-    assert rank("override time entry", [a, b], store.index_words) == ["b", "a"]  # shorter field
+
+    def ids(ranked: list[tuple[str, float]]) -> list[str]:
+        return [i for i, _ in ranked]
+
+    assert ids(rank("override time entry", [a, b], store.index_words)) == ["b", "a"]  # shorter
     twin = node("twin", symbol="Entry.WithTime", doc="Overrides the time of the entry.")
-    assert rank("override time entry", [twin, b], store.index_words) == ["twin", "b"]
+    assert ids(rank("override time entry", [twin, b], store.index_words)) == ["twin", "b"]
     assert rank("", [a, b], store.index_words) == []
     assert rank("override", [], store.index_words) == []

@@ -102,3 +102,14 @@ def test_reader_is_a_live_second_connection(tmp_path) -> None:
     finally:
         store.close()
     assert Store.open(":memory:").reader() is None  # no file: nothing to open twice
+
+
+def test_coverage_is_the_share_of_the_query_words_a_partial_match_holds(store: Store):
+    (full,) = store.insert([NewNode(NodeKind.NOTE, "alpha beta gamma delta")])
+    (half,) = store.insert([NewNode(NodeKind.NOTE, "alpha beta beta beta")])
+    (quarter,) = store.insert([NewNode(NodeKind.NOTE, "delta delta delta")])
+    hits = {h.node.id: h for h in store.search("alpha beta gamma delta", 10)}
+    assert (hits[full].matched_all, hits[full].coverage) == (True, 1.0)
+    assert (hits[half].matched_all, hits[half].coverage) == (False, 0.5)
+    assert (hits[quarter].matched_all, hits[quarter].coverage) == (False, 0.25)
+    assert store.search("beta", 10)[0].coverage == 1.0  # one word: every hit holds it

@@ -151,3 +151,19 @@ def test_an_unloadable_extension_is_reported_and_keyword_search_still_works(
     with pytest.raises(VectorUnavailable):  # remembered, not retried per call
         store.put_vectors("m", [(a, store.require(a).content_hash, [1.0])])
     assert [h.node.id for h in store.search("searchable")] == [a]
+
+
+def test_similarities_of_given_nodes_are_exact_and_skip_nodes_without_a_vector(store: Store):
+    rng = random.Random(3)
+    ids = add(store, [f"note {i}" for i in range(40)])
+    vecs = {nid: [rng.gauss(0, 1) for _ in range(8)] for nid in ids[:30]}
+    embed_all(store, "m", vecs)
+    query = [rng.gauss(0, 1) for _ in range(8)]
+    asked = [ids[0], ids[29], ids[35], "no-such-node"]  # ids[35] has no vector
+    sims = store.vector_similarities("m", query, asked)
+    assert set(sims) == {ids[0], ids[29]}
+    for nid in sims:
+        assert sims[nid] == pytest.approx(cosine(vecs[nid], query), abs=1e-5)
+    assert store.vector_similarities("other-model", query, asked) == {}
+    with pytest.raises(DimensionMismatch):
+        store.vector_similarities("m", [1.0, 0.0], asked)

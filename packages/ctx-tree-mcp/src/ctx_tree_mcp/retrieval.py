@@ -2,12 +2,10 @@
 
 * semantic: the query's vector (the configured provider) against the stored vectors of the
   same model, filtered like keyword search.
-* hybrid: Reciprocal Rank Fusion of three rankings of the same candidates: BM25 (nodes with
-  every word first) and the vectors, each ``search.candidates`` long, and the symbol ranking
-  of their union
-  (:mod:`.symbol_rank`: BM25 over each candidate's symbol name and doc summary).
-  ``score(node) = sum(1 / (search.rrfK + rank))`` over the rankings that hold the node
-  (ranks from 1).
+* hybrid: BM25's and the vectors' candidates (``search.candidates`` each), scored on three
+  signals, BM25, vector similarity and the symbol ranking (:mod:`.symbol_rank`: BM25 over
+  each candidate's symbol name and doc summary), fused by :mod:`.fusion` (``search.fusion``:
+  a convex combination of normalized scores, or RRF).
 
 Nothing here fails the call for a provider problem: no provider, an unreachable or slow one,
 vectors of the wrong length, or sqlite-vec missing give keyword results and a one-line note.
@@ -17,7 +15,6 @@ cannot be compared with the query's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,15 +53,6 @@ class Hit:
     score: float
     snippet: str
     matched_all: bool | None = True
-
-
-def rrf(rankings: Sequence[Sequence[str]], k: int) -> list[tuple[str, float]]:
-    """Reciprocal Rank Fusion: ``[(id, score)]`` best first; ties keep first-seen order."""
-    scores: dict[str, float] = {}
-    for ranking in rankings:
-        for rank, node_id in enumerate(ranking, 1):
-            scores[node_id] = scores.get(node_id, 0.0) + 1.0 / (k + rank)
-    return sorted(scores.items(), key=lambda item: -item[1])
 
 
 #: How long the backlog count (two index scans, ~10 ms at 100k nodes) is reused.
@@ -107,14 +95,16 @@ def _vector_hits(
     count: int,
     filters: Filters,
     notes: list[str],
-) -> list[VectorHit] | None:
-    """The ``count`` nearest nodes to the query's vector on ``store``'s connection, or None
-    with a note in ``notes`` when the provider or the vectors fail (keyword results follow)."""
+) -> tuple[list[VectorHit], list[float]] | None:
+    """The ``count`` nearest nodes to the query's vector on ``store``'s connection and that
+    vector, or None with a note in ``notes`` when the provider or the vectors fail (keyword
+    results follow)."""
     from ctx_tree_store import DimensionMismatch, VectorUnavailable
     from ctx_tree_walkers import ProviderUnavailable
 
     try:
-        return store.vector_search(embedder.model, embedder.embed_query(query), count, filters)
+        vector = embedder.embed_query(query)
+        return store.vector_search(embedder.model, vector, count, filters), vector
     except ProviderUnavailable as exc:
         notes.append(f"embedding provider unavailable ({exc}): keyword results")
     except DimensionMismatch as exc:
@@ -143,7 +133,7 @@ def search(
         )
     candidates = min(max(limit, int(app.config.data["search"]["candidates"])), 200)
     if mode == "semantic":
-        vector_hits = _vector_hits(store, embedder, query, limit, filters, notes)
+        scanned = _vector_hits(store, embedder, query, limit, filters, notes)
         keyword_hits = None
     else:
         # The query's embedding and vector scan run in a thread on the store's second
@@ -157,7 +147,7 @@ def search(
 
         reader = store.reader()
         if reader is None:
-            vector_hits = _vector_hits(store, embedder, query, candidates, filters, notes)
+            scanned = _vector_hits(store, embedder, query, candidates, filters, notes)
             keyword_hits = bm25()
         else:
             from concurrent.futures import ThreadPoolExecutor
@@ -167,9 +157,10 @@ def search(
                     _vector_hits, reader, embedder, query, candidates, filters, notes
                 )
                 keyword_hits = bm25()
-                vector_hits = scan.result()  # its exception, if any, raised here
-    if vector_hits is None:  # the fallback: keyword results
+                scanned = scan.result()  # its exception, if any, raised here
+    if scanned is None:  # the fallback: keyword results
         return _keyword_hits(store, query, limit, filters), notes
+    vector_hits, query_vector = scanned
     behind = backlog(app, embedder.model)
     if behind:
         notes.append(
@@ -185,13 +176,32 @@ def search(
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
         nodes.setdefault(h.node.id, Hit(h.node, h.similarity, "", None))
+    from . import fusion
     from .symbol_rank import rank as symbol_rank
 
     by_symbol = symbol_rank(query, [h.node for h in nodes.values()], store.index_words)
-    fused = rrf(
-        [[h.node.id for h in keyword_hits], [h.node.id for h in vector_hits], by_symbol],
-        int(app.config.data["search"]["rrfK"]),
-    )
+    settings = app.config.data["search"]
+    if settings["fusion"] == "rrf":
+        fused = fusion.rrf(
+            [
+                [h.node.id for h in keyword_hits],
+                [h.node.id for h in vector_hits],
+                [i for i, _ in by_symbol],
+            ],
+            int(settings["rrfK"]),
+        )
+    else:
+        similarity = {h.node.id: h.similarity for h in vector_hits}
+        unscored = [i for i in nodes if i not in similarity]
+        if unscored:  # BM25's candidates beyond the vectors' nearest: their exact cosine
+            similarity.update(store.vector_similarities(embedder.model, query_vector, unscored))
+        fused = fusion.convex(
+            list(nodes),
+            {h.node.id: h.score for h in keyword_hits},
+            {h.node.id: h.coverage for h in keyword_hits},
+            similarity,
+            dict(by_symbol),
+        )
     top = fused[:limit]
     snippets = store.snippets(query, [i for i, _ in top])
     return [

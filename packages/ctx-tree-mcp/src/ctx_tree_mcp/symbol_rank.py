@@ -54,9 +54,11 @@ def symbol_field(node: Node) -> str:
     return " ".join(str(p) for p in parts if p)
 
 
-def rank(query: str, nodes: Sequence[Node], words: Callable[[str], list[str]]) -> list[str]:
-    """Ids of ``nodes`` whose symbol field holds a word of ``query``, best BM25 score first
-    (ties keep the given order). ``words`` splits text into index words
+def rank(
+    query: str, nodes: Sequence[Node], words: Callable[[str], list[str]]
+) -> list[tuple[str, float]]:
+    """``(id, BM25 score)`` of the ``nodes`` whose symbol field holds a word of ``query``,
+    best first (ties keep the given order). ``words`` splits text into index words
     (:meth:`ctx_tree_store.Store.index_words`)."""
     wanted = set(words(query))
     if not wanted or not nodes:
@@ -79,4 +81,4 @@ def rank(query: str, nodes: Sequence[Node], words: Callable[[str], list[str]]) -
         if score > 0:
             scored.append((score, i))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    return [nodes[i].id for _, i in scored]
+    return [(nodes[i].id, score) for score, i in scored]

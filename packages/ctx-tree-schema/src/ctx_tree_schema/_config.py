@@ -86,8 +86,11 @@ class EmbeddingConfig(TypedDict):
 
 
 class SearchConfig(TypedDict):
-    """``search``: the RRF constant and the candidates each ranking gives to hybrid search."""
+    """``search``: how hybrid search fuses its rankings (``fusion``: ``"convex"``, the sum of
+    normalized scores, or ``"rrf"``, Reciprocal Rank Fusion with the constant ``rrfK``) and
+    the candidates BM25 and the vectors each give it (docs/search.md#hybrid)."""
 
+    fusion: str
     rrfK: int
     candidates: int
 
@@ -176,7 +179,7 @@ DEFAULTS: ConfigData = {
         "documentInputType": "",
         "maxChars": 4000,
     },
-    "search": {"rrfK": 10, "candidates": 50},
+    "search": {"fusion": "convex", "rrfK": 10, "candidates": 50},
     "summarizer": {
         "enabled": False,
         "baseUrl": "",
@@ -191,7 +194,10 @@ DEFAULTS: ConfigData = {
 
 
 #: String keys that take one of a fixed set of values.
-CHOICES: dict[str, tuple[str, ...]] = {"steer.mode": ("off", "hint", "deny")}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "steer.mode": ("off", "hint", "deny"),
+    "search.fusion": ("convex", "rrf"),
+}
 #: Smallest values allowed where 0 or a few units make no sense: below 1,024 bytes the
 #: marker that says where stored output was cut would not fit (docs/configuration.md).
 MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024}

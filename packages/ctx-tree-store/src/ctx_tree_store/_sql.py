@@ -111,7 +111,7 @@ SEARCH_NEWEST = (
 )
 SEARCH_SNIPPET = "snippet(fts, 0, '', '', '…', 16)"
 SEARCH_ROWS = (
-    f"SELECT n.rowid, {N_NODE_COLUMNS}, {{snippet}} "
+    f"SELECT n.rowid, {N_NODE_COLUMNS}, {{snippet}}, ctx_words_held(fts) "
     "FROM fts JOIN nodes n ON n.rowid = fts.rowid WHERE fts MATCH ? AND fts.rowid IN ({marks})"
 )
 # Snippets of given nodes for an expression (only those that match it come back).
@@ -271,6 +271,11 @@ VEC_RERANK = (
     "SELECT v.rowid, vec_distance_cosine(v.embedding, ?) AS d "
     "FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
     "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where} ORDER BY d LIMIT ?"
+)
+# Exact cosine distance of given nodes' vectors (hybrid search scores every candidate).
+VEC_DISTANCES = (
+    "SELECT n.id, vec_distance_cosine(v.embedding, ?) FROM nodes_vec v "
+    "JOIN nodes n ON n.rowid = v.rowid WHERE v.embedding_model = ? AND n.id IN ({marks})"
 )
 VEC_ROWS = f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n WHERE n.rowid IN ({{marks}})"
 VEC_OF_NODE = (

@@ -101,12 +101,18 @@ class NewNode:
 @dataclass(frozen=True, slots=True)
 class SearchHit:
     """One FTS5 hit: the node, its BM25 score (higher is better), a short snippet, and
-    whether it matched every word of the query (False: only some, from the fallback)."""
+    whether it matched every word of the query (False: only some, from the fallback).
+
+    ``coverage``: the share of the query's words the node holds, in (0, 1]: 1.0 when it
+    matched every word; for a partial match, the words of the fallback's OR it holds over all
+    the query's fallback words (a word too frequent to rank, left out of that OR on a large
+    store, counts as not held)."""
 
     node: Node
     score: float
     snippet: str
     matched_all: bool = True
+    coverage: float = 1.0
 
     @property
     def lines(self) -> tuple[int, int] | None:
@@ -832,8 +838,16 @@ class Store:
         if len(hits) < limit:
             any_expr = rank_expr or " OR ".join(_quote(w) for w in words)
             seen = {h.node.id for h in hits}
-            more = self._search(any_expr, rank_expr, where, args, limit + len(hits), snippets)
             partial = all_expr is not None
+            more = self._search(
+                any_expr,
+                rank_expr,
+                where,
+                args,
+                limit + len(hits),
+                snippets,
+                words=len(words) if partial else 0,
+            )
             hits.extend(
                 [replace(h, matched_all=not partial) for h in more if h.node.id not in seen][
                     : limit - len(hits)
@@ -864,11 +878,14 @@ class Store:
         args: list[Any],
         limit: int,
         snippets: bool = True,
+        words: int = 0,
     ) -> list[SearchHit]:
         """Hits for the FTS expression ``expr`` (``rank_expr`` itself, or an AND of the words),
         ranked by BM25 of ``rank_expr`` (newest first when None), among the
         :data:`SEARCH_CAP` newest matches of ``expr`` after filters. A match of ``expr`` that
-        holds none of ``rank_expr``'s words scores 0.0 (after the scored ones, newest first)."""
+        holds none of ``rank_expr``'s words scores 0.0 (after the scored ones, newest first).
+        ``words``: the query's word count, for a partial match's ``coverage`` (the share of
+        them it holds, of ``expr``'s); 0 gives every hit 1.0."""
         with self._lock:
             if rank_expr is None:
                 ranked = self._query(_sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit])
@@ -908,7 +925,12 @@ class Store:
                 )
             }
         return [
-            SearchHit(_row_to_node(rows[rowid][1:14]), float(score), rows[rowid][14] or "")
+            SearchHit(
+                _row_to_node(rows[rowid][1:14]),
+                float(score),
+                rows[rowid][14] or "",
+                coverage=min(1.0, rows[rowid][15] / words) if words else 1.0,
+            )
             for rowid, score in ranked
             if rowid in rows
         ]
@@ -1048,6 +1070,15 @@ class Store:
     ) -> list[_vectors.VectorHit]:
         """Nearest nodes to ``query`` among ``model`` vectors (cosine), filtered as :meth:`search`."""
         return _vectors.nearest(self, model, query, limit, filters)
+
+    def vector_similarities(
+        self, model: str, query: Sequence[float], node_ids: Sequence[str]
+    ) -> dict[str, float]:
+        """Cosine similarity (1.0 = same direction) of each given node's ``model`` vector to
+        ``query``, exact; ids without a vector of ``model`` are absent. For hybrid search,
+        which scores every candidate on every ranking (docs/search.md#hybrid). Raises
+        :class:`VectorUnavailable` and :class:`DimensionMismatch` as :meth:`vector_search`."""
+        return _vectors.similarities(self, model, query, node_ids)
 
     def vector_of(self, node_id: str, model: str) -> list[float] | None:
         """The ``model`` vector stored for ``node_id``, or None."""

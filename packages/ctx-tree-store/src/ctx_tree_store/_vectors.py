@@ -209,6 +209,32 @@ def nearest(
     ]
 
 
+def similarities(
+    store: Store, model: str, query: Sequence[float], node_ids: Sequence[str]
+) -> dict[str, float]:
+    """Cosine similarity to ``query`` of each given node's ``model`` vector; nodes without one
+    are absent. Raises like :func:`nearest`."""
+    ensure_loaded(store)
+    want = dimensions(store, model)
+    ids = list(dict.fromkeys(node_ids))
+    if want is None or not ids:
+        return {}
+    if len(query) != want:
+        raise DimensionMismatch(
+            f"{model}: the query vector has {len(query)} dimensions, the store holds {want}"
+        )
+    blob = pack(query)
+    out: dict[str, float] = {}
+    with store._lock:
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.VEC_DISTANCES.format(marks=",".join("?" * len(batch)))
+            out.update(
+                (r[0], 1.0 - float(r[1])) for r in store.con.execute(sql, [blob, model, *batch])
+            )
+    return out
+
+
 def _rerank(
     store: Store, model: str, blob: bytes, ids: list[int], where: str, args: list[Any], limit: int
 ) -> list[tuple[int, float]]:
