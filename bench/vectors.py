@@ -9,8 +9,9 @@ Then, over the same query set, it times (p50 / p95 over ``--runs`` queries each)
 
 * ``keyword``: ``Store.search`` (BM25), the baseline measured in the same run;
 * ``semantic``: ``Store.vector_search`` (sign-bit scan, then exact cosine over the candidates);
-* ``hybrid``: the tool's retrieval path (BM25 and vector rankings of 50 and the symbol ranking
-  of their union, fused by RRF) with an in-process embedder that returns a precomputed vector
+* ``hybrid``: the tool's retrieval path (BM25's and the vectors' 50 candidates and the symbol
+  ranking of their union, fused by the default convex combination; ``hybrid, RRF`` the same
+  fused by RRF, ``search.fusion = "rrf"``, alternated query by query) with an in-process embedder that returns a precomputed vector
   at once: the embedding call excluded. Each chunk gets the ``symbol`` and ``doc`` metadata a
   read would store (its first ``def``/``class`` and that one's docstring line), so the symbol
   ranking does the work it does on real code.
@@ -143,7 +144,12 @@ def main() -> None:
 
     queries = [q for qs in QUERIES.values() for q in qs]
     keys = list(centers)
-    times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": []}
+    times: dict[str, list[float]] = {"keyword": [], "semantic": [], "hybrid": [], "hybrid, RRF": []}
+
+    def hybrid(q: str, fusion: str) -> None:
+        app.config.data["search"]["fusion"] = fusion
+        retrieval_search(app, q, "hybrid", 10, Filters())
+
     for q in queries:
         qv = unit([x + rng.gauss(0, noise) for x in center(rng.choice(keys))])
         app.__dict__["_embedder"] = (InstantEmbedder(qv), None)
@@ -153,7 +159,8 @@ def main() -> None:
             for mode, call in (
                 ("keyword", lambda q=q: store.search(q, limit=10)),
                 ("semantic", lambda qv=qv: store.vector_search("bench", qv, 10)),
-                ("hybrid", lambda q=q: retrieval_search(app, q, "hybrid", 10, Filters())),
+                ("hybrid", lambda q=q: hybrid(q, "convex")),
+                ("hybrid, RRF", lambda q=q: hybrid(q, "rrf")),
             ):
                 t0 = time.perf_counter()
                 call()

@@ -1,4 +1,4 @@
-"""``ctx_tree_search``: keyword (FTS5, BM25), semantic (vectors) or hybrid (RRF of both)
+"""``ctx_tree_search``: keyword (FTS5, BM25), semantic (vectors) or hybrid (both, fused)
 search over everything stored (docs/search.md, docs/tools.md)."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class Args(Input):
     ]
     mode: Annotated[
         Literal["keyword", "semantic", "hybrid"],
-        Cli("keyword (BM25), semantic (embeddings) or hybrid (RRF of both)", short="-m"),
+        Cli("keyword (BM25), semantic (embeddings) or hybrid (both, fused)", short="-m"),
     ] = "keyword"
     limit: Annotated[int, Field(ge=1, le=100), Cli("hits listed", short="-n")] = 10
     filters: Annotated[
@@ -100,7 +100,8 @@ def search(
     """Handle ``ctx_tree_search``: at most ``limit`` (1..100) hits, one per line:
     ``path:start-end symbol kind node_id=<id> score=<score> | snippet``. The score is BM25
     (keyword: hits with every word first, then with some, each group best first), cosine
-    similarity (semantic) or the RRF score (hybrid, best first).
+    similarity (semantic) or the fused score (hybrid, best first: 0-3, or RRF's with
+    ``search.fusion`` ``"rrf"``; docs/search.md#hybrid).
 
     A provider problem (none configured, unreachable, slow, wrong dimensions) answers keyword
     hits with a ``note`` in the manifest (docs/search.md). Raises ``ToolInputError`` for an
