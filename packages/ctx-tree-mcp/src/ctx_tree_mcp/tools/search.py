@@ -159,7 +159,7 @@ def _grouping(hits: list[Any]) -> tuple[str, list[str]]:
 
     Keyword hits come grouped (every word, then only some; each best first, docs/search.md):
     the head says so once and the first some-word row is marked, so a higher score below a
-    lower one is never unexplained. Hybrid hits are in RRF order, where the groups (and hits
+    lower one is never unexplained. Hybrid hits are in fused-score order, where the groups (and hits
     found by meaning alone) interleave: each is marked and the head counts them."""
     flags = [h.matched_all for h in hits]
     partial = flags.count(False)
