@@ -167,3 +167,18 @@ def test_similarities_of_given_nodes_are_exact_and_skip_nodes_without_a_vector(s
     assert store.vector_similarities("other-model", query, asked) == {}
     with pytest.raises(DimensionMismatch):
         store.vector_similarities("m", [1.0, 0.0], asked)
+
+
+def test_similarities_look_the_nodes_up_by_id_not_by_walking_the_model(store: Store):
+    # Hybrid search asks for about 50 ids: without statistics SQLite would rather walk the
+    # model's index (every vector of the model) than do 50 id lookups.
+    ids = add(store, [f"note {i}" for i in range(50)])
+    embed_all(store, "m", {nid: [1.0, float(i)] for i, nid in enumerate(ids)})
+    sql = vec_module._sql.VEC_DISTANCES.format(marks=",".join("?" * len(ids)))
+    plan = " ".join(
+        str(row[3])
+        for row in store.con.execute(
+            "EXPLAIN QUERY PLAN " + sql, [vec_module.pack([1.0, 0.0]), "m", *ids]
+        )
+    )
+    assert "idx_nodes_vec_model" not in plan and "(id=?)" in plan

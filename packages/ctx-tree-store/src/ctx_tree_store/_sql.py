@@ -272,10 +272,12 @@ VEC_RERANK = (
     "FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
     "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where} ORDER BY d LIMIT ?"
 )
-# Exact cosine distance of given nodes' vectors (hybrid search scores every candidate).
+# Exact cosine distance of given nodes' vectors (hybrid search scores every candidate). The
+# unary "+" keeps the model index out of the plan: with it SQLite walks every vector of the
+# model to find the 50 asked (60 ms at 100k nodes, against 0.1 ms through the id index).
 VEC_DISTANCES = (
     "SELECT n.id, vec_distance_cosine(v.embedding, ?) FROM nodes_vec v "
-    "JOIN nodes n ON n.rowid = v.rowid WHERE v.embedding_model = ? AND n.id IN ({marks})"
+    "JOIN nodes n ON n.rowid = v.rowid WHERE +v.embedding_model = ? AND n.id IN ({marks})"
 )
 VEC_ROWS = f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n WHERE n.rowid IN ({{marks}})"
 VEC_OF_NODE = (
