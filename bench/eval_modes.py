@@ -21,6 +21,10 @@ project config (``<package>/.ctx-tree/config.json``, removed afterwards) with
 each chunk's first characters, where its signature and doc comment sit; e5 reads at most 512
 tokens) and the indexer walker off (reembed does the work, once).
 
+``--modes keyword`` needs no embedding server. ``--fusion`` / ``--rrf-k`` set ``search.fusion``
+/ ``search.rrfK`` in that config. The driver's baseline runs ``rg`` from ``PATH``: the harness
+venv's bin (this interpreter's) is put first.
+
 Writes ``<out>-<mode>.json/.md`` (the driver's own outputs) and ``<out>.md``: the three-mode
 table with recall@10, hit@1, MRR, per-language S3, S1/S2 success, search latency and the
 embedding throughput.
@@ -228,10 +232,14 @@ def report(
     seconds = sum(r["seconds"] for r in embedded)
     lines.append("")
     rate = f"{nodes} chunks in {seconds:.0f} s = {nodes / seconds:.1f} chunks/s" if seconds else "-"
-    lines.append(
-        f"Model {args.model} at {args.embedding_url}. Embedding throughput (ctx-tree reembed, "
-        f"CLI start-up included): {rate}. One query embedding alone: median {query_ms:.0f} ms."
-    )
+    if args.embedding_url:
+        lines.append(
+            f"Model {args.model} at {args.embedding_url}. Embedding throughput (ctx-tree "
+            f"reembed, CLI start-up included): {rate}. One query embedding alone: median "
+            f"{query_ms:.0f} ms."
+        )
+    else:
+        lines.append("No embedding provider: keyword only.")
     return "\n".join(lines) + "\n"
 
 
@@ -245,25 +253,42 @@ def main() -> None:
         type=Path,
         default=Path(os.environ.get("CTX_EVAL_CORPUS", "/tmp/ctx-eval-corpus")),
     )
-    ap.add_argument("--embedding-url", required=True, help="OpenAI-compatible base URL, up to /v1")
+    ap.add_argument(
+        "--embedding-url",
+        default="",
+        help="OpenAI-compatible base URL, up to /v1 (needed unless --modes keyword)",
+    )
     ap.add_argument("--model", default="multilingual-e5-small-q4")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "eval-modes"))
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--driver-args", default="", help="more driver options, e.g. \"--only 'ts-'\"")
     ap.add_argument("--max-chars", type=int, default=400, help="characters of each chunk embedded")
+    ap.add_argument(
+        "--fusion", choices=("convex", "rrf"), default="", help="search.fusion for the run"
+    )
     ap.add_argument("--rrf-k", type=int, default=0, help="search.rrfK for the run (0: the default)")
     ap.add_argument(
         "--reuse", default="", help="modes whose <out>-<mode>.json from an earlier run is kept"
     )
     args = ap.parse_args()
+    modes = args.modes.split(",")
+    if not args.embedding_url and set(modes) - {"keyword"}:
+        ap.error("--embedding-url is needed for the semantic and hybrid modes")
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    query_ms = query_embedding_ms(args.embedding_url, args.model)
+    # The driver runs the baseline's `rg` from PATH: the harness venv's (this interpreter's).
+    os.environ["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
+    query_ms = query_embedding_ms(args.embedding_url, args.model) if args.embedding_url else 0.0
+    search: dict[str, Any] = {}
+    if args.fusion:
+        search["fusion"] = args.fusion
     if args.rrf_k:
-        PROJECT_CONFIG["search"] = {"rrfK": args.rrf_k}
+        search["rrfK"] = args.rrf_k
+    if search:
+        PROJECT_CONFIG["search"] = search
     write_configs(args.corpus, args.max_chars)
     results: dict[str, tuple[dict, list[dict]]] = {}
     try:
-        for mode in args.modes.split(","):
+        for mode in modes:
             if mode in args.reuse.split(","):
                 results[mode] = (json.loads(Path(f"{args.out}-{mode}.json").read_text()), [])
                 continue
