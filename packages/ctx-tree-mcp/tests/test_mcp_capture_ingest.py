@@ -333,3 +333,21 @@ def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
     assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)
     sample = "deploy with ghp_" + "a" * 36
     assert redact.redact_text(sample) != sample and any(t in sample.lower() for t in triggers)
+
+
+def test_key_lines_are_found_with_read_s_line_ends_in_a_file_with_form_feeds(app: App) -> None:
+    """Form feeds (old C and Lisp sources) do not end a line for read (docs/tools.md): a
+    file's key block lines are found where read numbers them, so its last body lines are
+    hidden too."""
+    import base64
+
+    body = base64.b64encode(bytes(range(256)) * 3).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    pem = "-----BEGIN EC PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END EC PRIVATE KEY-----\n"
+    (app.root / "src" / "paged.c").write_text("/* page */\f\f\f\f\f\f\nint x;\n" + pem)
+    text = "\n".join(f"src/paged.c:{line}" for line in lines[-4:])
+    put(app, {"kind": "grep", "tool": "Grep", "pattern": "[A-Z]", "output_mode": "content", "text": text})  # fmt: skip
+    assert ingest(app).stored == 1
+    (node,) = nodes(app, "tool_output")
+    assert not any(line in node.content for line in lines), node.content
+    assert node.content.count("[REDACTED:private_key]") == 4

@@ -342,12 +342,11 @@ def _without_denied_lines(app: App, text: str, base: Path, files_only: bool) -> 
 def _without_key_lines(app: App, text: str, base: Path) -> str:
     """Grep output with each line that lies inside a PEM private key block of its file
     replaced: a grep shows a block's body lines without the ``BEGIN`` line, so redaction
-    cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies, docs/security.md).
+    cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies, :mod:`..keylines`).
     A line is judged by its text against the file's block lines, with or without a line
     number before it; only files whose shown lines look like a key's are read."""
     from ..errors import ToolInputError
-    from ..redact import private_key_lines
-    from ..tools.grep import KEY_LINE
+    from ..keylines import KEY_LINE, block_line_texts, read_start
 
     inside: dict[str, set[str]] = {}
     out = []
@@ -358,16 +357,12 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
             continue
         path = m.group(1)
         if path not in inside:
-            inside[path] = set()
             try:
                 resolved, _st = app.policy.resolve_file(str(base / path))
-                data = resolved.absolute.read_text("utf-8", "replace")
+                data = read_start(resolved.absolute).decode("utf-8", "replace")
             except (ToolInputError, OSError):
                 data = ""
-            if "PRIVATE KEY" in data:
-                rows = data.splitlines()
-                for first, last in private_key_lines(data):
-                    inside[path].update(r.strip() for r in rows[first - 1 : last])
+            inside[path] = block_line_texts(data)
         if line[m.end() :].strip() in inside[path]:
             line = line[: m.end()] + "[REDACTED:private_key]"
         out.append(line)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated
 
@@ -349,17 +348,6 @@ def _attempt(
     return "".join(blocks), manifest
 
 
-#: Files read whole to number their lines or find their PEM blocks (larger ones: the first
-#: this many bytes).
-_KEY_SCAN_BYTES = 64 << 20
-#: An output line that could lie inside a PEM block: a base64 run alone on its line (quotes,
-#: ``\n`` escapes and concatenation around it allowed), or a BEGIN/END line.
-KEY_LINE = re.compile(
-    r"PRIVATE KEY|^[\s\"'`,;()\[\]+]*[A-Za-z0-9+/]{16,}={0,2}(?:\\[nr])?[\s\"'`,;()\[\]+]*$",
-    re.M,
-)
-
-
 def _check_files(
     app: App,
     result: GrepResult,
@@ -374,6 +362,7 @@ def _check_files(
     could not see them; one line stays one line, so the counts and offsets stay true). Only
     files with a lone CR or a line shaped like a key's line are read (a cheap test: reading
     every matched file would cost a third of rg's time)."""
+    from ..keylines import KEY_LINE, read_start
     from ..lineends import LONE_CR_BYTES, renumber
     from ..redact import private_key_lines
 
@@ -382,8 +371,7 @@ def _check_files(
         if not lone_cr and not KEY_LINE.search("\n".join(line.text for line in lines)):
             continue
         try:
-            with open(app.root / rel, "rb") as fh:
-                data = fh.read(_KEY_SCAN_BYTES)
+            data = read_start(app.root / rel)
         except OSError:
             continue
         text = data.decode("utf-8", "replace")
