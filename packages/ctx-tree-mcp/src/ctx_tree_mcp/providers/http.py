@@ -28,10 +28,11 @@ def post_json(
 ) -> Any:
     """POST ``body`` as JSON to ``url`` within ``timeout_ms``; the decoded JSON answer.
 
-    ``timeout_ms`` bounds the whole request: each of connect, write and read waits at most
-    that long, and the body stops being read once it has passed since the start, so a server
-    that trickles its answer a byte at a time cannot hold the caller (a request ends within
-    twice ``timeout_ms`` whatever the server does). Raises :class:`ProviderUnavailable` naming
+    Each of connect, write and read waits at most ``timeout_ms``, and the body stops being
+    read once it has passed since the start, so a server that trickles its body a byte at a
+    time is cut off within about twice ``timeout_ms`` of a prompt header; headers trickled a
+    byte at a time are bounded per read only (docs/search.md#fallbacks-never-a-hang-never-a-crash).
+    Raises :class:`ProviderUnavailable` naming
     ``what`` and the cause: unreachable, timed out, an HTTP error status (with the server's
     message) or a body that is not JSON."""
     import httpx2
