@@ -152,7 +152,7 @@ def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -
                                    tool_response={"stdout": TOKEN, "stderr": ""})),
         ("post-tool-failure", base_payload(root, tool_name="Bash", tool_input={"command": "pytest"},
                                            error="Exit code 1\nFAILED test_x.py::test_y")),
-        ("post-tool", base_payload(root, tool_name="Grep", tool_input={"pattern": "def ", "output_mode": "content"},
+        ("post-tool", base_payload(root, tool_name="Grep", tool_input={"pattern": "def ", "output_mode": "content", "glob": f"*{TOKEN}*"},
                                    tool_response={"mode": "content", "content": "pkg/a.py:1:def a():"})),
         ("post-tool", base_payload(root, tool_name="WebFetch", tool_input={"url": "https://e.org", "prompt": "docs"},
                                    tool_response={"url": "https://e.org", "result": "Spawn docs text", "code": 200})),

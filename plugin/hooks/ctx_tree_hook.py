@@ -363,7 +363,7 @@ def cut_redacted(rec, limit):
         rec["text"] = rec["text"][:limit]
 
 
-REDACTED_FIELDS = ("text", "command", "pattern", "title", "url", "path")
+REDACTED_FIELDS = ("text", "command", "pattern", "glob", "title", "url", "path")
 
 
 def redact_record(home, rec):
