@@ -340,6 +340,52 @@ def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
     assert "there is no store to search" in text
 
 
+WRITABLE_AGAIN = r"""
+import json, subprocess, sys
+from pathlib import Path
+import ctx_tree_mcp.app as app_module
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.tools.note import note
+from ctx_tree_store import StoreUnwritable
+
+root, home = Path(sys.argv[1]), Path(sys.argv[2])
+app_module.STORE_RETRY_S = 0  # the test does not wait for the retry interval
+app = App(root, home=home)
+out = {}
+try:
+    note(app, "while read-only")
+except StoreUnwritable as exc:
+    out["during"] = str(exc)
+subprocess.run(["mount", "-o", "remount,bind,rw", str(home)], check=True)
+app.check_store()
+out["after"] = app.answer(note(app, "once writable again"))
+app.close()
+print(json.dumps(out))
+"""
+
+
+@needs_mounts
+def test_a_store_writable_again_is_used_again_by_the_same_process(root: Path, tmp_path: Path):
+    """Nothing is stored while the store cannot be written; once it can (a remount, fixed
+    permissions) the same server stores again instead of staying in memory for its life."""
+    home = tmp_path / "home"
+    writer = App(root, home=home)
+    note(writer, "before")
+    writer.close()
+    done = _private_mount(
+        'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3" "$4" "$1"',
+        str(home),
+        sys.executable,
+        WRITABLE_AGAIN,
+        str(root),
+    )
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert "the note was not saved" in out["during"]
+    assert out["after"].startswith("note saved") and "nothing is being stored" not in out["after"]
+    assert _notes(writer.store_file) == ["before", "once writable again"]
+
+
 def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     root: Path, tmp_path: Path, monkeypatch, capsys
 ):

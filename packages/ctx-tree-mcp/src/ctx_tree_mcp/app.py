@@ -6,9 +6,11 @@ one. The store is opened lazily on first use, so start-up does not pay for it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +26,9 @@ if TYPE_CHECKING:
 
 
 log = logging.getLogger(__name__)
+
+#: Seconds between tries to write a store that could not be written (:meth:`App.check_store`).
+STORE_RETRY_S = 2.0
 
 
 def fault_message(exc: BaseException) -> str | None:
@@ -232,8 +237,21 @@ class App:
     def check_store(self) -> None:
         """Called before each tool call: when the store file was deleted (``ctx-tree forget``)
         or replaced since it was opened, open the file now there (a new, empty store when it
-        is gone) and forget the ids cached from the old one."""
+        is gone) and forget the ids cached from the old one. While nothing is being stored
+        because the store could not be written, try it again (at most every
+        :data:`STORE_RETRY_S` seconds): once it can be (a remount, fixed permissions), the
+        process stores again."""
         store = self.__dict__.get("store")
+        if (
+            store is not None
+            and self._unwritable is not None
+            and self._damaged is None
+            and not self.readonly
+            and time.monotonic() >= self._retry_at
+        ):
+            self._retry_at = time.monotonic() + STORE_RETRY_S
+            self._writable_again(store)
+            return
         if self._damaged is not None and _identity(self.store_file) != self._damaged:
             # the damaged file was deleted (ctx-tree forget) or replaced: use the file again
             log.warning("the damaged store %s is gone; opening it anew", self.store_file)
@@ -251,6 +269,24 @@ class App:
             except StoreUnwritable:  # it cannot be made again here: go on without storing
                 del self.__dict__["store"]
                 self.store  # falls back to an in-memory store
+
+    def _writable_again(self, memory: Store) -> None:
+        """Use the store file in place of the in-memory ``memory`` when it can be written now."""
+        from ctx_tree_store import Store, StoreUnwritable
+
+        try:
+            fresh = Store.open(self.store_file)
+        except (StoreUnwritable, OSError):
+            return
+        log.warning("the store %s can be written again; storing again", self.store_file)
+        self._views.clear()
+        self.not_storing = self._unwritable = None
+        self.__dict__["store"] = fresh
+        with contextlib.suppress(Exception):
+            memory.close()
+
+    #: When :meth:`check_store` may next try to write the store again (monotonic seconds).
+    _retry_at: float = field(default=0.0, init=False)
 
     def answer(self, text: str) -> str:
         """``text``, plus the :attr:`not_storing` line when nothing persists."""
