@@ -20,8 +20,8 @@ Two rules, chosen by ``search.fusion``:
   ``score(n) = lexical + vector + symbol``, in [0, 3].
   Bruch, Gai and Ingber, *An Analysis of Fusion Functions for Hybrid Retrieval* (ACM TOIS
   2023), found this kind of fusion better than RRF and robust to its weights; on our
-  measured set it places the target first for 5 more queries in 100 than RRF does
-  (docs/benchmarks.md#semantic-and-hybrid-search).
+  measured set it places the target first more often than RRF does, with the same weights
+  untuned (docs/benchmarks.md#semantic-and-hybrid-search).
 * ``rrf``: Reciprocal Rank Fusion, ``score(n) = Σ 1 / (search.rrfK + rank)`` over the rankings
   that hold ``n`` (ranks from 1): only ranks count, not by how much one candidate leads.
 

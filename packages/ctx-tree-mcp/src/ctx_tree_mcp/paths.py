@@ -130,7 +130,7 @@ class PathPolicy:
             raise ToolInputError(
                 argument,
                 f"{path!r} looks like a secret (a token in a file or directory name) and would be "
-                "stored with it (docs/security.md); such a file is never read",
+                "stored with it (docs/security.md); such a file is never read: rename it to read it",
             )
         if self.is_denied(lexical_rel):
             raise ToolInputError(

@@ -207,13 +207,14 @@ def compose(
             )
             parts.append(head + text + "[…truncated]\n")
         content = "".join(parts)
-        return content, (packed, withheld, estimate_tokens(quote_manifest_like(content)[0]))
+        content_tokens = estimate_tokens(quote_manifest_like(content)[0])
+        return content, (packed, withheld, content_tokens)
 
     total = 0
 
     def manifest(state: Any) -> Manifest:
         nonlocal total
-        packed, withheld, content = state
+        packed, withheld, content_tokens = state
         total = (
             sum(i.tokens for i in packed.included)
             + sum(d.tokens for d in packed.dropped)
@@ -228,7 +229,7 @@ def compose(
             weights=weights,
             include_stale=include_stale or None,
         )
-        return _manifest(packed, withheld, nodes, seed_ids, depth, wider, budget, content)
+        return _manifest(packed, withheld, nodes, seed_ids, depth, wider, budget, content_tokens)
 
     text = fitted_answer(
         budget, body, manifest, lambda: total, "candidate set", reserve=COMPOSE_MANIFEST_RESERVE
@@ -256,10 +257,10 @@ def _manifest(
     depth: int,
     wider: str,
     budget: int,
-    content: int,
+    content_tokens: int,
 ) -> Manifest:
     """The compose manifest: the head gives the ``budget`` the caller asked for and the
-    ``content`` tokens the answer's body costs (its manifest and tokens line take the rest),
+    ``content_tokens`` the answer's body costs (its manifest and tokens line take the rest),
     then counts (none that are 0 but the included; nodes dropped for the
     budget apart from those one hop beyond ``depth`` and those of an excluded status), then labelled included, truncated and
     dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
@@ -273,7 +274,7 @@ def _manifest(
     counts += [f"{reasons['status']} of an excluded status"] if reasons["status"] else []
     m = Manifest(
         f"compose from {len(seed_ids)} seed(s), depth {depth}, budget {budget:,}: "
-        f"content {content:,} tokens; {', '.join(counts)}"
+        f"content {content_tokens:,} tokens; {', '.join(counts)}"
         + ("; candidates capped" if plan.capped else "")
     )
     if withheld:

@@ -99,7 +99,8 @@ def neighbors(
         line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit] if not app.hidden(n.node)
     ]
     more = f"raise limit (now {limit})" if len(found) > limit else ""
-    narrow = f"narrow with {argument_name('ctx_tree_neighbors', 'depth')} or {argument_name('ctx_tree_neighbors', 'edge_kinds')}"
+    depth_arg, kinds_arg = (argument_name("ctx_tree_neighbors", a) for a in ("depth", "edge_kinds"))
+    narrow = f"narrow with {depth_arg} or {kinds_arg}"
     return render_listing(f"neighbors of {start.id} (depth {depth})", rows, more, narrow=narrow)
 
 
