@@ -159,39 +159,29 @@ def test_environment_wins_over_config(tmp_path: Path, monkeypatch: pytest.Monkey
     assert embedding_settings(merge_config()) is None
 
 
-def test_slow_provider_times_out_to_keyword_results(tmp_path: Path):
+@pytest.mark.parametrize(
+    ("provider", "behaviour", "mode"),
+    [
+        # the answer comes after 3 s
+        ("ollama", {"delay_s": 3}, "hybrid"),
+        # each byte arrives well within the read timeout, the whole answer never does: the
+        # timeout bounds the reading of the body, not each read
+        ("openai", {"trickle_s": 0.05}, "semantic"),
+    ],
+    ids=["slow", "trickling"],
+)
+def test_a_slow_provider_times_out_to_keyword_results(
+    tmp_path: Path, provider: str, behaviour: dict[str, float], mode: str
+):
     with fake_server() as fake:
-        app = make_app(
-            tmp_path,
-            {"provider": "ollama", "baseUrl": fake.url, "queryTimeoutMs": 300},
-        )
+        url = fake.url + ("/v1" if provider == "openai" else "")
+        app = make_app(tmp_path, {"provider": provider, "baseUrl": url, "queryTimeoutMs": 300})
         try:
             add_notes(app)
             reembed(app, progress=False)
-            fake.behaviour["delay_s"] = 3
+            fake.behaviour.update(behaviour)
             started = time.monotonic()
-            answer = search(app, "eviction policy", mode="hybrid")
-            assert time.monotonic() - started < 2.0
-            assert titles(answer) == ["cache"]
-            assert "timed out after 300 ms" in answer and "keyword results" in answer
-        finally:
-            app.close()
-
-
-def test_a_provider_trickling_its_answer_times_out_at_the_query_timeout(tmp_path: Path):
-    # each byte arrives well within the read timeout, the whole answer never does: the
-    # timeout bounds the request, not each read
-    with fake_server() as fake:
-        app = make_app(
-            tmp_path,
-            {"provider": "openai", "baseUrl": fake.url + "/v1", "queryTimeoutMs": 300},
-        )
-        try:
-            add_notes(app)
-            reembed(app, progress=False)
-            fake.behaviour["trickle_s"] = 0.05
-            started = time.monotonic()
-            answer = search(app, "eviction policy", mode="semantic")
+            answer = search(app, "eviction policy", mode=mode)
             assert time.monotonic() - started < 2.0
             assert titles(answer) == ["cache"]
             assert "timed out after 300 ms" in answer and "keyword results" in answer
