@@ -78,3 +78,41 @@ def test_a_snapshot_copies_the_store_and_never_writes_it(store: Store, db_path: 
     empty, copied = Store.open_snapshot(db_path.parent / "missing.db")
     with empty:
         assert not copied and empty.recent() == []
+
+
+FILE_SIZE_LIMIT = r"""
+import resource, sys
+from ctx_tree_schema import NodeKind
+from ctx_tree_store import NewNode, Store, StoreFull
+
+store = Store.open(sys.argv[1])
+store.insert([NewNode(NodeKind.NOTE, "before the limit")])
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (2_000_000, hard))  # SIGXFSZ: Python ignores it
+try:
+    store.insert([NewNode(NodeKind.NOTE, "x" * 3_000_000)])
+    print("no error")
+except StoreFull as exc:
+    print("full:", exc)
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+store.insert([NewNode(NodeKind.NOTE, "after the limit")])
+print(store.con.execute("SELECT group_concat(content, '|') FROM nodes").get)
+"""
+
+
+def test_a_file_size_limit_or_quota_is_a_full_disk_not_an_io_error(db_path: Path):
+    """SQLite reports a write past RLIMIT_FSIZE (or a disk quota) as a disk I/O error with
+    the system's EFBIG (EDQUOT): it is the same fault as a full disk, and says so."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", FILE_SIZE_LIMIT, str(db_path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    full, rows = done.stdout.splitlines()
+    assert full.startswith("full: disk full: the store ")
+    assert rows == "before the limit|after the limit"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 
 class StoreError(Exception):
     """Base class of the store's errors."""
@@ -35,7 +37,8 @@ class SchemaVersionError(StoreError, RuntimeError):
 
 
 class StoreFull(StoreError):
-    """The file system holding the store is full (``SQLITE_FULL`` or ``ENOSPC``).
+    """No room to write the store: its file system is full (``SQLITE_FULL``, ``ENOSPC``), or
+    the process's file size limit or the user's disk quota is reached (``EFBIG``, ``EDQUOT``).
 
     The write was rolled back whole; the store and the process stay usable, and the same call
     works again once space is freed. ``path`` is the store file.
@@ -102,3 +105,19 @@ def is_busy(exc: BaseException) -> bool:
     import apsw
 
     return isinstance(exc, apsw.BusyError | apsw.LockedError)
+
+
+#: The system errors a write past the disk's space, the process's file size limit
+#: (``RLIMIT_FSIZE``) or the user's disk quota ends with.
+_FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
+
+
+def is_full(exc: BaseException, con: object) -> bool:
+    """True when ``exc``, raised by ``con`` (an ``apsw.Connection``), means no room to write:
+    ``SQLITE_FULL``, or a disk I/O error whose system error is :data:`_FULL_ERRNOS` (SQLite
+    reports EFBIG and EDQUOT that way)."""
+    import apsw
+
+    if isinstance(exc, apsw.FullError):
+        return True
+    return isinstance(exc, apsw.IOError) and getattr(con, "system_errno", 0) in _FULL_ERRNOS

@@ -33,7 +33,14 @@ from ctx_tree_schema import (
 
 from . import _sql, _vectors
 from ._db import connect, connect_readonly, file_identity, snapshot
-from ._errors import IllegalTransition, NodeNotFound, StoreError, StoreFull, StoreGone
+from ._errors import (
+    IllegalTransition,
+    NodeNotFound,
+    StoreError,
+    StoreFull,
+    StoreGone,
+    is_full,
+)
 from ._terms import (
     _quote,
     fallback_words,
@@ -291,7 +298,8 @@ class Store:
     def transaction(self) -> Iterator[apsw.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``); nested calls become savepoints.
 
-        An exception rolls everything back and propagates; SQLite's ``SQLITE_FULL`` becomes
+        An exception rolls everything back and propagates; SQLite's ``SQLITE_FULL``, and a
+        disk I/O error from a full disk, a file size limit or a disk quota, become
         :class:`StoreFull`. Raises :class:`StoreGone` when the store file was deleted or
         replaced, checked before the write starts and again after it commits: a write into a
         deleted file never counts as done.
@@ -315,9 +323,10 @@ class Store:
                 self.con.execute("COMMIT")
             except BaseException as exc:
                 self._depth = 0
+                full = is_full(exc, self.con)  # before ROLLBACK resets the error number
                 if self.con.in_transaction:  # SQLite may have rolled back already
                     self.con.execute("ROLLBACK")
-                if isinstance(exc, apsw.FullError):
+                if full:
                     raise StoreFull(self.path) from exc
                 raise
             if self.replaced():
