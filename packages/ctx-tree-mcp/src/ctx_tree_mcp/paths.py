@@ -3,10 +3,10 @@
 Refused, before any file is opened and before any store write: paths that resolve outside the
 root (``..``, absolute paths elsewhere, symlinks pointing out), paths matching the secret-file
 denylist or ``<root>/.ctx-tree/path.deny`` (gitignore syntax, matched with pathspec, in any
-letter case: ``.ENV`` and ``ID_RSA`` are ``.env`` and ``id_rsa`` on macOS and Windows) — checked
-on both the path as given and the symlink-resolved path —, paths whose names hold what the
-redactor takes for a secret, and, for reads, anything that is not a regular file (directories,
-FIFOs, devices, sockets).
+letter case: ``.ENV`` and ``ID_RSA`` are ``.env`` and ``id_rsa`` on macOS and Windows), paths
+whose file or directory names hold what the redactor takes for a secret (both checked on the
+path as given and on the symlink-resolved path), and, for reads, anything that is not a
+regular file (directories, FIFOs, devices, sockets).
 """
 
 from __future__ import annotations
@@ -81,9 +81,9 @@ class PathPolicy:
         return GitIgnoreSpec.from_lines(p.lower() for p in self.deny_patterns)
 
     def is_denied(self, relative: str) -> bool:
-        """True when ``relative`` (POSIX, relative to root) matches the denylist, or lies inside
-        a directory that does (e.g. anything under ``.ssh/``). Gitignore semantics: ``.env*``
-        matches at any depth. Directory verdicts are cached (a grep checks thousands of paths
+        """True when ``relative`` (POSIX, relative to root) matches the denylist, lies inside
+        a directory that does (e.g. anything under ``.ssh/``), or holds what the redactor takes
+        for a secret (:func:`holds_secret`). Gitignore semantics: ``.env*`` matches at any depth. Directory verdicts are cached (a grep checks thousands of paths
         under few directories). Case-insensitive."""
         rel = relative.strip("/").lower()
         if not rel or rel == ".":
