@@ -87,3 +87,16 @@ def test_key_lines_stay_hidden_when_lines_are_renumbered(app, root):
         **{n: "[REDACTED:private_key]" for n in range(4, 10)},
         11: "after",
     }
+
+
+def test_a_match_past_the_part_read_keeps_ripgrep_s_number(app, root, monkeypatch):
+    """Only the first ``keylines.SCAN_BYTES`` of a file are read to renumber it: a match past
+    them cannot be placed, so the file keeps ripgrep's numbers rather than losing that match."""
+    from ctx_tree_mcp import keylines
+
+    monkeypatch.setattr(keylines, "SCAN_BYTES", 200)
+    head = "\r".join(f"line {n} alpha" for n in range(1, 21)) + "\r"  # 260 bytes, CR only
+    (root / "big.txt").write_bytes((head + "\n" + "x\n" * 5 + "needle far\n").encode())
+    text = asyncio.run(grep(app, "line 1 alpha|needle", path="big.txt", budget_tokens=3000))
+    assert "2 matches in 1 file" in text
+    assert _hits(text, "big.txt")[7] == "needle far"

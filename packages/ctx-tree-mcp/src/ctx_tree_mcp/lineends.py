@@ -35,7 +35,8 @@ def renumber(
     that read would number: the matched lines and ``context_lines`` around each, a line over
     ``LONG_LINE`` characters as ``cut(line)``. ``matcher`` is the pattern compiled with the
     ``regex`` module (``excerpt.compile_pattern``). ``None`` when the matches cannot be placed
-    (no matcher, a match not found again, a search over ``SEARCH_TIMEOUT_S``)."""
+    (no matcher, a match not found again or past the end of ``text``, a search over
+    ``SEARCH_TIMEOUT_S``)."""
     if matcher is None:
         return None
     kept = split_lines(text.removeprefix("\ufeff"), keepends=True)
@@ -45,8 +46,10 @@ def renumber(
     finditer = matcher.finditer  # type: ignore[attr-defined]
     try:
         for line in lines:
-            if not line.is_match or line.number > len(firsts):
+            if not line.is_match:
                 continue
+            if line.number > len(firsts):  # past the part of the file read
+                return None
             a = firsts[line.number - 1]
             b = firsts[line.number] if line.number < len(firsts) else len(kept)
             starts = list(accumulate((len(part) for part in kept[a:b]), initial=0))
