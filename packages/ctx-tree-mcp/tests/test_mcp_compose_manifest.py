@@ -145,3 +145,30 @@ def test_a_small_seed_at_a_small_budget_comes_back_whole_or_as_next(app, budget)
     assert shown or named, text
     if budget >= 300:
         assert shown, text
+
+
+def test_nodes_of_a_file_denied_after_reading_are_neither_seeds_nor_next(app, root) -> None:
+    """A file added to path.deny after it was read: a seed from it is refused as get refuses
+    it (it used to come back as '1 included, 1 truncated' with nothing shown and a next that
+    get refused), and no next names one of its nodes."""
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.tools.get import get
+    from ctx_tree_mcp.tools.read import read
+
+    read(app, "src/decoder.py")
+    read(app, "src/argparse_copy.py", symbol="ArgumentParser.error")
+    decoder = app.store.latest_by_source(f"file://{root / 'src' / 'decoder.py'}")
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "path.deny").write_text("src/decoder.py\n")
+    app.__dict__.pop("policy", None)  # a new server reads path.deny at start
+    with pytest.raises(ToolInputError, match="denylist"):
+        compose(app, [decoder.id], budget_tokens=400)
+    # a note hung under a chunk of the file: from the note, that chunk is the nearest node
+    big = max(app.store.children(decoder.id), key=lambda n: len(n.content))
+    seed = _id(note(app, "why scanstring is slow", parent_id=big.id))
+    for budget in (150, 300, 600):
+        text = compose(app, [seed], budget_tokens=budget, depth=1)
+        assert big.id not in text.split("-- ctx-tree:")[1], text
+        step = re.search(r'^next: ctx_tree_get\(node_id="(\w+)"', text, re.M)
+        if step:
+            get(app, step.group(1))  # never refused as denied

@@ -8,6 +8,7 @@ a header, then the manifest of included / truncated / dropped nodes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -121,6 +122,13 @@ def plan(
             w = Weights(**{k: float(v) for k, v in weights.items()})
         except (TypeError, ValueError) as exc:
             raise ToolInputError("weights", str(exc)) from None
+    seeds = app.store.get_many(seed_ids)
+    denied = [nid for nid, n in seeds.items() if app.hidden(n)]
+    if denied:
+        raise ToolInputError(
+            "seed_ids",
+            f"{', '.join(denied)}: from a file on the denylist, not shown; leave it out",
+        )
     graph = StoreGraph(app.store)
     # The seeds (at most 50, packed first) are charged exactly what rendering adds to their
     # content's size, so a small seed at a small budget is packed exactly when it fits.
@@ -128,7 +136,7 @@ def plan(
         nid: max(
             0, estimate_tokens(_header(n) + _body(n, n.content)) - tokens_for_chars(len(n.content))
         )
-        for nid, n in app.store.get_many(seed_ids).items()
+        for nid, n in seeds.items()
         if n.content
     }
 
@@ -189,7 +197,7 @@ def compose(
         chosen += [packed.truncated.id] if packed.truncated else []
         dropped = [d.id for d in packed.dropped if d.reason == "budget"][:MAX_DROPPED_LABELLED]
         nodes.update(app.store.get_many([i for i in (*chosen, *dropped) if i not in nodes]))
-        withheld = [nid for nid in chosen if app.hidden(nodes.get(nid))]
+        withheld = [nid for nid in (*chosen, *dropped) if app.hidden(nodes.get(nid))]
         parts: list[str] = []
         for inc in packed.included:
             if inc.id in withheld:
@@ -266,6 +274,8 @@ def _manifest(
     dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
     node, else the best node dropped for the budget, else ``wider`` (this call one hop deeper)
     when nodes lie beyond the depth."""
+    if plan.truncated is not None and plan.truncated.id in withheld:
+        plan = dataclasses.replace(plan, truncated=None)  # not shown: not counted, not next
     reasons = Counter(d.reason for d in plan.dropped)
     counts = [f"{len(plan.included)} included"]
     counts += ["1 truncated"] if plan.truncated is not None else []
@@ -279,6 +289,7 @@ def _manifest(
     )
     if withheld:
         m.add("withheld", f"{len(withheld)} node(s) from files now on the denylist")
+
     if plan.included:
         m.add(
             "included",
@@ -290,7 +301,7 @@ def _manifest(
         m.add(
             "truncated", f"{_label(nodes.get(t.id), t.id)} kept {t.kept_tokens}/{t.total_tokens}t"
         )
-    budget_dropped = [d for d in plan.dropped if d.reason == "budget"]
+    budget_dropped = [d for d in plan.dropped if d.reason == "budget" and d.id not in withheld]
     if budget_dropped:
         best = budget_dropped[0]
         named = plan.truncated is None  # next names it by id: a small budget keeps next alone
