@@ -140,9 +140,9 @@ def test_a_listing_that_fills_its_budget_offers_no_longer_listing():
         if sum(estimate_tokens(f"{j}. {full[j]}\n") for j in range(i + 1))
         < 2000 - 80 - estimate_tokens(hint)
     ]
-    text = render_listing("recent live", fitting, hint, next_call=True)
+    text = render_listing("recent live", fitting, hint, next_call=True, narrow="narrow the query")
     assert fitting and parse_next(text) is None and "narrow the query" in text
-    short = render_listing("recent live", fitting[:3], hint, next_call=True)
+    short = render_listing("recent live", fitting[:3], hint, next_call=True, narrow="")
     assert parse_next(short) == ("ctx_tree_recent", {"limit": 40})
 
 
@@ -162,3 +162,25 @@ def test_a_listing_cut_by_its_budget_names_the_tools_own_narrowing(app):
     assert "narrow with kind, status or since" in recent and "narrow the query" not in recent
     search = call(app, "ctx_tree_search", {"query": "parser", "limit": 80})
     assert "narrow the query or its filters" in search
+
+
+def test_a_path_to_root_cut_by_its_budget_says_how_to_get_the_rest(app):
+    """path_to_root has no query to narrow: a chain longer than the listing's budget says the
+    rest is the path to root of the last node shown, and that call shows it."""
+    from ctx_tree_schema import NodeKind
+    from ctx_tree_store import NewNode
+
+    chain: list[str] = []
+    with app.store.transaction():
+        for i in range(80):
+            parent = chain[-1] if chain else None
+            chain += app.store.insert([NewNode(NodeKind.NOTE, f"step {i}", parent_id=parent)])
+    parent = chain[-1]
+    text = call(app, "ctx_tree_path_to_root", {"node_id": parent})
+    shown = re.search(r"^shown: (\d+) of (\d+)$", text, re.M)
+    assert shown and int(shown[1]) < int(shown[2]), text
+    assert "narrow the query" not in text
+    assert "ctx_tree_path_to_root from the last node shown" in text
+    last = re.findall(r"node_id=(\w+)", body(text))[-1]
+    rest = call(app, "ctx_tree_path_to_root", {"node_id": last})
+    assert re.findall(r"node_id=(\w+)", body(rest))[-1] == chain[0]  # the root

@@ -10,7 +10,7 @@ from pydantic import Field
 from ..budget import check_int
 from ..errors import ToolInputError
 from ..render import call, plural
-from ..surface import argument_name
+from ..surface import argument_name, tool_ref
 from .listing import render_listing
 from .lookup import node_by_id
 from .spec import Cli, Input, NodeId, ToolSpec
@@ -111,7 +111,11 @@ def path_to_root(app: App, node_id: str) -> str:
     start = node_by_id(app, node_id)
     chain = app.store.path_to_root(start.id)
     rows = [line(n) for n in chain if not app.hidden(n)]
-    return render_listing(f"path to root from {start.id}: {len(chain)} nodes", rows, "")
+    # the rest of a cut chain is the path to root of its last node shown
+    rest = f"call {tool_ref('ctx_tree_path_to_root')} from the last node shown"
+    return render_listing(
+        f"path to root from {start.id}: {len(chain)} nodes", rows, "", narrow=rest
+    )
 
 
 def recent(

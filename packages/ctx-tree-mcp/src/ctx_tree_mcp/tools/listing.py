@@ -18,7 +18,7 @@ def render_listing(
     *,
     next_call: bool = False,
     notes: Sequence[str] = (),
-    narrow: str = "narrow the query",
+    narrow: str,
 ) -> str:
     """``rows`` numbered, as many as fit ``budget`` (minus the manifest), then the manifest.
 
