@@ -141,6 +141,34 @@ def test_a_long_command_output_keeps_its_head_and_its_verdict(project: Path, hom
     assert "bytes left out here" in content
 
 
+def test_a_command_output_just_over_max_bytes_is_stored_once_with_a_true_count(
+    project: Path, home: Path
+) -> None:
+    """The hook's head and tail windows of a command output overlap when it is only a little
+    over capture.maxBytes: no line is stored twice and the marker counts the bytes really
+    left out of the output."""
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    lines = [f"step {i:04d} ok\n" for i in range(200)]
+    lines[100] = "step 0100 FAILED: boom\n"
+    stdout = "".join(lines)  # 3,000 bytes: a third of it is left out
+    payload = base_payload(project, tool_name="Bash", tool_input={"command": "make"},
+                           tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="tool_output", limit=1)
+        content = app.store.get(node.id).content
+    finally:
+        app.close()
+    assert content.count("step 0100 FAILED: boom") == 1
+    assert all(content.count(line) <= 1 for line in lines)
+    kept = sum(len(line) for line in lines if line in content and "FAILED" not in line)
+    left_out = int(content.split("[… ", 1)[1].split(" bytes left out", 1)[0].replace(",", ""))
+    assert left_out == len(stdout) - kept
+
+
 def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -> None:
     root = project
     events = [

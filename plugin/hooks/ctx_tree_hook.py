@@ -334,8 +334,11 @@ def build_record(event, payload, cfg):
             # the ingester keeps a command's first and last parts (its verdict is at the end,
             # bash/record.py): both halves go, each with its window
             half = limit // 2
-            head = _head(text, half)
-            rec["text"] = head + ("" if head.endswith("\n") else "\n") + _tail(text, half)
+            head, tail = _head(text, half), _tail(text, half)
+            if len(head) + len(tail) < len(text):
+                rec["text"] = head + ("" if head.endswith("\n") else "\n") + tail
+            # else the windows overlap (the output is only a little over the limit): it goes
+            # whole, or their common part would be stored and counted twice
         else:
             rec["text"] = _head(text, limit)
     return rec
