@@ -119,6 +119,21 @@ CREDENTIALS = [
         "npm_a8F3kQ2mZ7xW1pL8b9C4dE5fG6hJ7kL0mN1p",
         " ok",
     ),
+    # credentials on a command line or in an HTTP header, with no secret-like name before them
+    (
+        'curl -H "Authorization: Basic YWRtaW46aHVudGVyMjJ4eQ==" https://api.example.org',
+        "YWRtaW46aHVudGVyMjJ4eQ==",
+        '" https://api.example.org',
+    ),
+    ("headers = {'Authorization': 'Basic dXNlcjpTM2NyZXQh'}", "dXNlcjpTM2NyZXQh", "'}"),
+    ("curl -u admin:Hunter2Secret99 https://x.example", "Hunter2Secret99", " https://x.example"),
+    ("curl -sS --user deploy:Tr0ub4dor&3 -X POST", "Tr0ub4dor&3", "curl -sS --user deploy:"),
+    ("mysql -u root -pS3cr3tPassw0rd appdb", "S3cr3tPassw0rd", " appdb"),
+    (
+        "loading with hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh now",
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh",
+        " now",
+    ),
 ]
 
 
@@ -178,6 +193,14 @@ ORDINARY = [
     "let password=userInput;x=1",
     "password=abc",
     "connect(host=h,\n        password=pw)",
+    # command lines and headers with no credential in them
+    "Basic Authentication is supported; see Authorization: Basic realm",
+    'WWW-Authenticate: Basic realm="api"',
+    "docker run -u 1000:1000 image",
+    'curl -u "$USER:$API_TOKEN" https://x.example',
+    "curl -u ${USER}:${PASS} https://x.example",
+    "mysql -u root -p appdb",
+    "from huggingface_hub import hf_hub_download",
 ]
 
 

@@ -8,7 +8,8 @@ rule:
   (``SG.``-style dotted) keys, ``sk-`` provider keys, JWTs, ``Bearer`` tokens, PEM private key
   blocks (``BEGIN … END``, or a ``BEGIN`` line and the base64 body after it when the ``END`` is
   missing), passwords in URLs (``scheme://user:password@host``) and webhook URLs whose path is
-  the secret (Slack, Discord, Teams, Zapier).
+  the secret (Slack, Discord, Teams, Zapier), HTTP Basic credentials, a password on a
+  ``curl``/``mysql`` command line and Hugging Face tokens.
 * **Environment dumps**: three or more ``NAME=value`` lines in a row, two of whose names a
   process environment holds (``HOME``, ``PATH``, ``SHELL``, …): values replaced, names kept.
   :func:`redact_environment` is the stricter form for an answer that may quote a refused
@@ -88,6 +89,18 @@ class _Rule:
     #: the match's replacement, for a rule that hides more than one part of its match
     #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
     replace: Callable[[re.Match[str]], str] | None = None
+
+
+def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
+    """A rule whose matches start with ``trigger`` (any case), tried only where it occurs."""
+    return _Rule(
+        tag,
+        re.compile(pattern),
+        group,
+        (trigger,),
+        folded=re.compile(pattern, re.IGNORECASE),
+        anchored=True,
+    )
 
 
 def _entropy(value: str) -> float:
@@ -329,6 +342,29 @@ _RULES: tuple[_Rule, ...] = (
         ("glpat-", "gldt-", "glrt-", "glptt-"),
     ),
     _Rule("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, ("npm_",)),
+    # tried only where their first word occurs (anchored): a scan of every position would cost
+    # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
+    _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
+    _anchored_rule(
+        "basic_auth",
+        r"\bAuthorization[\"']?\s*[:=,]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+        1,
+        "authorization",
+    ),
+    # a password given on a command line: curl's -u/--user with user and password, mysql's -p
+    # (a $VARIABLE or ${VARIABLE} is kept)
+    _anchored_rule(
+        "cli_password",
+        r"(?<![\w-])curl\b[^\n]*?\s(?:-u|--user)[\s=]+[\"']?[^\s:\"'$]+:(?![$\"'])([^\s\"']{4,})",
+        1,
+        "curl",
+    ),
+    _anchored_rule(
+        "cli_password",
+        r"(?<![\w-])mysql(?:dump|admin)?\b[^\n]*?\s-p(?![$\"'])([^\s\"']{4,})",
+        1,
+        "mysql",
+    ),
     _Rule("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0, ("aiza",)),
     _Rule(
         "stripe_key",
