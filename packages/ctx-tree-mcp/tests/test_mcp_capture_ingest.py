@@ -351,3 +351,24 @@ def test_key_lines_are_found_with_read_s_line_ends_in_a_file_with_form_feeds(app
     (node,) = nodes(app, "tool_output")
     assert not any(line in node.content for line in lines), node.content
     assert node.content.count("[REDACTED:private_key]") == 4
+
+
+def test_key_lines_shown_as_unnumbered_context_are_hidden(app: App) -> None:
+    """Grep without line numbers prints context lines as ``path-text``: a key's body lines
+    shown as context around a match are hidden too."""
+    import base64
+
+    body = base64.b64encode(bytes(range(256)) * 3).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    pem = (
+        "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END RSA PRIVATE KEY-----\n"
+    )
+    (app.root / "src" / "my-keys.py").write_text('X = 1\nKEY = """' + pem + '"""\n')
+    text = "\n".join(
+        ["src/my-keys.py-" + lines[0], "src/my-keys.py:" + lines[1], "src/my-keys.py-" + lines[2]]
+    )
+    put(app, {"kind": "grep", "tool": "Grep", "pattern": "Q", "output_mode": "content", "-C": 1, "text": text})  # fmt: skip
+    assert ingest(app).stored == 1
+    (node,) = nodes(app, "tool_output")
+    assert not any(line in node.content for line in lines[:3]), node.content
+    assert node.content.count("[REDACTED:private_key]") == 3

@@ -344,18 +344,34 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
     replaced: a grep shows a block's body lines without the ``BEGIN`` line, so redaction
     cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies, :mod:`..keylines`).
     A line is judged by its text against the file's block lines, with or without a line
-    number before it; only files whose shown lines look like a key's are read."""
+    number before it (a context line without one is ``path-text``, of a file whose matches
+    are shown too); only files whose shown lines look like a key's are read."""
     from ..errors import ToolInputError
     from ..keylines import KEY_LINE, block_line_texts, read_start
 
+    rows = text.split("\n")
+    shown = {m.group(1) for row in rows if (m := _GREP_LINE.match(row) or _GREP_PATH.match(row))}
+
+    def split(line: str) -> tuple[str, int] | None:
+        """``(path, where its text starts)`` of an output line, or None."""
+        m = _GREP_LINE.match(line) or _GREP_PATH.match(line)
+        if m is not None:
+            return m.group(1), m.end()
+        dash = line.find("-")
+        while dash > 0:  # an unnumbered context line: ``path-text``
+            if line[:dash] in shown:
+                return line[:dash], dash + 1
+            dash = line.find("-", dash + 1)
+        return None
+
     inside: dict[str, set[str]] = {}
     out = []
-    for line in text.split("\n"):
-        m = _GREP_LINE.match(line) or _GREP_PATH.match(line)
-        if m is None or not KEY_LINE.search(line[m.end() :]):
+    for line in rows:
+        found = split(line)
+        if found is None or not KEY_LINE.search(line[found[1] :]):
             out.append(line)
             continue
-        path = m.group(1)
+        path, start = found
         if path not in inside:
             try:
                 resolved, _st = app.policy.resolve_file(str(base / path))
@@ -363,8 +379,8 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
             except (ToolInputError, OSError):
                 data = ""
             inside[path] = block_line_texts(data)
-        if line[m.end() :].strip() in inside[path]:
-            line = line[: m.end()] + "[REDACTED:private_key]"
+        if line[start:].strip() in inside[path]:
+            line = line[:start] + "[REDACTED:private_key]"
         out.append(line)
     return "\n".join(out)
 
