@@ -119,6 +119,18 @@ def test_a_secret_across_the_max_bytes_cut_is_never_kept_in_part(
     assert not any(secret_part in p.read_bytes() for p in every_file(home))
 
 
+def _hooked_and_stored(payload: dict, project: Path, home: Path) -> str:
+    """The content of the one ``tool_output`` node stored from a hooked ``payload``."""
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="tool_output", limit=1)
+        return app.store.get(node.id).content
+    finally:
+        app.close()
+
+
 def test_a_long_command_output_keeps_its_head_and_its_verdict(project: Path, home: Path) -> None:
     """A hooked Bash output over capture.maxBytes is stored as ctx_tree_bash stores one: its
     first and last parts around a marker, so the verdict at its end is kept."""
@@ -126,14 +138,7 @@ def test_a_long_command_output_keeps_its_head_and_its_verdict(project: Path, hom
     stdout = "== test session starts ==\n" + passing + "== 1 failed, 7999 passed in 3.2s ==\n"
     payload = base_payload(project, tool_name="Bash", tool_input={"command": "pytest -v"},
                            tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
-    assert hook("post-tool", payload, home=home, root=project).returncode == 0
-    app = App(project, home=home)
-    try:
-        assert ingest(app).stored == 1
-        (node,) = app.store.recent(kind="tool_output", limit=1)
-        content = app.store.get(node.id).content
-    finally:
-        app.close()
+    content = _hooked_and_stored(payload, project, home)
     max_bytes = DEFAULTS["capture"]["maxBytes"]
     assert len(content.encode()) <= max_bytes
     assert content.startswith("== test session starts ==\n")
@@ -154,14 +159,7 @@ def test_a_command_output_just_over_max_bytes_is_stored_once_with_a_true_count(
     stdout = "".join(lines)  # 3,000 bytes: a third of it is left out
     payload = base_payload(project, tool_name="Bash", tool_input={"command": "make"},
                            tool_response={"stdout": stdout, "stderr": ""})  # fmt: skip
-    assert hook("post-tool", payload, home=home, root=project).returncode == 0
-    app = App(project, home=home)
-    try:
-        assert ingest(app).stored == 1
-        (node,) = app.store.recent(kind="tool_output", limit=1)
-        content = app.store.get(node.id).content
-    finally:
-        app.close()
+    content = _hooked_and_stored(payload, project, home)
     assert content.count("step 0100 FAILED: boom") == 1
     assert all(content.count(line) <= 1 for line in lines)
     kept = sum(len(line) for line in lines if line in content and "FAILED" not in line)
