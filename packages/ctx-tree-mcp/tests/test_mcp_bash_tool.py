@@ -74,6 +74,33 @@ def test_secrets_in_output_are_redacted_in_store_and_answer(app: App) -> None:
     assert secret not in app.store.get(_node_id(answer)).content
 
 
+@pytest.mark.parametrize("numbered", ["sed -n", "cat -n"])
+def test_a_key_body_printed_without_its_begin_line_is_hidden(app: App, numbered: str) -> None:
+    """Lines of a key printed apart from its BEGIN line (an earlier command printed that)
+    carry no marker redaction could see: runs of key-width base64 lines are hidden."""
+    import base64
+    import random
+
+    body = base64.b64encode(random.Random(3).randbytes(1200)).decode()
+    lines = [body[i : i + 64] for i in range(0, len(body), 64)]
+    pem = "-----BEGIN EC PRIVATE KEY-----\n" + "\n".join(lines) + "\n-----END EC PRIVATE KEY-----\n"
+    (app.root / "fixture_keys.py").write_text('KEY = """' + pem + '"""\nNEXT = 1\n')
+    command = (
+        "sed -n 4,14p fixture_keys.py"
+        if numbered == "sed -n"
+        else "cat -n fixture_keys.py | sed -n 4,14p"
+    )
+    answer = bash(app, command)
+    stored = app.store.get(_node_id(answer)).content
+    for line in lines[2:13]:
+        assert line not in answer and line not in stored
+    assert stored.count("[REDACTED:private_key]") == 11
+    # hex digests of the same width are not keys
+    digests = "\n".join(f"{i:064x}" for i in range(5))
+    printed = bash(app, f"printf '{digests}\\n'")
+    assert app.store.get(_node_id(printed)).content == digests + "\n"
+
+
 def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app: App) -> None:
     answer = bash(app, "seq 1 200000", budget_tokens=2000)
     assert estimate_tokens(answer) <= 2000

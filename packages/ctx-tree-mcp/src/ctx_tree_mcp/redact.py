@@ -522,6 +522,38 @@ def private_key_lines(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
+#: A line of a PEM body alone (64 base64 characters a line; OpenSSH keys: 70), after an
+#: optional line number (``cat -n``, ``nl``, grep's ``N:``).
+_KEY_BODY_LINE = re.compile(r"(\s*\d+[\t:-]\s?)?([A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\s*")
+_KEY_WIDE_RUN = re.compile(r"[A-Za-z0-9+/]{64}")
+
+
+def redact_key_bodies(text: str) -> str:
+    """``text`` with every run of three or more lines that each hold one line of a PEM body
+    (and nothing else but a line number) replaced line by line by ``[REDACTED:private_key]``.
+
+    For command output: a command that prints part of a file (``sed -n 40,60p``) can show a
+    key's body without its ``BEGIN`` line, which :func:`redact` needs to know it is a key.
+    Certificate bodies look the same and are hidden too; hex digests (no upper- and
+    lower-case letters both) are not. Line count and line numbers are kept."""
+    if not _KEY_WIDE_RUN.search(text):
+        return text
+    lines = text.split("\n")
+    run: list[int] = []
+    for i in range(len(lines) + 1):
+        m = _KEY_BODY_LINE.fullmatch(lines[i]) if i < len(lines) else None
+        body = m.group(2) if m else ""
+        if m and any(c.isupper() for c in body) and any(c.islower() for c in body):
+            run.append(i)
+            continue
+        if len(run) >= 3:
+            for j in run:
+                prefix = _KEY_BODY_LINE.fullmatch(lines[j]).group(1) or ""  # type: ignore[union-attr]
+                lines[j] = prefix + "[REDACTED:private_key]"
+        run = []
+    return "\n".join(lines)
+
+
 def redact_value(value: Mapping[str, object]) -> dict[str, object]:
     """Redact every string inside a JSON-like mapping (metadata), keys kept; tuples become
     lists, as JSON has them."""

@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..redact import redact_text
+from ..redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
@@ -123,7 +123,7 @@ def record_output(
     content. Returns the :class:`Recorded` node; store errors propagate (nothing is written).
     """
     max_bytes = app.config.data["capture"]["maxBytes"]
-    redacted = redact_text(output)
+    redacted = redact_key_bodies(redact_text(output))
     given = len(output.encode("utf-8", "surrogatepass"))
     whole = max(original_bytes or 0, given)
     content = keep_head_and_tail(redacted, max_bytes, whole)
