@@ -85,3 +85,41 @@ def test_a_failing_provider_is_reported_and_the_store_of_another_model_is_skippe
     report = embed_missing(store, embedder, replace=True)
     assert (report.embedded, report.dropped_other) == (2, 0)
     assert store.vector_models() == {"count-embed": 2}
+
+
+class SameVectorEmbedder:
+    """A broken provider: one vector for every text."""
+
+    model = "same-vector"
+    dimensions = 3
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0, 0.0] for _ in texts]
+
+    def embed_query(self, text: str) -> list[float]:
+        return [1.0, 0.0, 0.0]
+
+
+def test_dedupe_merges_only_texts_that_are_alike_not_only_their_vectors(store: Store) -> None:
+    """A provider answering alike vectors for unlike texts (broken, or a model that maps
+    short texts together) made dedupe supersede distinct notes: near-duplicates must share
+    most of their words too."""
+    old, distinct, dup_old, dup_new = store.insert(
+        [
+            NewNode(NodeKind.NOTE, "alpha: the cache index is rebuilt at start-up"),
+            NewNode(NodeKind.NOTE, "beta: retries back off up to thirty seconds"),
+            NewNode(NodeKind.NOTE, "The deploy failed because the disk was full on the host."),
+            NewNode(NodeKind.NOTE, "The deploy failed because the disk was full on the host!"),
+        ]
+    )
+    config = make_config(walkers={"dedupeThreshold": 0.97})
+    embedder = SameVectorEmbedder()
+    run_once(store, config, "embedding", embedder=embedder)
+    summary = run_once(store, config, "dedupe", embedder=embedder)["dedupe"]
+    assert "1 near-duplicates superseded in 1 groups" in summary, summary
+    assert [store.get(i).status.value for i in (old, distinct, dup_old, dup_new)] == [
+        "live",
+        "live",
+        "superseded",
+        "live",
+    ]

@@ -3,7 +3,9 @@
 Each run walks the vectors of the provider's model added since its last run (a rowid cursor
 kept in ``walker_state``), 200 per batch. For each live node of a dedupable kind it asks the
 store for its nearest live neighbours of the same kind; those at cosine similarity
-``walkers.dedupeThreshold`` (0.97) or more form a group with it. The newest node of the group
+``walkers.dedupeThreshold`` (0.97) or more, whose words also overlap by :data:`WORD_OVERLAP`
+or more (Jaccard of their sets of lower-cased words: a provider that answers alike vectors for
+unlike texts, broken or not, cannot merge them), form a group with it. The newest node of the group
 stays live and **supersedes** the others (``supersedes`` edges, status ``superseded``), so
 search shows one of them; the pruner ages the others out like any superseded node.
 
@@ -14,6 +16,7 @@ are two places the agent may need.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ctx_tree_schema import Config, Filters, NodeKind, NodeStatus
@@ -26,6 +29,8 @@ DEDUPE_KINDS: tuple[NodeKind, ...] = tuple(
     k for k in NodeKind if k not in (NodeKind.FILE_CHUNK, NodeKind.SESSION, NodeKind.SUMMARY)
 )
 BATCH = 200
+#: Least share of words two near-duplicates have in common (|A ∩ B| / |A ∪ B|).
+WORD_OVERLAP = 0.6
 NEIGHBOURS = 5
 CURSOR = "dedupe:cursor:"
 
@@ -89,8 +94,13 @@ def dedupe(
             except VectorUnavailable as exc:
                 report.failed = str(exc)
                 return report
+            words = _words(current.content)
             group = [node.id] + [
-                h.node.id for h in near if h.node.id != node.id and h.similarity >= threshold
+                h.node.id
+                for h in near
+                if h.node.id != node.id
+                and h.similarity >= threshold
+                and _overlap(words, _words(h.node.content)) >= WORD_OVERLAP
             ]
             if len(group) < 2:
                 continue
@@ -107,3 +117,15 @@ def dedupe(
             report.stopped = True
             break
     return report
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def _overlap(a: set[str], b: set[str]) -> float:
+    """Jaccard similarity of two word sets (1.0 for two empty ones)."""
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+_WORD = re.compile(r"\w+")
