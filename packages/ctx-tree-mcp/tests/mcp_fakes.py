@@ -5,7 +5,7 @@ words: every word (lower-cased, split on non-letters, with a crude plural strip)
 ``hash(word) % dims``, so texts sharing words point the same way. ``behaviour`` changes the
 answers: ``delay_s``, ``status`` (an HTTP error), ``dims`` (wrong length), ``fail_after``
 (requests answered before errors start), ``trickle_s`` (the body sent a byte at a time, this
-many seconds apart).
+many seconds apart), ``trickle_headers_s`` (the status line and headers sent so).
 """
 
 from __future__ import annotations
@@ -56,6 +56,17 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
         def _send(self, code: int, obj: Any) -> None:
             data = json.dumps(obj).encode()
             try:
+                if fake.behaviour.get("trickle_headers_s"):
+                    head = (
+                        f"HTTP/1.1 {code} OK\r\nContent-Type: application/json\r\n"
+                        f"Content-Length: {len(data)}\r\n\r\n"
+                    ).encode()
+                    for i in range(len(head)):
+                        self.wfile.write(head[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(fake.behaviour["trickle_headers_s"])
+                    self.wfile.write(data)
+                    return
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

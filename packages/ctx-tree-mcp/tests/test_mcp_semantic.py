@@ -167,8 +167,10 @@ def test_environment_wins_over_config(tmp_path: Path, monkeypatch: pytest.Monkey
         # each byte arrives well within the read timeout, the whole answer never does: the
         # timeout bounds the reading of the body, not each read
         ("openai", {"trickle_s": 0.05}, "semantic"),
+        # the same with the headers: no read waits long, the headers never end in time
+        ("openai", {"trickle_headers_s": 0.05}, "semantic"),
     ],
-    ids=["slow", "trickling"],
+    ids=["slow", "trickling", "trickling headers"],
 )
 def test_a_slow_provider_times_out_to_keyword_results(
     tmp_path: Path, provider: str, behaviour: dict[str, float], mode: str
