@@ -31,6 +31,7 @@ DEDUPE_KINDS: tuple[NodeKind, ...] = tuple(
 BATCH = 200
 #: Least share of words two near-duplicates have in common (|A ∩ B| / |A ∪ B|).
 WORD_OVERLAP = 0.6
+_WORD = re.compile(r"\w+")
 NEIGHBOURS = 5
 CURSOR = "dedupe:cursor:"
 
@@ -94,13 +95,12 @@ def dedupe(
             except VectorUnavailable as exc:
                 report.failed = str(exc)
                 return report
+            close = [h for h in near if h.node.id != node.id and h.similarity >= threshold]
+            if not close:
+                continue  # most nodes: no word is split (their text may be 100 KB)
             words = _words(current.content)
             group = [node.id] + [
-                h.node.id
-                for h in near
-                if h.node.id != node.id
-                and h.similarity >= threshold
-                and _overlap(words, _words(h.node.content)) >= WORD_OVERLAP
+                h.node.id for h in close if _overlap(words, _words(h.node.content)) >= WORD_OVERLAP
             ]
             if len(group) < 2:
                 continue
@@ -126,6 +126,3 @@ def _words(text: str) -> set[str]:
 def _overlap(a: set[str], b: set[str]) -> float:
     """Jaccard similarity of two word sets (1.0 for two empty ones)."""
     return len(a & b) / len(a | b) if a or b else 1.0
-
-
-_WORD = re.compile(r"\w+")
