@@ -101,6 +101,18 @@ def test_a_key_body_printed_without_its_begin_line_is_hidden(app: App, numbered:
     assert app.store.get(_node_id(printed)).content == digests + "\n"
 
 
+def test_the_first_line_counts_the_whole_output_when_the_store_keeps_part_of_it(app: App) -> None:
+    """Past capture.maxBytes the store keeps the first and last parts: the first line said
+    '16,224 lines' for a command that printed 300,000; it gives the output's size and what of
+    it was kept."""
+    whole = sum(len(str(i)) + 1 for i in range(1, 300_001))
+    answer = bash(app, "seq 1 300000", budget_tokens=300)
+    first = answer.splitlines()[0]
+    kept = len(app.store.get(_node_id(answer)).content.splitlines())
+    assert first.startswith(f"exit 0 · {whole:,} bytes, {kept:,} lines of it kept · "), first
+    assert bash(app, "seq 1 3").splitlines()[0].startswith("exit 0 · 3 lines · ")
+
+
 def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app: App) -> None:
     answer = bash(app, "seq 1 200000", budget_tokens=2000)
     assert estimate_tokens(answer) <= 2000
