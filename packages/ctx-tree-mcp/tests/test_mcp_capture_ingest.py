@@ -209,6 +209,17 @@ def test_web_and_agent_results(app: App) -> None:
     assert summary.metadata["title"] == "Survey the parser"
 
 
+def test_a_secret_in_a_fetched_url_is_redacted_in_its_source_too(app: App) -> None:
+    """An event the hook could not redact (a marketplace install's first session): the URL
+    is the node's source_uri, which was stored as it came."""
+    url = f"https://api.example.org/v1/items?access_token={TOKEN}&page=2"
+    put(app, {"kind": "web", "tool": "WebFetch", "url": url, "text": "items page two", "redacted": False})  # fmt: skip
+    assert ingest(app).stored == 1
+    (web,) = nodes(app, "web_chunk")
+    assert TOKEN not in web.source_uri and "[REDACTED:" in web.source_uri
+    assert TOKEN not in json.dumps(web.metadata)
+
+
 def test_switched_off_kinds_are_skipped(app: App) -> None:
     (app.root / ".ctx-tree").mkdir()
     (app.root / ".ctx-tree" / "config.json").write_text(json.dumps({"capture": {"bash": False}}))

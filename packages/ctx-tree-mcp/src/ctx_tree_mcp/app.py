@@ -356,7 +356,7 @@ class App:
     ) -> str:
         """Store a captured output under the session (or ``parent_id``); returns its node id.
 
-        The content, ``terms`` and every string in ``metadata`` are redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
+        The content, ``terms``, ``source_uri`` and every string in ``metadata`` are redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
         ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
         caller already cut it, when it did). ``pending`` leaves it for the filter walker. When a live node already holds the same
         content from the same source, its id is returned and nothing is written.
@@ -372,6 +372,7 @@ class App:
             content = redact_text(content)
         terms = redact_text(terms)
         metadata = redact_value(metadata)  # note titles, grep patterns: searchable, so redacted
+        source_uri = redact_text(source_uri)  # a fetched URL's query may hold a token
         raw = content.encode("utf-8", "surrogatepass")
         max_bytes = self.config.data["capture"]["maxBytes"]
         truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)

@@ -208,6 +208,7 @@ def _store(
     from ..redact import redact_text
 
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
+    source_uri = redact_text(source_uri)
     before = app.store.find_live(source_uri, text)
     node_id = app.capture(
         NodeKind(kind), text, source_uri=source_uri, metadata=metadata, terms=terms, redacted=True
