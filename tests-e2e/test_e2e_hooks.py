@@ -518,6 +518,17 @@ def test_stop_without_the_last_message_reads_the_transcript(
     assert record["kind"] == "response" and record["text"] == "Evict the oldest entry first."
 
 
+def test_a_transcript_that_never_ends_cannot_hold_the_stop_hook(project: Path, home: Path) -> None:
+    """The transcript is read from its end, at most 256 KB: a path with no end (a device, a
+    FIFO's writer that keeps writing) held the hook until the host killed it, since the
+    alarm cannot interrupt one unbounded read."""
+    payload = base_payload(project, prompt_id="p1", transcript_path="/dev/zero")
+    started = time.monotonic()
+    done = hook("stop", payload, home=home, root=project)
+    assert done.returncode == 0 and time.monotonic() - started < 5
+    assert spooled(home, project) == []
+
+
 @pytest.mark.parametrize(
     "text",
     [

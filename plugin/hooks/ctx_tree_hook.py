@@ -215,7 +215,7 @@ def last_answer(transcript_path, tail_bytes=262144):
             fh.seek(0, 2)
             size = fh.tell()
             fh.seek(max(0, size - tail_bytes))
-            lines = fh.read().splitlines()
+            lines = fh.read(tail_bytes).splitlines()  # bounded: a device never ends
     except (OSError, TypeError):
         return ""
     for raw in reversed(lines):
