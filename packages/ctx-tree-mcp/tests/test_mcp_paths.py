@@ -97,3 +97,18 @@ def test_special_files_and_directories_are_refused(tmp_path):
         policy.resolve_file("missing.py")
     with pytest.raises(ToolInputError, match="NUL"):
         policy.resolve("a\x00b")
+
+
+@pytest.mark.parametrize("path", ["a/" * 2100 + "x.py", "a" * 5000, "b" * 300 + "/x.py"])
+def test_very_deep_or_long_paths_are_argument_errors_not_internal_ones(app, path):
+    """A path 2,100 directories deep overflowed the recursive denylist check (RecursionError),
+    and a name longer than the file system allows reached grep as an OSError."""
+    import asyncio
+
+    from ctx_tree_mcp.tools.grep import grep
+    from ctx_tree_mcp.tools.read import read
+
+    with pytest.raises(ToolInputError):
+        read(app, path)
+    with pytest.raises(ToolInputError):
+        asyncio.run(grep(app, "x", path))

@@ -97,12 +97,16 @@ class PathPolicy:
 
     def _denied_dir(self, directory: str) -> bool:
         cache = self._dir_cache
-        if directory not in cache:
-            parent = directory.rpartition("/")[0]
-            cache[directory] = (bool(parent) and self._denied_dir(parent)) or self._spec.match_file(
-                directory + "/"
-            )
-        return cache[directory]
+        # up to the nearest directory with a verdict, then down again (a loop, not recursion:
+        # a path may be thousands of directories deep)
+        todo = []
+        while directory and directory not in cache:
+            todo.append(directory)
+            directory = directory.rpartition("/")[0]
+        denied = bool(directory) and cache[directory]
+        for d in reversed(todo):
+            denied = cache[d] = denied or self._spec.match_file(d + "/")
+        return denied
 
     @cached_property
     def _dir_cache(self) -> dict[str, bool]:

@@ -114,7 +114,11 @@ async def grep(
     if glob is not None and (not isinstance(glob, str) or "\x00" in glob or not glob.strip()):
         raise ToolInputError("glob", "give a file glob such as '*.py', or leave it out")
     target = app.policy.resolve(path or ".")
-    if not target.absolute.exists():
+    try:
+        exists = target.absolute.exists()
+    except OSError as exc:  # a name longer than the file system allows
+        raise ToolInputError("path", f"{path!r} cannot be searched: {exc.strerror}") from None
+    if not exists:
         raise ToolInputError("path", f"{path!r} does not exist under the project root")
     if not (target.absolute.is_dir() or target.absolute.is_file()):
         raise ToolInputError(
