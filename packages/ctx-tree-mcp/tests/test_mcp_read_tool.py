@@ -153,6 +153,31 @@ def test_large_file_is_stored_truncated_and_says_so(root, tmp_path):
     app.close()
 
 
+def test_a_file_stored_in_part_is_never_counted_as_its_stored_part(root, tmp_path):
+    """Past capture.maxBytes the head said 'argparse_copy.py · 60 lines' and the tokens line
+    'of 683 in file' for a file of thousands of lines: both count what is stored, so they say
+    so, with the file's size."""
+    import re
+
+    from ctx_tree_mcp.app import App
+
+    home = tmp_path / "h3"
+    home.mkdir()
+    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    app = App(root, home=home)
+    size = (root / "src" / "argparse_copy.py").stat().st_size
+    try:
+        for text in (
+            read(app, "src/argparse_copy.py", budget_tokens=3000),
+            read(app, "src/argparse_copy.py", start_line=1, end_line=5),
+        ):
+            head = re.search(r"^-- ctx-tree: (.*)$", text, re.M).group(1)
+            assert re.match(rf"src/argparse_copy\.py · \d+ lines stored of {size:,} bytes · ", head)
+            assert " in file" not in text and re.search(r"(in|the whole) stored part", text)
+    finally:
+        app.close()
+
+
 def test_secrets_in_files_are_redacted_before_insert_and_in_answers(app, root):
     key = "AKIA" + "ABCDEFGHIJKLMNOP"
     (root / "settings.py").write_text(f'AWS_KEY = "{key}"\n\ndef f():\n    return 1\n')

@@ -10,6 +10,7 @@ from ..filecache import FileView
 from ..render import Manifest, call, finish, fitted_answer, number_lines, split_lines
 from .read_view import (
     file_tokens,
+    file_what,
     included_summary,
     lines_of,
     omitted_summary,
@@ -87,7 +88,7 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
         # Small file: the whole file costs less than an outline would; nothing is left out.
         whole_manifest = Manifest(view_head(view))
         whole_manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
-        return finish(whole, whole_manifest, budget, file_tokens(view), "file")
+        return finish(whole, whole_manifest, budget, file_tokens(view), file_what(view))
     entries = list(view.outline)
     ids = entry_ids(view)
     rows = [f"L{e.start}-{e.end} {e.label} {ids[i]}".rstrip() for i, e in enumerate(entries)]
@@ -132,4 +133,4 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
             m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), "file")
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))

@@ -17,6 +17,7 @@ from .read_view import (
     continue_call,
     excerpt_at,
     file_tokens,
+    file_what,
     find_symbols,
     included_summary,
     not_shown,
@@ -204,4 +205,4 @@ def by_query(app: App, view: FileView, query: str, budget: int) -> str:
         m.add("omitted", omitted_summary(view, included), optional=True)
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), "file")
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))

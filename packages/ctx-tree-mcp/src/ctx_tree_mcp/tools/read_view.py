@@ -25,6 +25,12 @@ def file_tokens(view: FileView) -> int:
     return view.numbered_tokens
 
 
+def file_what(view: FileView) -> str:
+    """What :func:`file_tokens` counts, for the tokens line: the file, or only its stored part
+    when it was stored truncated at ``capture.maxBytes``."""
+    return "stored part" if view.root.truncated else "file"
+
+
 def lines_of(view: FileView, first: int, last: int) -> list[str]:
     """File lines ``first..last`` (1-based inclusive) rebuilt from the chunks that tile the file."""
     out: list[str] = []
@@ -61,7 +67,10 @@ def view_head(view: FileView) -> str:
     trunc = ", stored truncated at capture.maxBytes" if view.root.truncated else ""
     if view.root.metadata.get("rendered"):
         trunc += ", lines of its cells rendered as text (outputs capped)"
-    return f"{view.relative} · {view.total_lines} lines · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
+    lines = f"{view.total_lines} lines"
+    if view.root.truncated:
+        lines += f" stored of {view.root.original_bytes:,} bytes"
+    return f"{view.relative} · {lines} · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
 
 
 @dataclass(frozen=True)
@@ -253,7 +262,7 @@ def ranges_answer(
         m.add("omitted", omitted_summary(view, included), optional=True)
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), "file")
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))
 
 
 def range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
