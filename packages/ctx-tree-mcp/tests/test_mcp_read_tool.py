@@ -178,6 +178,37 @@ def test_a_file_stored_in_part_is_never_counted_as_its_stored_part(root, tmp_pat
         app.close()
 
 
+@pytest.mark.parametrize("filler", ["x", "é"])
+def test_a_one_line_file_over_max_bytes_is_cut_whole_characters_after_redaction(
+    root, tmp_path, filler
+):
+    """Minified code over capture.maxBytes has no line end to cut at: the cut fell inside a
+    character ('not UTF-8 text', so it was refused) or inside a key, kept in part unredacted."""
+    from ctx_tree_mcp.app import App
+
+    home = tmp_path / "h4"
+    home.mkdir()
+    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    key = "AIza" + "SyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6R"
+    # "x": the key starts 10 bytes before the cut at 2,000; "é": the cut falls inside a 2-byte é
+    lead = 1990 - len('{"pad": "') - len('", "apiKey": "') if filler == "x" else 1000
+    text = '{"pad": "' + filler * lead + '", "apiKey": "' + key + '", "more": "' + "y" * 500 + '"}'
+    (root / "bundle.min.js").write_text(text)
+    app = App(root, home=home)
+    try:
+        answer = read(app, "bundle.min.js", start_line=1, end_line=1, budget_tokens=3000)
+        assert "stored truncated" in answer
+        stored = "".join(
+            c.content
+            for c in app.store.children(
+                app.store.latest_by_source("file://" + str((root / "bundle.min.js").resolve())).id
+            )
+        )
+        assert key[4:10] not in stored and key[4:10] not in answer
+    finally:
+        app.close()
+
+
 def test_secrets_in_files_are_redacted_before_insert_and_in_answers(app, root):
     key = "AKIA" + "ABCDEFGHIJKLMNOP"
     (root / "settings.py").write_text(f'AWS_KEY = "{key}"\n\ndef f():\n    return 1\n')

@@ -147,11 +147,10 @@ def _store_new(
 
     max_bytes = app.config.data["capture"]["maxBytes"]
     truncated = len(data) > max_bytes
-    body = data[:max_bytes] if truncated else data
-    if truncated:  # cut at the last newline so no line is half-stored
-        cut = body.rfind(b"\n")
-        body = body[: cut + 1] if cut > 0 else body
-    body = _redacted(body, redact_text)
+    if truncated:
+        body = _cut_redacted(data, max_bytes, redact_text)
+    else:
+        body = _redacted(data, redact_text)
     try:
         # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
         # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
@@ -226,6 +225,30 @@ def _store_new(
     view = FileView(tree.root, tree.chunks, outline_entries, resolved.relative, cached=False)
     app.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
+
+
+#: Bytes past ``capture.maxBytes`` redacted with the part kept, so that a secret across the
+#: cut is replaced whole (the longest one-line secrets are a few hundred characters).
+REDACT_MARGIN = 4096
+
+
+def _cut_redacted(data: bytes, max_bytes: int, redact_text: Any) -> bytes:
+    """The first ``max_bytes`` of ``data``, redacted: the part and a margin after it are
+    redacted first, then cut at the last line end, or (one long line, minified code) at the
+    last whole character. Data that is not UTF-8 is returned cut as it is (the chunker
+    refuses it)."""
+    import codecs
+
+    window = data[: max_bytes + REDACT_MARGIN]
+    try:  # an incomplete character at the window's end is left out, not an error
+        text = codecs.getincrementaldecoder("utf-8")().decode(window, final=False)
+    except UnicodeDecodeError:
+        return data[:max_bytes]
+    body = redact_text(text).encode("utf-8", "surrogatepass")[:max_bytes]
+    cut = body.rfind(b"\n")
+    if cut > 0:  # no line is half-stored
+        return body[: cut + 1]
+    return codecs.getincrementaldecoder("utf-8")().decode(body, final=False).encode()
 
 
 def _redacted(body: bytes, redact_text: Any) -> bytes:
