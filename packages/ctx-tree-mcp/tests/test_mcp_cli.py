@@ -200,3 +200,13 @@ def test_bash_exits_with_the_commands_status(capsys, env) -> None:
     assert code == 0 and "fine" in out
     code, out, _ = run(capsys, "--root", str(env), "bash", "sleep 5", "--timeout", "1")
     assert code == 124 and "killed at the timeout (--timeout)" in out
+
+
+def test_cli_errors_are_redacted_like_answers(env, capsys) -> None:
+    """An error echoes its argument: over MCP the server redacts it; the CLI printed it as is."""
+    key = "AKIA" + "QQQQQQQQQQQQQQQQ"
+    code, _, err = run(capsys, "read", f"creds-{key}.txt", "--root", str(env))
+    assert code == 2 and key not in err and "[REDACTED:aws_access_key]" in err
+    assert run(capsys, "note", "a store to look in", "--root", str(env))[0] == 0
+    code, _, err = run(capsys, "get", key, "--root", str(env))
+    assert code == 2 and key not in err

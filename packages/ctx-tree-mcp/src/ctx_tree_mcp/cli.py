@@ -296,8 +296,15 @@ def _fail(exc: Exception) -> int:
             f"internal error ({type(exc).__name__}: {exc}); "
             "set CTX_TREE_DEBUG=1 to see where it happened"
         )
-    print(f"ctx-tree: {message}", file=sys.stderr)
+    _error(message)
     return 1
+
+
+def _error(message: str) -> None:
+    """``ctx-tree: <message>`` on stderr, redacted as answers are (errors echo arguments)."""
+    from .redact import redact_text
+
+    print(f"ctx-tree: {redact_text(message)}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -308,10 +315,10 @@ def main(argv: list[str] | None = None) -> None:
     try:
         result = run(args)
     except ToolInputError as exc:
-        print(f"ctx-tree: {exc}", file=sys.stderr)
+        _error(str(exc))
         raise SystemExit(2) from None
     except ConfigError as exc:
-        print(f"ctx-tree: {config_error(exc)}", file=sys.stderr)
+        _error(config_error(exc))
         raise SystemExit(2) from None
     except Exception as exc:
         raise SystemExit(_fail(exc)) from None
