@@ -42,11 +42,11 @@ def test_nodes_beyond_the_depth_are_counted_apart_and_next_widens_the_depth(app)
 
 def test_the_tokens_line_reads_as_a_sentence(app) -> None:
     """The answer (headers and manifest) costs more than the candidates' content: the tokens
-    line says so in a sentence ('the whole candidates is 25' before)."""
+    line says so, not a share over 100%."""
     _, seed = _family(app, siblings=1)
     text = compose(app, [seed], depth=1)
     line = re.search(r"^tokens: (.*)$", text, re.M).group(1)
-    assert re.fullmatch(r"[\d,]+ returned; the whole candidate set is [\d,]+", line), line
+    assert re.fullmatch(r"[\d,]+ returned; candidate set: [\d,]+ in all", line), line
 
 
 def test_budget_drops_keep_their_next_and_say_how_many_were_left_beyond_the_depth(app) -> None:

@@ -173,7 +173,9 @@ def test_a_file_stored_in_part_is_never_counted_as_its_stored_part(root, tmp_pat
         ):
             head = re.search(r"^-- ctx-tree: (.*)$", text, re.M).group(1)
             assert re.match(rf"src/argparse_copy\.py · \d+ lines stored of {size:,} bytes · ", head)
-            assert " in file" not in text and re.search(r"(in|the whole) stored part", text)
+            assert " in file" not in text and re.search(
+                r"(in stored part|stored part: [\d,]+ in all)", text
+            )
     finally:
         app.close()
 

@@ -165,11 +165,13 @@ def tokens_line(returned: int, whole: int, what: str) -> str:
     """``"<returned> returned of <whole> in <what> (<pct>%)"``, both in estimated tokens.
 
     Never over 100%: when the answer (its manifest included) costs more than the whole
-    source, it says so instead of a percentage.
+    source, it says ``"<returned> returned; <what>: <whole> in all"`` instead of a
+    percentage. A share under 1% reads ``"<1%"``, never ``"0%"`` for an answer with content.
     """
     if whole and returned > whole:
-        return f"{returned:,} returned; the whole {what} is {whole:,}"
-    pct = f" ({returned * 100 // whole}%)" if whole else ""
+        return f"{returned:,} returned; {what}: {whole:,} in all"
+    share = returned * 100 // whole if whole else 0
+    pct = (f" ({share}%)" if share or not returned else " (<1%)") if whole else ""
     return f"{returned:,} returned of {whole:,} in {what}{pct}"
 
 
