@@ -148,7 +148,8 @@ def test_a_listing_that_fills_its_budget_offers_no_longer_listing():
 
 def test_a_listing_cut_by_its_budget_names_the_tools_own_narrowing(app):
     """Rows past the listing's budget cannot be reached by a longer listing: neighbors said
-    "raise limit", which showed the same rows again; each listing names its own arguments."""
+    "raise limit", which showed the same rows again; each listing names its own arguments,
+    or, as recent does, pages on from the last row shown."""
     root_id = re.search(
         r"file node (\w+)", call(app, "ctx_tree_read", {"path": "src/argparse_copy.py"})
     )
@@ -158,8 +159,8 @@ def test_a_listing_cut_by_its_budget_names_the_tools_own_narrowing(app):
     assert "narrow with depth or edge_kinds" in many
     longer = call(app, "ctx_tree_neighbors", {"node_id": root_id.group(1), "limit": 120})
     assert body(longer) == body(many)  # what a longer listing would have shown: the same rows
-    recent = call(app, "ctx_tree_recent", {"limit": 80})
-    assert "narrow with kind, status or since" in recent and "narrow the query" not in recent
+    recent = call(app, "ctx_tree_recent", {"limit": 80})  # pages instead (test_mcp_recent_paging)
+    assert parse_next(recent)[1]["before_id"] in body(recent) and "narrow" not in recent
     search = call(app, "ctx_tree_search", {"query": "parser", "limit": 80})
     assert "narrow the query or its filters" in search
 

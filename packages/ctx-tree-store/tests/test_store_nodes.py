@@ -115,6 +115,26 @@ def test_recent_since_kind_limit_and_order(store: Store):
     assert [n.id for n in store.recent(filters=Filters(status=("stale",)))] == [c]
 
 
+def test_recent_resumes_after_a_node_without_skipping_or_repeating_its_millisecond(store: Store):
+    ids = store.insert([NewNode(NodeKind.NOTE, f"n{i}") for i in range(30)])  # one millisecond
+    older = store.insert([NewNode(NodeKind.NOTE, "older")])[0]
+    store.con.execute("UPDATE nodes SET created_at = 1 WHERE id = ?", (older,))
+    every = [n.id for n in store.recent(limit=100)]
+    assert every == [*sorted(ids, reverse=True), older]  # ties: id, highest first
+    pages: list[str] = []
+    while True:
+        last = store.get(pages[-1]) if pages else None
+        cursor = (last.created_at, last.id) if last else None
+        page = [n.id for n in store.recent(limit=7, older_than=cursor)]
+        if not page:
+            break
+        pages += page
+    assert pages == every
+    cursor = (store.require(every[3]).created_at, every[3])
+    store.set_status([every[3]], NodeStatus.STALE)  # the cursor's node need not be listed
+    assert [n.id for n in store.recent(limit=100, older_than=cursor)] == every[4:]
+
+
 def test_metadata_round_trips_as_compact_json(store: Store):
     meta = {"lines": [3, 7], "symbol": None, "nested": {"ü": [1.5, True]}}
     (nid,) = store.insert([NewNode(NodeKind.FILE_CHUNK, "x", metadata=meta)])

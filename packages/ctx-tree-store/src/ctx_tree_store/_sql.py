@@ -131,6 +131,8 @@ NODE_ROWIDS = "SELECT id, rowid FROM nodes WHERE id IN ({marks})"
 FTS_SCORE_ROWID = "SELECT -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid = ?"
 FTS_SCORES_ALL = "SELECT rowid, -bm25(fts) FROM fts WHERE fts MATCH ?"
 RECENT = f"SELECT {NODE_COLUMNS} FROM nodes WHERE 1=1 {{where}} ORDER BY created_at DESC, id DESC LIMIT ?"
+# Resume a newest-first listing after the node (created_at, id): older, or as old with a lower id.
+RECENT_OLDER_THAN = " AND (created_at < ? OR (created_at = ? AND id < ?))"
 
 COUNTS = "SELECT kind, status, count(*), sum(length(content)) FROM nodes GROUP BY kind, status"
 FILE_ROOT_COUNT = (

@@ -998,10 +998,14 @@ class Store:
         *,
         since: int | None = None,
         kind: NodeKind | str | None = None,
+        older_than: tuple[int, str] | None = None,
     ) -> list[Node]:
-        """Newest nodes first (by ``created_at``), filtered like :meth:`search` (live and
-        pending by default). ``since`` (epoch ms, inclusive) and ``kind`` are shorthands that
-        override the same fields of ``filters``. ``limit`` is clamped to 1..500."""
+        """Newest nodes first (by ``created_at``, then by id, highest first), filtered like
+        :meth:`search` (live and pending by default). ``since`` (epoch ms, inclusive) and
+        ``kind`` are shorthands that override the same fields of ``filters``. ``older_than``
+        ``(created_at, id)`` of a node resumes the listing after that node (which need not
+        still exist), so pages neither skip nor repeat nodes created in the same millisecond.
+        ``limit`` is clamped to 1..500."""
         if since is not None or kind is not None:
             f = filters or Filters()
             filters = Filters(
@@ -1013,6 +1017,9 @@ class Store:
                 session_id=f.session_id,
             )
         where, args = self._filter_sql(filters)
+        if older_than is not None:
+            where += _sql.RECENT_OLDER_THAN
+            args += [older_than[0], older_than[0], older_than[1]]
         return [
             _row_to_node(r)
             for r in self._query(

@@ -57,6 +57,15 @@ class RecentArgs(Input):
         Field(ge=0, description="epoch ms"),
         Cli("only nodes created at or after this epoch-ms time"),
     ] = None
+    until: Annotated[
+        int | None,
+        Field(ge=0, description="epoch ms"),
+        Cli("only nodes created at or before this epoch-ms time"),
+    ] = None
+    before_id: Annotated[
+        str | None,
+        Cli("with until: of the nodes created at that very time, only ids below this one"),
+    ] = None
     kind: Annotated[
         str | None, Cli("one node kind, e.g. file_chunk, tool_output, note (data-model.md)")
     ] = None
@@ -121,24 +130,35 @@ def path_to_root(app: App, node_id: str) -> str:
 def recent(
     app: App,
     since: int | None = None,
+    until: int | None = None,
+    before_id: str | None = None,
     kind: str | None = None,
     limit: int = 20,
     status: list[str] | None = None,
 ) -> str:
     """Handle ``ctx_tree_recent``: newest nodes first (live ones unless ``status`` lists
-    others), optionally since an epoch-ms time and of one kind; each with its creation time
-    as ISO 8601 UTC and how long ago. Raises ``ToolInputError`` for a bad kind, status, time
-    or limit."""
+    others), optionally within epoch-ms times ``since``..``until`` (inclusive) and of one kind;
+    each with its creation time as ISO 8601 UTC and how long ago. Nodes of one millisecond are
+    listed by id, highest first; ``before_id`` resumes among them. The manifest's ``next`` is
+    the same call with ``until`` and ``before_id`` of the last row shown (docs/tools.md).
+    Raises ``ToolInputError`` for a bad kind, status, time, cursor or limit."""
     from ctx_tree_schema import Filters, NodeKind, NodeStatus
     from ctx_tree_store import now_ms
 
     from ..describe import line, when
 
     limit = check_int(limit, "limit", 1, 200)
-    if since is not None and (
-        isinstance(since, bool) or not isinstance(since, int) or not 0 <= since < 2**63
-    ):
-        raise ToolInputError("since", "expected epoch milliseconds (an integer from 0 to 2**63-1)")
+    for name, value in (("since", since), ("until", until)):
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63
+        ):
+            raise ToolInputError(name, "expected epoch milliseconds (an integer from 0 to 2**63-1)")
+    if since is not None and until is not None and since > until:
+        raise ToolInputError("until", f"{until} is before since ({since}); pass a later time")
+    if before_id is not None and (until is None or not isinstance(before_id, str)):
+        raise ToolInputError(
+            "before_id", "needs until: pass both, as the manifest's next does (a node id)"
+        )
     if kind is not None:
         try:
             NodeKind(kind)
@@ -152,22 +172,42 @@ def recent(
         raise ToolInputError(
             "status", f"unknown status in {status!r}; use pending, live, stale or superseded"
         ) from None
-    filters = Filters(status=statuses, since=since, kind=(NodeKind(kind),) if kind else None)
-    nodes = app.store.recent(limit=limit + 1, filters=filters)  # one more: are there others?
+    filters = Filters(
+        status=statuses, since=since, until=until, kind=(NodeKind(kind),) if kind else None
+    )
+    cursor = (until, before_id) if until is not None and before_id is not None else None
+    # one more: are there others?
+    nodes = app.store.recent(limit=limit + 1, filters=filters, older_than=cursor)
     has_more, nodes = len(nodes) > limit, nodes[:limit]
     now = now_ms()
-    rows = [line(n, f" created {when(n.created_at, now)}") for n in nodes if not app.hidden(n)]
-    more = (
-        call("ctx_tree_recent", since=since, kind=kind, limit=min(200, limit * 2), status=status)
-        if has_more and limit < 200
-        else ""
-    )
+    shown = [n for n in nodes if not app.hidden(n)]
+    rows = [line(n, f" created {when(n.created_at, now)}") for n in shown]
+
+    def page(k: int) -> str:
+        """The same call resumed after the first ``k`` rows (after the last node fetched,
+        shown or hidden, when all ``k`` are shown and the limit left others)."""
+        if k < len(shown):
+            last = shown[k - 1] if k else None
+        else:
+            last = nodes[-1] if has_more else None
+        if last is None:
+            return ""
+        return call(
+            "ctx_tree_recent",
+            since=since,
+            until=last.created_at,
+            before_id=last.id,
+            kind=kind,
+            limit=limit,
+            status=status,
+        )
+
     which = "/".join(s.value for s in statuses)
     return render_listing(
         f"recent {which}: {plural(len(nodes), 'node')}, newest first",
         rows,
-        more,
-        next_call=bool(more),
+        "",
+        page=page,
         narrow="narrow with "
         + ", ".join(argument_name("ctx_tree_recent", a) for a in ("kind", "status"))
         + f" or {argument_name('ctx_tree_recent', 'since')}",

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
 from ..render import Manifest, finish, quote_manifest_like
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
+#: Tokens kept for a paging ``next`` naming another row than the one it was measured with.
+PAGE_MARGIN = 8
 
 
 def render_listing(
@@ -19,6 +21,7 @@ def render_listing(
     next_call: bool = False,
     notes: Sequence[str] = (),
     narrow: str,
+    page: Callable[[int], str] | None = None,
 ) -> str:
     """``rows`` numbered, as many as fit ``budget`` (minus the manifest), then the manifest.
 
@@ -28,11 +31,20 @@ def render_listing(
     ``narrow`` (how this tool's arguments narrow it) instead of the hint. When every row is
     shown the manifest is just its head and that hint. Each of ``notes`` becomes a ``note``
     line of the manifest.
+
+    A listing that pages instead passes ``page(k)``: the exact call that lists the rows after
+    its first ``k`` (``""`` when there are none), given as ``next`` whether the budget or the
+    limit cut it; ``more_hint`` and ``narrow`` are then unused.
     """
+    if page is not None:
+        # the call after the last row costs the same whichever row it names (a few digits of
+        # difference): measure it at the end, with a margin for those digits
+        more_hint = page(len(rows)) or page(max(0, len(rows) - 1))
     room = (
         budget
         - LISTING_MANIFEST_RESERVE
         - estimate_tokens(more_hint)
+        - (PAGE_MARGIN if page is not None else 0)
         - sum(estimate_tokens(n) for n in notes)
     )
     out: list[str] = []
@@ -51,7 +63,13 @@ def render_listing(
     # A longer list must show at least one more row, with room for the longer manifest it
     # needs (``shown`` and ``tokens`` lines); otherwise its next would repeat these rows.
     no_room = len(out) == len(rows) and room < widest + NEXT_ROW_MARGIN
-    if len(out) < len(rows) or (next_call and no_room):
+    if page is not None:
+        following = page(len(out)) if out else ""  # no row shown: the same call shows none
+        if following:
+            manifest.add("next", following)
+        elif len(out) < len(rows):
+            manifest.add("more", f"rows past the listing's budget are not shown: {narrow}")
+    elif len(out) < len(rows) or (next_call and no_room):
         # a longer list would show the same first rows again: no next that makes no progress
         manifest.add("more", f"rows past the listing's budget are not shown: {narrow}")
     elif more_hint:
