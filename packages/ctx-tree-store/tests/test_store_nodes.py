@@ -135,6 +135,20 @@ def test_recent_resumes_after_a_node_without_skipping_or_repeating_its_milliseco
     assert [n.id for n in store.recent(limit=100, older_than=cursor)] == every[4:]
 
 
+def test_in_file_tells_nodes_copied_from_the_file_from_those_written_in_memory(tmp_path):
+    path = tmp_path / "s" / "store.db"
+    with Store.open(path) as store:
+        (old,) = store.insert([NewNode(NodeKind.NOTE, "kept")])
+        assert store.in_file(old)
+    copy, copied = Store.open_snapshot(path)
+    assert copied
+    (new,) = copy.insert([NewNode(NodeKind.NOTE, "only in memory")])
+    assert copy.get(new) is not None and copy.in_file(old) and not copy.in_file(new)
+    copy.close()
+    with Store.open(path) as store:
+        assert store.get(old) is not None and store.get(new) is None
+
+
 def test_metadata_round_trips_as_compact_json(store: Store):
     meta = {"lines": [3, 7], "symbol": None, "nested": {"ü": [1.5, True]}}
     (nid,) = store.insert([NewNode(NodeKind.FILE_CHUNK, "x", metadata=meta)])

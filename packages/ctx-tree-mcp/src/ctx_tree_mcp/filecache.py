@@ -54,6 +54,9 @@ class FileView:
     outline: tuple[OutlineEntry, ...]
     relative: str
     cached: bool
+    #: False when the store file does not hold these nodes (``Store.in_file``): answers then
+    #: offer no ``ctx_tree_get`` of them.
+    stored: bool = True
 
     @property
     def total_lines(self) -> int:
@@ -110,7 +113,14 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
             return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
         return app.remember(
-            FileView(old, chunks, _outline(old.metadata), resolved.relative, cached=True)
+            FileView(
+                old,
+                chunks,
+                _outline(old.metadata),
+                resolved.relative,
+                cached=True,
+                stored=store.in_file(old.id),
+            )
         )
     if old is not None and old.metadata.get("file_sha256") != digest:
         # an edit reverted: the earlier stored version, copied live, no parse
@@ -119,7 +129,14 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
             if meta.get("file_sha256") == digest and meta.get("size") == len(data):
                 root = store.require(store.restore_version(prev.id, old.id, mtime=mtime_ms))
                 chunks = tuple(store.children(root.id))
-                view = FileView(root, chunks, _outline(root.metadata), resolved.relative, True)
+                view = FileView(
+                    root,
+                    chunks,
+                    _outline(root.metadata),
+                    resolved.relative,
+                    True,
+                    store.in_file(root.id),
+                )
                 return app.remember(view)
     # New, changed or stale: chunk it and let the store decide, under its write lock, whether
     # this version is already stored (another process may have just stored it).
@@ -222,7 +239,14 @@ def _store_new(
     session = app.session_node_id()  # committed on its own, before the capture's transaction
     tree = app.store.capture_file(nodes[0], nodes[1:], referenced_by=session)
     outline_entries = tuple(outline) if tree.created else _outline(tree.root.metadata)
-    view = FileView(tree.root, tree.chunks, outline_entries, resolved.relative, cached=False)
+    view = FileView(
+        tree.root,
+        tree.chunks,
+        outline_entries,
+        resolved.relative,
+        cached=False,
+        stored=app.store.in_file(tree.root.id),
+    )
     app.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
 

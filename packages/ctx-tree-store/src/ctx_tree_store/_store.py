@@ -201,6 +201,8 @@ class Store:
         self._tokenizer: Any = None
         #: The second, read-only connection of :meth:`reader`, opened on first use.
         self._reader: Store | None = None
+        #: Ids of the nodes this process wrote while not :attr:`persistent` (see :meth:`in_file`).
+        self._in_memory_only: set[str] = set()
 
     # -- lifecycle -----------------------------------------------------------------------
     @classmethod
@@ -225,6 +227,16 @@ class Store:
     def persistent(self) -> bool:
         """True when writes reach a file (False for ``:memory:`` and snapshots)."""
         return self.path != ":memory:"
+
+    def in_file(self, node_id: str) -> bool:
+        """True when a later process can find ``node_id`` in the store file: always for a
+        :attr:`persistent` store; in memory or in a snapshot, unless this process wrote it."""
+        return self.persistent or node_id not in self._in_memory_only
+
+    def _written(self, ids: Iterable[str]) -> None:
+        """Note the ids of nodes just written, when they are not written to a file."""
+        if not self.persistent:
+            self._in_memory_only.update(ids)
 
     def replaced(self) -> bool:
         """True when the store file was deleted or replaced (another inode) since it was
@@ -382,6 +394,7 @@ class Store:
                 con.execute(_sql.insert_nodes(len(part) // width), part)
             for row in edge_rows:
                 con.execute(_sql.INSERT_EDGE, row)
+        self._written(ids)
         return ids
 
     def add_edges(self, edges: Iterable[tuple[str, str, EdgeKind]]) -> None:
@@ -612,13 +625,16 @@ class Store:
         with self.transaction() as con:
             if self.get(old_root_id) is None:
                 raise NodeNotFound(old_root_id)
-            root = new_id()
+            made = [new_id()]
+            root = made[0]
             con.execute(_sql.COPY_NODE, (root, None, mtime, ts, ts, old_root_id))
             for child in con.execute(_sql.SUPERSEDED_CHILD_IDS, (old_root_id,)).fetchall():
-                con.execute(_sql.COPY_NODE, (new_id(), root, mtime, ts, ts, child[0]))
+                made.append(new_id())
+                con.execute(_sql.COPY_NODE, (made[-1], root, mtime, ts, ts, child[0]))
             if replaced_root_id is not None:
                 con.execute(_sql.SUPERSEDE_TREE, (ts, replaced_root_id, replaced_root_id))
                 self.add_edges([(root, replaced_root_id, EdgeKind.SUPERSEDES)])
+        self._written(made)
         return root
 
     def path_to_root(self, node_id: str) -> list[Node]:

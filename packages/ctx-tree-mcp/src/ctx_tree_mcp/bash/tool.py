@@ -19,7 +19,8 @@ from pydantic import Field
 from ..budget import check_budget, check_int, estimate_tokens, tokens_for_chars
 from ..errors import ToolInputError
 from ..render import Manifest, fitted_answer
-from ..surface import argument_name, call
+from ..surface import argument_name
+from ..tools.lookup import NOT_STORED, get_call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         original_bytes=result.total_bytes,
         metadata=meta,
     )
-    answer = _render(result, rec, binary, budget)
+    answer = _render(app, result, rec, binary, budget)
     from .run import exit_status
 
     app.command_status = exit_status(result)  # the CLI exits with it
@@ -184,7 +185,7 @@ def _offset(lines: list[str], index: int) -> int:
     return sum(len(line) + 1 for line in lines[:index])
 
 
-def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
+def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
     # Imported on first use: compiling the digest's patterns costs ~20-40 ms at start-up.
     from .digest import render_lines, scan, select_lines
 
@@ -224,10 +225,8 @@ def _render(result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
             runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
             more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
             m.add("omitted", f"lines {runs}{more}")
-            m.add(
-                "next",
-                call("ctx_tree_get", node_id=rec.node_id, offset=_offset(lines, gaps[0][0] - 1)),
-            )
+            get = get_call(app, rec.node_id, _offset(lines, gaps[0][0] - 1))
+            m.add(*(("next", get) if get else ("more", f"the whole output is {NOT_STORED}")))
         return m
 
     return fitted_answer(budget, body, manifest, tokens_for_chars(rec.original_bytes), "output")

@@ -33,7 +33,8 @@ from ..render import (
     score_text,
     split_lines,
 )
-from ..surface import tool_ref
+from ..surface import argument_name, tool_ref
+from .lookup import NOT_STORED, get_call
 from .spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
@@ -237,7 +238,9 @@ def compose(
             weights=weights,
             include_stale=include_stale or None,
         )
-        return _manifest(packed, withheld, nodes, seed_ids, depth, wider, budget, content_tokens)
+        return _manifest(
+            packed, withheld, nodes, seed_ids, depth, wider, budget, content_tokens, app
+        )
 
     text = fitted_answer(
         budget, body, manifest, lambda: total, "candidate set", reserve=COMPOSE_MANIFEST_RESERVE
@@ -266,6 +269,7 @@ def _manifest(
     wider: str,
     budget: int,
     content_tokens: int,
+    app: App,
 ) -> Manifest:
     """The compose manifest: the head gives the ``budget`` the caller asked for and the
     ``content_tokens`` the answer's body costs (its manifest and tokens line take the rest),
@@ -273,7 +277,8 @@ def _manifest(
     budget apart from those one hop beyond ``depth`` and those of an excluded status), then labelled included, truncated and
     dropped nodes, and a ``next`` that reaches content this answer did not show: the truncated
     node, else the best node dropped for the budget, else ``wider`` (this call one hop deeper)
-    when nodes lie beyond the depth."""
+    when nodes lie beyond the depth. A node the store file does not hold is not offered
+    (:func:`~.lookup.get_call`): the manifest says it is not stored."""
     if plan.truncated is not None and plan.truncated.id in withheld:
         plan = dataclasses.replace(plan, truncated=None)  # not shown: not counted, not next
     reasons = Counter(d.reason for d in plan.dropped)
@@ -313,10 +318,13 @@ def _manifest(
         ]
         more = len(budget_dropped) - min(len(budget_dropped), MAX_DROPPED_LABELLED)
         m.add("also dropped", "; ".join(rest) + (f" (+{more} more)" if more else ""), optional=True)
-    if plan.truncated is not None and plan.truncated.id not in withheld:
-        m.add("next", call("ctx_tree_get", node_id=plan.truncated.id))
-    elif budget_dropped:
-        m.add("next", call("ctx_tree_get", node_id=budget_dropped[0].id))
+    best_id = plan.truncated.id if plan.truncated is not None else None
+    best_id = best_id or (budget_dropped[0].id if budget_dropped else None)
+    if best_id is not None and (get := get_call(app, best_id)):
+        m.add("next", get)
+    elif best_id is not None:
+        raise_it = argument_name("ctx_tree_compose", "budget_tokens")
+        m.add("more", f"{_label(nodes.get(best_id), best_id)} is {NOT_STORED}: raise {raise_it}")
     elif reasons["depth"] and depth < MAX_DEPTH:
         m.add("next", wider)
     return m

@@ -9,7 +9,7 @@ from pydantic import Field
 from ..budget import GET_MANIFEST_RESERVE, check_budget, estimate_tokens, fit_lines
 from ..errors import ToolInputError
 from ..render import Manifest, call, fitted_answer
-from .lookup import node_by_id
+from .lookup import NOT_STORED, get_call, node_by_id
 from .spec import Budget, Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
@@ -69,8 +69,11 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
                 f"stored truncated at capture.maxBytes; the source had {node.original_bytes:,} bytes",
                 optional=True,
             )
-        if cut:
-            m.add("next", call("ctx_tree_get", node_id=node.id, offset=offset + len(page)))
+        end = offset + len(page)
+        if cut and (following := get_call(app, node.id, end) or _reread(node, end)):
+            m.add("next", following)
+        elif cut:
+            m.add("more", f"characters {end}-{len(content)} are {NOT_STORED}")
         elif after:
             m.add("next", after)
         return m
@@ -80,6 +83,19 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     )
     app.count("get", tokens_served=estimate_tokens(text))
     return text
+
+
+def _reread(node, end: int) -> str:
+    """For a file chunk whose content up to character ``end`` is whole lines: the read of the
+    file's lines from there (a node not in the store file can be read again, not got)."""
+    rel = node.metadata.get("relpath")
+    if not node.lines or node.metadata.get("is_file_root") or not rel:
+        return ""
+    if not node.content[:end].endswith("\n"):
+        return ""
+    return call(
+        "ctx_tree_read", path=rel, start_line=node.lines[0] + node.content.count("\n", 0, end)
+    )
 
 
 def _after_chunk(app: App, node) -> str:

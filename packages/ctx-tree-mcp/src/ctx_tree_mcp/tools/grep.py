@@ -23,8 +23,9 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..redact import redact_text
-from ..render import Manifest, call, fitted_answer
+from ..render import Manifest, fitted_answer
 from ..surface import argument_name
+from .lookup import NOT_STORED, get_call
 from .spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
@@ -339,12 +340,11 @@ def _attempt(
         manifest.add(
             "shown", f"{shown_matches} of {total_m} matches in {len(seen)} of {total_f} files"
         )
-        if offset < sum(len(t) for t in per_file.values()):
-            manifest.add(
-                "next",
-                call("ctx_tree_get", node_id=node_id, offset=offset)
-                + f" or narrow with {_narrow()}",
-            )
+        get = get_call(app, node_id, offset)
+        if offset < sum(len(t) for t in per_file.values()) and get:
+            manifest.add("next", f"{get} or narrow with {_narrow()}")
+        elif offset < sum(len(t) for t in per_file.values()):
+            manifest.add("more", f"the rest of the output is {NOT_STORED}: narrow with {_narrow()}")
         else:
             manifest.add(
                 "next", f"the rest was not stored (over capture.maxBytes): narrow with {_narrow()}"

@@ -5,12 +5,26 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..errors import ToolInputError
-from ..surface import tool_ref
+from ..surface import call, tool_ref
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
 
     from ..app import App
+
+
+#: What a manifest says of content it cannot offer a get of (see :func:`get_call`).
+NOT_STORED = "not stored (see the last line)"
+
+
+def get_call(app: App, node_id: str, offset: int | None = None) -> str:
+    """The ``ctx_tree_get`` call of ``node_id`` (at ``offset``), or ``""`` when the store
+    file does not hold that node: this process could not write it (its answers end saying
+    why), so a later call (a new CLI process, or this one once the store is writable again)
+    would not find it. Callers then say what is :data:`NOT_STORED` (docs/tools.md)."""
+    if not app.store.in_file(node_id):
+        return ""
+    return call("ctx_tree_get", node_id=node_id, offset=offset)
 
 
 def node_by_id(app: App, node_id: str) -> Node:

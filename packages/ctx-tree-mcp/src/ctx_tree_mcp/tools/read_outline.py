@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..budget import MAX_CHARS_PER_TOKEN, WHOLE_FILE_RESERVE, estimate_tokens, fit_lines
 from ..filecache import FileView
 from ..render import Manifest, call, finish, fitted_answer, number_lines, split_lines
+from .lookup import NOT_STORED
 from .read_view import (
     file_tokens,
     file_what,
@@ -125,7 +126,8 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
         if nested_note:
             m.add(
                 "outline",
-                f"{nested_note}; full outline: {call('ctx_tree_get', node_id=view.root.id)}",
+                f"{nested_note}; full outline: "
+                + (call("ctx_tree_get", node_id=view.root.id) if view.stored else NOT_STORED),
             )
         m.add("included", included_summary(included), optional=True)
         m.add("omitted", omitted_summary(view, included), optional=True)

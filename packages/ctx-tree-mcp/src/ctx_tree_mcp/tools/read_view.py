@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
 from ..filecache import FileView, OutlineEntry
 from ..render import Manifest, call, fitted_answer, number_lines, split_lines
+from ..surface import argument_name
+from .lookup import NOT_STORED
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
@@ -174,7 +176,14 @@ def continue_call(view: FileView, cut: Cut) -> str:
     line = cut.shown_to + 1
     if cut.partial and (where := line_offset(view, line)):
         chunk, offset = where
-        return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial)
+        if view.stored:
+            return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial)
+        more = argument_name("ctx_tree_read", "budget_tokens")
+        rest = f"the rest of line {line} is {NOT_STORED}: raise {more}"
+        if line == cut.last:
+            return rest
+        after = call("ctx_tree_read", path=view.relative, start_line=line + 1, end_line=cut.last)
+        return f"{after}; {rest}"
     return call("ctx_tree_read", path=view.relative, start_line=line, end_line=cut.last)
 
 
