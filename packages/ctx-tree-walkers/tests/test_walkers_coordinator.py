@@ -147,6 +147,76 @@ def test_a_raising_walker_is_retried_and_never_stops_the_others(store_file, capl
     assert "walker filter failed" in caplog.text
 
 
+LOCKER = """
+import sys, time, apsw
+con = apsw.Connection(sys.argv[1])
+for line in sys.stdin:  # "lock" / "unlock", answered "ok" once done
+    con.execute("BEGIN IMMEDIATE" if line.strip() == "lock" else "COMMIT")
+    print("ok", flush=True)
+"""
+
+
+def test_a_store_locked_by_another_process_is_one_warning_per_episode(store_file, caplog) -> None:
+    """Another process holds the write lock past the busy timeout: each tick fails with
+    ``BusyError``, which is expected, not a bug: one WARNING line per locked spell, no
+    traceback, no ERROR; the walker runs again once the lock is released."""
+    import subprocess
+    import sys
+
+    Store.open(store_file).close()
+    locker = subprocess.Popen(
+        [sys.executable, "-c", LOCKER, str(store_file)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+
+    def tell(word: str) -> None:
+        locker.stdin.write(word + "\n")
+        locker.stdin.flush()
+        assert locker.stdout.readline().strip() == "ok"
+
+    def open_store(path):
+        store = Store.open(path)
+        store.con.set_busy_timeout(20)  # ms: the test does not wait the real 30 s
+        return store
+
+    cfg = make_config(walkers={"filterIntervalMs": 1000, "stalenessIntervalMs": 1000})
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(store_file, tl, cfg, walkers=("filter", "staleness"), open_store=open_store)
+        task = c.start()
+        await tl.advance(1_500, parties=1)  # one good tick first: the connection is open
+        runs = c.state["filter"].runs
+        tell("lock")
+        await tl.advance(5_000, parties=1)  # five locked ticks of each walker
+        tell("unlock")
+        await tl.advance(2_000, parties=1)
+        assert c.state["filter"].runs > runs
+        tell("lock")
+        await tl.advance(3_000, parties=1)  # a second locked spell
+        tell("unlock")
+        await tl.advance(1_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    try:
+        with caplog.at_level(logging.DEBUG, logger="ctx_tree_walkers"):
+            c = run(main())
+    finally:
+        locker.stdin.close()
+        locker.wait(timeout=10)
+    f = c.state["filter"]
+    assert f.errors >= 8 and f.last_error == "BusyError: database is locked"
+    walkers = [r for r in caplog.records if r.name.startswith("ctx_tree_walkers")]
+    assert [r for r in walkers if r.levelno >= logging.ERROR] == []
+    assert all(r.exc_info is None for r in walkers)
+    warnings = [r.getMessage() for r in walkers if r.levelno == logging.WARNING]
+    assert len(warnings) == 2 and all("locked" in w for w in warnings), warnings
+
+
 def test_store_that_cannot_open_is_retried(tmp_path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")

@@ -15,7 +15,8 @@ one transaction), the walker stops at its next batch boundary, and the leases ar
 another server takes over at its next tick.
 
 A walker that raises is logged and retried at its next tick; it never stops the loop or the
-other walkers. The clock (``now_ms``) and the ``sleep`` function are injectable, so the schedule
+other walkers. A store locked by another process past the busy timeout (``BusyError``) is
+expected, not a fault: one warning per locked spell, no traceback (docs/walkers.md). The clock (``now_ms``) and the ``sleep`` function are injectable, so the schedule
 is tested with a fake clock.
 """
 
@@ -179,6 +180,8 @@ class Coordinator:
         self._store: Store | None = None
         self._open_failed = False
         self._was_deleted = False
+        #: Ticks failed since another connection began holding the write lock (0: not locked).
+        self._busy_ticks = 0
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -266,8 +269,24 @@ class Coordinator:
         except Exception as exc:
             st.errors += 1
             st.last_error = f"{type(exc).__name__}: {exc}"
-            log.exception("walker %s failed (retried at its next tick)", name)
+            if not ctx_tree_store.is_busy(exc):
+                log.exception("walker %s failed (retried at its next tick)", name)
+                return
+            # expected while another process writes for long: one line per locked spell
+            if not self._busy_ticks:
+                log.warning(
+                    "walkers waiting: another connection held the store's write lock past the "
+                    "busy timeout (%s); retried each tick",
+                    exc,
+                )
+            self._busy_ticks += 1
             return
+        if self._busy_ticks:
+            log.info(
+                "walkers: the store's write lock is free again (after %d locked ticks)",
+                self._busy_ticks,
+            )
+            self._busy_ticks = 0
         if summary is None:
             st.skipped += 1
             return
