@@ -25,7 +25,10 @@ rule:
 
 Every rule runs only when the lower-cased text holds one of its trigger literals (a substring
 test is ~40x cheaper than a regex scan, and most text holds no secret); the assignment rule is
-tried only where a secret-like name starts. Regex-based, so a novel format may pass.
+tried only where a secret-like name starts. Regex-based, so a novel format may pass. Each
+pattern is compiled on its first use (:class:`_Lazy`): the capture hooks load this module in a
+fresh process per event, where compiling every rule cost more than running the few whose
+trigger the text holds.
 """
 
 from __future__ import annotations
@@ -33,8 +36,44 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping
+
+
+class _Lazy:
+    """A regular expression compiled on its first use; the methods are ``re.Pattern``'s."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.match(string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string, pos, endpos)
+
+    def finditer(
+        self, string: str, pos: int = 0, endpos: int = 2**63 - 1
+    ) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(string, pos, endpos)
+
+    def findall(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> list[object]:
+        return self.compiled.findall(string, pos, endpos)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, string, count)
+
 
 #: A PEM private key header. ``(?:[A-Z0-9_-]+ )*`` covers RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP.
 _PEM_HEAD = r"-----BEGIN (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
@@ -44,7 +83,7 @@ _PEM_END = r"-----END (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
 _PEM_SEP = r"(?:[\s\"'`,;()\[\]+]|\\[nr])"
 #: A header line inside the body (``Proc-Type: 4,ENCRYPTED``, ``Version: GnuPG``).
 _PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]*+"
-_PEM = re.compile(
+_PEM = _Lazy(
     _PEM_HEAD
     + r"(?:"
     # a whole block: key alphabet only up to the END line (possessive: linear time)
@@ -68,37 +107,51 @@ _ASSIGN_SOURCE = (
     r"[\"'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=(?!=)|:=|=>|[:=])[ \t]*"
     r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|`([^`\n]{1,400})`|([^\s\"'`,;<>(){}\[\]]{1,400}))"
 )
-_ASSIGN = re.compile("(?i)" + _ASSIGN_SOURCE)
+_ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
 #: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
 _NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
 
 
-@dataclass(frozen=True, slots=True)
 class _Rule:
-    tag: str
-    pattern: re.Pattern[str]
-    group: int  # 0 = the whole match
-    triggers: tuple[str, ...]  # lower-case literals, one of which every match holds
-    keep: Callable[[re.Match[str]], bool] | None = None  # True: not a secret, leave it
-    #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased text:
-    #: Python's ``re`` skips ahead on a literal prefix only when the case is fixed (~10x faster)
-    folded: re.Pattern[str] | None = None
-    #: every match holds one of ``triggers`` within its first characters: the pattern is
-    #: searched for only around where they occur (found by ``str.find``)
-    anchored: bool = False
-    #: the match's replacement, for a rule that hides more than one part of its match
-    #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
-    replace: Callable[[re.Match[str]], str] | None = None
+    """One redaction rule (a plain class, not a dataclass: importing ``dataclasses`` costs a
+    hook's process ~6 ms)."""
+
+    __slots__ = ("anchored", "folded", "group", "keep", "pattern", "replace", "tag", "triggers")
+
+    def __init__(
+        self,
+        tag: str,
+        pattern: _Lazy,
+        group: int,  # 0 = the whole match
+        triggers: tuple[str, ...],  # lower-case literals, one of which every match holds
+        keep: Callable[[re.Match[str]], bool] | None = None,  # True: not a secret, leave it
+        *,
+        folded: _Lazy | None = None,
+        anchored: bool = False,
+        replace: Callable[[re.Match[str]], str] | None = None,
+    ) -> None:
+        self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
+        self.keep = keep
+        #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased
+        #: text: Python's ``re`` skips ahead on a literal prefix only when the case is fixed
+        #: (~10x faster)
+        self.folded = folded
+        #: every match holds one of ``triggers`` within its first characters: the pattern is
+        #: searched for only around where they occur (found by ``str.find``)
+        self.anchored = anchored
+        #: the match's replacement, for a rule that hides more than one part of its match
+        #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
+        self.replace = replace
 
 
 def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
     """A rule whose matches start with ``trigger`` (any case), tried only where it occurs."""
     return _Rule(
         tag,
-        re.compile(pattern),
+        _Lazy(pattern),
         group,
         (trigger,),
-        folded=re.compile(pattern, re.IGNORECASE),
+        folded=_Lazy(pattern, re.IGNORECASE),
         anchored=True,
     )
 
@@ -113,10 +166,10 @@ def _entropy(value: str) -> float:
 _WORD = r"(?:[A-Z]+(?![a-z])|[A-Z]?[a-z]+)"
 #: Words joined by ``-``, ``_``, ``.``, ``/`` or ``:`` or run together in camelCase, a short
 #: number after a word allowed: names, header names, config keys, dotted paths.
-_WORDS = re.compile(rf"_*(?:{_WORD})+[0-9]{{0,3}}(?:[-_./:]+(?:{_WORD})+[0-9]{{0,3}})*_*")
-_WORD_RE = re.compile(_WORD)
-_IDENT_PATH = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
-_PLACEHOLDER = re.compile(
+_WORDS = _Lazy(rf"_*(?:{_WORD})+[0-9]{{0,3}}(?:[-_./:]+(?:{_WORD})+[0-9]{{0,3}})*_*")
+_WORD_RE = _Lazy(_WORD)
+_IDENT_PATH = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_PLACEHOLDER = _Lazy(
     r"(?i)^(?:\$\{?[\w.:-]*\}?|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…"
     r"|changeme|change_me|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
     r"|example|dummy|test|(?:your|my)[-_a-z]*|env\(.*|os\.environ.*|process\.env.*)$"
@@ -156,11 +209,11 @@ def _code_like(m: re.Match[str], value: str) -> bool:
 
 #: What a ``.env`` line holds before the name's secret-like word: blanks, ``export``, the
 #: start of the name (``DB_`` of ``DB_PASSWORD``).
-_DOTENV_HEAD = re.compile(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*")
+_DOTENV_HEAD = _Lazy(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*")
 #: What a ``.env`` line holds after the value: blanks, a ``#`` comment.
-_DOTENV_TAIL = re.compile(r"[ \t\r]*|[ \t]+#.*")
+_DOTENV_TAIL = _Lazy(r"[ \t\r]*|[ \t]+#.*")
 #: Another ``Key=value`` pair after a ``;``: the value is inside a connection string.
-_NEXT_PAIR = re.compile(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
+_NEXT_PAIR = _Lazy(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
 #: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
 #: a value redacted.
 _CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "pass", "secret", "token")
@@ -225,7 +278,7 @@ def _keep_assignment(m: re.Match[str]) -> bool:
 
 #: A URL with a password: ``scheme://user:password@host``. The password runs to the last ``@``
 #: that is followed by a host name, so ``@`` and ``/`` inside it are covered.
-_URL_PASSWORD = re.compile(
+_URL_PASSWORD = _Lazy(
     r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:([^\s\"'<>/?#]{1,256}?)@"
     r"(?=[A-Za-z0-9.\[\]_-]+(?:[:/?#\s\"'<>;,)]|$))",
     re.M,
@@ -252,9 +305,9 @@ _ENV_NAMES = frozenset(_ENV_NAME_WORDS.split())
 #: Before ``NAME=value`` on a line: blanks, or ``declare -x`` as ``export -p`` prints it.
 _ENV_PREFIX = r"[^\S\n]*(?:declare[^\S\n]+-x[^\S\n]+)?"
 #: Three or more ``NAME=value`` lines in a row, as ``env`` prints them.
-_ENV_BLOCK = re.compile(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
+_ENV_BLOCK = _Lazy(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
 #: One line of such a block: the name (group 1) and the value (group 2).
-_ENV_LINE_RE = re.compile(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
+_ENV_LINE_RE = _Lazy(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
 
 
 def _keep_env_block(m: re.Match[str]) -> bool:
@@ -278,52 +331,52 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("private_key", _PEM, 0, ("-----begin",)),
     _Rule(
         "openai_api_key",
-        re.compile(r"(?i)\bOPENAI_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
+        _Lazy(r"(?i)\bOPENAI_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
         1,
         ("_api_key",),
     ),
     _Rule(
         "anthropic_api_key",
-        re.compile(r"(?i)\bANTHROPIC_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
+        _Lazy(r"(?i)\bANTHROPIC_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
         1,
         ("_api_key",),
     ),
     _Rule(
         "aws_access_key",
-        re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+        _Lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
         0,
         ("akia", "asia", "abia", "acca"),
     ),
     _Rule(
         "aws_secret_key",
-        re.compile("(?i)" + _AWS_SECRET),
+        _Lazy("(?i)" + _AWS_SECRET),
         1,
         ("secret",),
-        folded=re.compile(_AWS_SECRET),
+        folded=_Lazy(_AWS_SECRET),
     ),
     _Rule(
         "github_token",
-        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+        _Lazy(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
         0,
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
     _Rule(
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        _Lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
         0,
         ("eyj",),
     ),
-    _Rule("bearer_token", re.compile(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
-    _Rule("api_key", re.compile(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
+    _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
+    _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
     _Rule(
         "sendgrid_key",
-        re.compile(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+        _Lazy(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
         0,
         ("sg.",),
     ),
     _Rule(
         "webhook_url",
-        re.compile(
+        _Lazy(
             r"(?i)\b(?:hooks\.slack\.com/(?:services|workflows|triggers)"
             r"|(?:discord|discordapp)\.com/api/webhooks"
             r"|[a-z0-9-]+\.webhook\.office\.com/webhookb2"
@@ -334,14 +387,14 @@ _RULES: tuple[_Rule, ...] = (
         ("hooks.", "webhook"),
     ),
     _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
-    _Rule("slack_token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
+    _Rule("slack_token", _Lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
     _Rule(
         "gitlab_token",
-        re.compile(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
+        _Lazy(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
         0,
         ("glpat-", "gldt-", "glrt-", "glptt-"),
     ),
-    _Rule("npm_token", re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, ("npm_",)),
+    _Rule("npm_token", _Lazy(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, ("npm_",)),
     # tried only where their first word occurs (anchored): a scan of every position would cost
     # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
     _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
@@ -365,10 +418,10 @@ _RULES: tuple[_Rule, ...] = (
         1,
         "mysql",
     ),
-    _Rule("google_api_key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0, ("aiza",)),
+    _Rule("google_api_key", _Lazy(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0, ("aiza",)),
     _Rule(
         "stripe_key",
-        re.compile(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+        _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
         0,
         ("_live_", "_test_"),
     ),
@@ -387,7 +440,7 @@ _RULES: tuple[_Rule, ...] = (
         -1,  # the value's group: 2 to 5, whichever matched
         _NAME_WORDS,
         _keep_assignment,
-        folded=re.compile(_ASSIGN_SOURCE),
+        folded=_Lazy(_ASSIGN_SOURCE),
         anchored=True,
     ),
 )
@@ -494,7 +547,7 @@ def redact_text(text: str) -> str:
 
 #: ``NAME=value`` with an upper-case NAME, as ``env`` prints it, anywhere in a line: the value
 #: runs to the end of the line.
-_ENV_ASSIGNMENT = re.compile(r"(?<![\w$.-])(?:[A-Z][A-Z0-9_]*|_)=(?!=)([^\n]+)")
+_ENV_ASSIGNMENT = _Lazy(r"(?<![\w$.-])(?:[A-Z][A-Z0-9_]*|_)=(?!=)([^\n]+)")
 
 
 def redact_environment(text: str) -> str:
@@ -507,7 +560,7 @@ def redact_environment(text: str) -> str:
     )
 
 
-_LINE_END = re.compile(r"\r\n|\r|\n")
+_LINE_END = _Lazy(r"\r\n|\r|\n")
 
 
 def private_key_lines(text: str) -> list[tuple[int, int]]:
@@ -524,8 +577,8 @@ def private_key_lines(text: str) -> list[tuple[int, int]]:
 
 #: A line of a PEM body alone (64 base64 characters a line; OpenSSH keys: 70), after an
 #: optional line number (``cat -n``, ``nl``, grep's ``N:``).
-_KEY_BODY_LINE = re.compile(r"(\s*\d+[\t:-]\s?)?([A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\s*")
-_KEY_WIDE_RUN = re.compile(r"[A-Za-z0-9+/]{64}")
+_KEY_BODY_LINE = _Lazy(r"(\s*\d+[\t:-]\s?)?([A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\s*")
+_KEY_WIDE_RUN = _Lazy(r"[A-Za-z0-9+/]{64}")
 
 
 def redact_key_bodies(text: str) -> str:
