@@ -50,3 +50,16 @@ def test_demo_search_row_shows_where_the_best_hit_points(root, capsys, monkeypat
     target = row.split("'", 2)[2].split("  ")[1:]
     target = next(t.strip() for t in target if t.strip())
     assert not target.startswith("…") and "[pendi" not in row, row
+
+
+def test_demo_reads_the_project_own_sources_not_vendored_or_minified_ones(tmp_path):
+    from ctx_tree_mcp.demo import _largest_sources
+
+    own = tmp_path / "src" / "app.py"
+    own.parent.mkdir()
+    own.write_text("def handler():\n    return 1\n" * 50)
+    for rel in ("static/vendor/chart.js", "static/chart.umd.min.js", "third_party/lib.py"):
+        big = tmp_path / rel
+        big.parent.mkdir(parents=True, exist_ok=True)
+        big.write_text("x = 1\n" * 5000)
+    assert _largest_sources(tmp_path, 3) == [own]

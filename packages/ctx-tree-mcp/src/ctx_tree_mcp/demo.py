@@ -58,7 +58,13 @@ def _rg_tokens(pattern: str, root: Path) -> int:
     return estimate_tokens(out.stdout)
 
 
+#: Path parts of code a project ships but did not write: not what the demo reads by symbol.
+VENDORED = frozenset({"vendor", "vendored", "third_party", "node_modules"})
+
+
 def _largest_sources(root: Path, count: int) -> list[Path]:
+    """The ``count`` largest source files under ``root`` (ripgrep's listing, so ignored files
+    are skipped), leaving out tests, vendored code and minified files (``*.min.js``)."""
     from .ripgrep import find_rg
 
     listing = subprocess.run(
@@ -67,7 +73,10 @@ def _largest_sources(root: Path, count: int) -> list[Path]:
     files = [
         root / p
         for p in listing.splitlines()
-        if Path(p).suffix in SOURCE_SUFFIXES and "test" not in p.lower()
+        if Path(p).suffix in SOURCE_SUFFIXES
+        and "test" not in p.lower()
+        and ".min." not in Path(p).name
+        and not VENDORED & set(Path(p).parts)
     ]
     files = [f for f in files if f.is_file() and f.stat().st_size < 400_000]
     return sorted(files, key=lambda f: f.stat().st_size, reverse=True)[:count]
