@@ -64,7 +64,11 @@ MINIMUMS = {"capture.maxBytes": 1024}
 #: The ctx_tree_mcp modules the hook borrows (stdlib-only files, loaded by path): in a clone
 #: they sit beside the plugin; a marketplace install learns their paths from
 #: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
-MODULES = {"redact": "redact.py", "denylist": "bash/denylist.py"}
+MODULES = {
+    "redact": "redact.py",
+    "denylist": "bash/denylist.py",
+    "permissions": "bash/permissions.py",
+}
 CLONE_PACKAGE = os.path.join(
     PLUGIN_ROOT, os.pardir, "packages", "ctx-tree-mcp", "src", "ctx_tree_mcp"
 )
@@ -612,6 +616,46 @@ def session_start(payload, home, root):
     )
 
 
+# --- the host's permission rules on ctx_tree_bash ----------------------------------------
+
+
+def bash_permission(payload, home, root):
+    """The PreToolUse answer for a ``ctx_tree_bash`` call under the host's ``Bash(...)`` rules
+    (ctx_tree_mcp.bash.permissions): a deny names the rule; an ask goes to the host's own
+    prompt, after recording the ask where the server looks for it (it refuses an ask-matched
+    command it finds no record of). '' when no rule decides (the host's own checks apply)."""
+    tool_input = payload.get("tool_input")
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(command, str) or not command.strip():
+        return ""
+    module = load_module(home, "permissions")
+    if module is None:
+        return ""  # the server checks the rules again before running anything
+    verdict = module.check(command, module.load_rules(root))
+    if verdict is None:
+        return ""
+    reason = "ctx-tree: %s (the host's permission rules)" % verdict.sentence()
+    if verdict.decision == "ask":
+        folder = os.path.join(home, "spool", root_key(root), "asked")
+        try:
+            make_spool_dirs(home, os.path.dirname(folder))
+            os.makedirs(folder, 0o700, exist_ok=True)
+            path = os.path.join(folder, module.ticket_name(command))
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+            os.utime(path, None)
+        except OSError:
+            pass  # no record: the server refuses the command rather than run it unasked
+    return dumps(
+        {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": verdict.decision,
+                "permissionDecisionReason": reason,
+            }
+        }
+    )
+
+
 # --- entry point --------------------------------------------------------------------------
 
 
@@ -628,6 +672,9 @@ def run(event, raw):
         return session_start(payload, home, root)
     cfg = settings(home, root)
     if event == "pre-tool":
+        name = payload.get("tool_name")
+        if isinstance(name, str) and name.endswith("ctx_tree_bash"):
+            return bash_permission(payload, home, root)
         if cfg["steer"]["mode"] not in ("hint", "deny"):
             return ""
         import steer

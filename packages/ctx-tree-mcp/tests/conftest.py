@@ -24,3 +24,10 @@ def app(root: Path, tmp_path: Path):
     a = App(root, home=tmp_path / "home")
     yield a
     a.close()
+
+
+@pytest.fixture(autouse=True)
+def _claude_settings_of_the_test(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The host's user settings (its permission rules apply to ctx_tree_bash) are the test's
+    own, never those of the machine running the tests."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-user"))

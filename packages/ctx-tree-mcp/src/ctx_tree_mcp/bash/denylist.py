@@ -27,6 +27,7 @@ __all__ = [
     "refusal",
     "shell_script",
     "shell_tokens",
+    "simple_commands",
     "strip_prefix",
     "unwrap_once",
 ]
@@ -78,7 +79,7 @@ def _check(command: str, entries: list[list[str]], depth: int) -> str | None:
         return "reading /proc/<pid>/environ prints the environment (secrets); it is refused"
     if depth > _MAX_DEPTH:
         return None
-    for words in _simple_commands(command):
+    for words in simple_commands(command):
         reason = _check_words(words, entries, depth)
         if reason:
             return reason
@@ -199,7 +200,7 @@ def shell_tokens(command: str) -> list[str]:
         return re.findall(r"[;&|()<>\n`$]+|[^\s;&|()<>`$]+", unquoted)
 
 
-def _simple_commands(command: str) -> list[list[str]]:
+def simple_commands(command: str) -> list[list[str]]:
     """The command's simple commands as word lists, redirections removed."""
     tokens = shell_tokens(command)
     out: list[list[str]] = []

@@ -70,7 +70,59 @@ def check_command(app: App, command: object) -> str:
             f"refused before running: it prints {secret!r}, which matches the secret-file "
             "denylist (docs/security.md); secret files are never read",
         )
+    _check_host_rules(app, command)
     return command
+
+
+#: How long the hook's record that the host asked the user about a command stays good
+#: (seconds): the host's prompt may wait for the user a while.
+ASK_TICKET_S = 600
+
+
+def _check_host_rules(app: App, command: str) -> None:
+    """Apply the host's own ``Bash(...)`` permission rules (docs/security.md): a deny refuses
+    naming the rule and its file; an ask runs only when ctx-tree's PreToolUse hook recorded
+    that the host asked the user about this very command (single use, ``ASK_TICKET_S``);
+    else it is refused with what to do. Raises :class:`ToolInputError`; nothing runs."""
+    from . import permissions
+
+    verdict = permissions.check(command, permissions.load_rules(app.root))
+    if verdict is None:
+        return
+    if verdict.decision == "deny":
+        raise ToolInputError(
+            "command",
+            f"refused before running: {verdict.sentence()} (the host's permission rules); "
+            "it is not run by ctx-tree either",
+        )
+    if _take_ask_ticket(app, command):
+        return
+    raise ToolInputError(
+        "command",
+        f"not run: {verdict.sentence()}, and the host did not ask you about this call "
+        "(ctx-tree's PreToolUse hook asks through the host's prompt: install the plugin's "
+        "hooks, `ctx-tree install claude`); run it with the host's own shell tool instead",
+    )
+
+
+def _take_ask_ticket(app: App, command: str) -> bool:
+    """Whether the hook recorded an ask for ``command`` within ``ASK_TICKET_S``; the record is
+    removed either way (one ask, one run)."""
+    import os
+    import time
+
+    from ctx_tree_store import ctx_tree_home
+
+    from ..capture.spool import spool_dir
+    from .permissions import ticket_name
+
+    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
+    try:
+        age = time.time() - path.stat().st_mtime
+        os.unlink(path)
+    except OSError:
+        return False
+    return 0 <= age <= ASK_TICKET_S
 
 
 def _check(app: App, command: object, timeout_s: object, budget_tokens: object) -> tuple:

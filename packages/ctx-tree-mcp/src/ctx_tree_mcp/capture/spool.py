@@ -178,6 +178,7 @@ def record_modules(home: Path) -> None:
     modules: dict[str, Any] = {
         "redact": str(package / "redact.py"),
         "denylist": str(package / "bash" / "denylist.py"),
+        "permissions": str(package / "bash" / "permissions.py"),
         "redact_triggers": redact_triggers(redact),
     }
     path = Path(home) / "spool" / "modules.json"
