@@ -233,7 +233,7 @@ def plugin(session: nox.Session) -> None:
     env = _sync(session, "plugin", "--all-packages")
     session.run(
         _python("plugin"), "-m", "pytest", "tests-e2e/test_e2e_plugin.py",
-        "tests-e2e/test_e2e_claude_hooks.py", "-n", "2", "-q", "-rs", *session.posargs,
+        "tests-e2e/test_e2e_claude_hooks.py", "tests-e2e/test_e2e_claude_permissions.py", "-n", "2", "-q", "-rs", *session.posargs,
         env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
     )  # fmt: skip
 
