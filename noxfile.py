@@ -8,6 +8,9 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
 - ``e2e``: the real server over stdio with the official MCP client (``tests-e2e/``).
+- ``hooks-oldest``: the hook tests with the hooks under the oldest ``python3`` they support
+  (3.8; ``CTX_TREE_OLDEST_PYTHON``, else one uv or pyenv has): same events spooled, same text
+  redacted the same way as under the server's Python (about 15 s).
 - ``build``: every package's wheel and sdist; each wheel installed alone in a fresh venv (its
   workspace siblings' wheels as find-links, since they are not on PyPI) and imported; the
   plugin's marketplace launch path run against those wheels.
@@ -43,7 +46,9 @@ from pathlib import Path
 import nox
 
 nox.options.default_venv_backend = "none"
-nox.options.sessions = ["lint", "typecheck", "tests", "e2e", "build", "plugin", "inspector"]
+nox.options.sessions = [
+    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "inspector",
+]  # fmt: skip
 nox.options.error_on_missing_interpreters = True
 
 ROOT = Path(__file__).parent
@@ -100,6 +105,51 @@ def e2e(session: nox.Session) -> None:
         _python("e2e"),
         "-m", "pytest", "tests-e2e", "-n", "auto", "-q", *session.posargs,
         env={**env, "CTX_TREE_CLAUDE": ""}, external=True,
+    )  # fmt: skip
+
+
+#: The oldest python3 the hooks support (plugin/hooks/ctx_tree_hook.py), then the next ones
+#: to fall back to when it cannot be had.
+HOOK_PYTHONS = ["3.8", "3.9", "3.10"]
+
+
+def _oldest_python(session: nox.Session) -> str:
+    """``$CTX_TREE_OLDEST_PYTHON``, else the oldest of HOOK_PYTHONS that uv finds installed
+    (no download) or pyenv has; the session fails when there is none."""
+    if os.environ.get("CTX_TREE_OLDEST_PYTHON"):
+        return os.environ["CTX_TREE_OLDEST_PYTHON"]
+    for version in HOOK_PYTHONS:
+        found = subprocess.run(
+            ["uv", "python", "find", "--no-python-downloads", version],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if found.returncode == 0 and found.stdout.strip():
+            return found.stdout.strip()
+        pyenv = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"))
+        if pyenv:
+            return str(pyenv[-1])
+    session.error(
+        "no Python 3.8-3.10 for the hooks: install one (`uv python install 3.8`, "
+        "`pyenv install 3.8`) or set CTX_TREE_OLDEST_PYTHON"
+    )
+
+
+@nox.session(name="hooks-oldest")
+def hooks_oldest(session: nox.Session) -> None:
+    """The hook tests with the hooks run by the oldest python3 they support."""
+    python = _oldest_python(session)
+    version = subprocess.run(
+        [python, "-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    if version.split(".")[:2] not in [v.split(".") for v in HOOK_PYTHONS]:
+        session.error(f"{python} is Python {version}, not one of {HOOK_PYTHONS}")
+    session.log(f"hooks under Python {version} ({python})")
+    env = _sync(session, "e2e", "--all-packages")
+    session.run(
+        _python("e2e"), "-m", "pytest", "tests-e2e/test_e2e_hooks.py",
+        "tests-e2e/test_e2e_hook_python.py", "-n", "2", "-q", *session.posargs,
+        env={**env, "CTX_TREE_HOOK_PYTHON": python}, external=True,
     )  # fmt: skip
 
 

@@ -23,13 +23,16 @@ from e2e_support import run_client, text_of
 ROOT = Path(__file__).resolve().parent.parent
 HOOK = ROOT / "plugin" / "hooks" / "ctx_tree_hook.py"
 TOKEN = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+#: The python3 the hooks run under: the host's, so the oldest the hooks support in the
+#: ``hooks-oldest`` nox session (``CTX_TREE_HOOK_PYTHON``); this interpreter otherwise.
+HOOK_PYTHON = os.environ.get("CTX_TREE_HOOK_PYTHON") or sys.executable
 
 
 def hook(event: str, payload: object, *, home: Path, root: Path, **env: str):
     """Run the hook once; returns the completed process (stdout and stderr as bytes)."""
     data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
     return subprocess.run(
-        [sys.executable, "-I", "-S", str(HOOK), event],
+        [HOOK_PYTHON, "-I", "-S", str(HOOK), event],
         input=data,
         capture_output=True,
         env={
@@ -467,7 +470,7 @@ def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
     def run(text: str) -> dict:
         payload = json.dumps(base_payload(project, prompt=text)).encode()
         subprocess.run(
-            [sys.executable, "-I", "-S", str(hook_copy), "prompt"],
+            [HOOK_PYTHON, "-I", "-S", str(hook_copy), "prompt"],
             input=payload,
             check=True,
             env={
@@ -537,6 +540,11 @@ def test_a_transcript_that_never_ends_cannot_hold_the_stop_hook(project: Path, h
         "postgres://admin:hunter2hunter2@db.internal:5432/app",
         "export API_TOKEN=8f14e45fceea167a5a36dedd4bea2543a9c1a5f0e4b2",
         "It printed:\nSHELL=/bin/bash\nHOME=/root\nIS_SANDBOX=1\n",
+        # the private-key rule once used a Python 3.11 regex feature: under 3.8-3.10 the hook
+        # could not redact this, and the event waited unredacted
+        "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9u"
+        "ZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDx7Zy1Hq8KpL2mN4vR6tW9\n"
+        "-----END OPENSSH PRIVATE KEY-----\ndone",
     ],
 )
 def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path, text: str) -> None:
@@ -604,7 +612,7 @@ def test_an_answer_after_a_refused_command_keeps_no_environment_values(
 
     def run(event: str, payload: dict) -> None:
         done = subprocess.run(
-            [sys.executable, "-I", "-S", str(script), event],
+            [HOOK_PYTHON, "-I", "-S", str(script), event],
             input=json.dumps(payload).encode(),
             capture_output=True,
             env={"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),

@@ -29,6 +29,11 @@ tried only where a secret-like name starts. Regex-based, so a novel format may p
 pattern is compiled on its first use (:class:`_Lazy`): the capture hooks load this module in a
 fresh process per event, where compiling every rule cost more than running the few whose
 trigger the text holds.
+
+Contract: standard library only, Python 3.8 syntax and ``re`` features (no possessive
+quantifiers or atomic groups, which need 3.11): the plugin's hooks load this file by path under
+the host's ``python3`` (docs/capture.md), and the ``hooks-oldest`` nox session checks that 3.8
+redacts a corpus exactly as the server's Python does.
 """
 
 from __future__ import annotations
@@ -82,15 +87,21 @@ _PEM_END = r"-----END (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
 #: concatenation, brackets, ``\n`` escapes.
 _PEM_SEP = r"(?:[\s\"'`,;()\[\]+]|\\[nr])"
 #: A header line inside the body (``Proc-Type: 4,ENCRYPTED``, ``Version: GnuPG``).
-_PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]*+"
+_PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]*"
+#: A run of key alphabet and separators that stops before a header line's name.
+_PEM_RUN = r"(?:(?![A-Z][A-Za-z-]{1,30}:)[\s\"'`,;()\[\]+A-Za-z0-9/=])+"
+#: ``(?=(?P<n>X))(?P=n)`` matches ``X`` atomically (no backtracking into it, so linear time):
+#: what Python 3.11's possessive quantifiers and atomic groups do, written for Python 3.8.
 _PEM = _Lazy(
     _PEM_HEAD
     + r"(?:"
-    # a whole block: key alphabet only up to the END line (possessive: linear time)
-    + rf"(?:{_PEM_HEADER}|{_PEM_SEP}|[A-Za-z0-9+/=])*+"
+    # a whole block: key alphabet only up to the END line
+    + rf"(?:(?=(?P<h>{_PEM_HEADER}))(?P=h)|(?=(?P<r>{_PEM_RUN}))(?P=r)|\\[nr])*"
     + _PEM_END
     # no END (cut off): the base64 body that follows the header line, no more
-    + rf"|(?:{_PEM_SEP}*+(?:{_PEM_HEADER}|[A-Za-z0-9+/]{{16,}}+={{0,2}}+|[A-Za-z0-9+/]{{1,15}}+={{1,2}}+))++"
+    + r"|(?:(?=(?P<b>"
+    + rf"{_PEM_SEP}*(?:{_PEM_HEADER}|[A-Za-z0-9+/]{{16,}}={{0,2}}|[A-Za-z0-9+/]{{1,15}}={{1,2}})"
+    + r"))(?P=b))+"
     + r")"
 )
 
@@ -618,6 +629,6 @@ def _redact_json(value: object) -> object:
         return redact_text(value)
     if isinstance(value, dict):
         return {k: _redact_json(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return [_redact_json(v) for v in value]
     return value

@@ -10,8 +10,9 @@ wrappers (``sudo``, ``nohup``, ``timeout 5``, ``xargs``, ``env X=1``) and ``sh -
 (``python -c``), variables (``$cmd``), generated strings or scripts on disk: output
 redaction is the safety net (see ``docs/security.md``).
 
-Standard library only and no package-relative imports: a hook running under a bare
-``python3`` loads this file by path.
+Standard library only, no package-relative imports, Python 3.8+: a hook running under a bare
+``python3`` loads this file by path (docs/capture.md; tested under 3.8 by the
+``hooks-oldest`` nox session).
 """
 
 from __future__ import annotations
