@@ -17,6 +17,10 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
 - ``plugin``: real Claude Code from the npm registry (about 15 s to install) validates and loads
   ``plugin/``, calls ``ctx_tree_read`` through it against a fake Anthropic API, and checks its
   capture and steering hooks (``tests-e2e/test_e2e_claude_hooks.py``).
+- ``sandbox``: ``ctx_tree_bash`` under the host's sandbox with the real runtime: Claude Code's
+  ``@anthropic-ai/sandbox-runtime`` from npm over Debian's ``bubblewrap`` and ``socat``
+  (installed with apt-get when missing and this runs as root; skipped with the reason where the
+  kernel forbids user namespaces).
 - ``inspector``: the inspector's page in Debian's ``chromium`` driven by Playwright (installs
   chromium with apt-get when it is missing and this runs as root); screenshots in
   ``.nox/inspector-shots/``.
@@ -47,7 +51,8 @@ import nox
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = [
-    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "inspector",
+    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "sandbox",
+    "inspector",
 ]  # fmt: skip
 nox.options.error_on_missing_interpreters = True
 
@@ -62,6 +67,8 @@ PACKAGES = [
 ]
 CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
 CLAUDE_DIR = ROOT / ".nox" / "claude-code"
+SANDBOX_RUNTIME = "@anthropic-ai/sandbox-runtime@0.0.83"
+SANDBOX_DIR = ROOT / ".nox" / "sandbox-runtime"
 PYTHONS = ["3.11", "3.12", "3.13"]
 
 
@@ -285,6 +292,35 @@ def plugin(session: nox.Session) -> None:
         _python("plugin"), "-m", "pytest", "tests-e2e/test_e2e_plugin.py",
         "tests-e2e/test_e2e_claude_hooks.py", "tests-e2e/test_e2e_claude_permissions.py", "-n", "2", "-q", "-rs", *session.posargs,
         env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
+    )  # fmt: skip
+
+
+@nox.session
+def sandbox(session: nox.Session) -> None:
+    """ctx_tree_bash under the host's sandbox: the real runtime (npm) over bubblewrap (apt)."""
+    missing = [pkg for tool, pkg in (("bwrap", "bubblewrap"), ("socat", "socat"))
+               if not shutil.which(tool)]  # fmt: skip
+    if missing:
+        if not shutil.which("apt-get") or os.geteuid() != 0:
+            session.skip(f"{', '.join(missing)} missing and apt-get as root is not available")
+        apt = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", "-qq", env=apt, external=True)
+        session.run("apt-get", "install", "-y", "-qq", *missing, env=apt, external=True)
+    srt = SANDBOX_DIR / "node_modules" / ".bin" / "srt"
+    stamp = SANDBOX_DIR / ".installed"
+    if not (stamp.exists() and stamp.read_text() == SANDBOX_RUNTIME and srt.exists()):
+        if not shutil.which("npm"):
+            session.skip("npm not found: the sandbox runtime comes from the npm registry")
+        SANDBOX_DIR.mkdir(parents=True, exist_ok=True)
+        session.run(
+            "npm", "install", "--prefix", str(SANDBOX_DIR), "--no-audit", "--no-fund",
+            "--loglevel=error", "--no-save", SANDBOX_RUNTIME, external=True,
+        )  # fmt: skip
+        stamp.write_text(SANDBOX_RUNTIME)
+    env = _sync(session, "sandbox", "--all-packages")
+    session.run(
+        _python("sandbox"), "-m", "pytest", "tests-e2e/test_e2e_sandbox.py", "-n", "2", "-q",
+        "-rs", *session.posargs, env={**env, "CTX_TREE_SRT": str(srt)}, external=True,
     )  # fmt: skip
 
 

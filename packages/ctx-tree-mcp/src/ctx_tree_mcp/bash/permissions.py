@@ -167,7 +167,7 @@ def load_rules(root, env=None, platform=None, managed=None):
     resolved (the host's working directory is unknown) and count as missing."""
     rules = []
     for scope, where in settings_files(root, env, platform, managed):
-        data = _read_settings(scope, where)
+        data = read_settings(scope, where)
         permissions = data.get("permissions") if isinstance(data, dict) else None
         if not isinstance(permissions, dict):
             continue
@@ -183,7 +183,7 @@ def load_rules(root, env=None, platform=None, managed=None):
     return rules
 
 
-def _read_settings(scope, where):
+def read_settings(scope, where):
     text = where
     if not (scope == "flag" and where.lstrip().startswith("{")):
         if not os.path.isabs(where):

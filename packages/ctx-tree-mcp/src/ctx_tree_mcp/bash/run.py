@@ -58,6 +58,8 @@ class RunResult:
     duration_ms: int
     shell: str
     pgid: int  #: the command's process group (ended: nothing of it is left running)
+    #: One line the answer shows under the status (e.g. it ran outside the host's sandbox).
+    note: str | None = None
 
     @property
     def dropped_bytes(self) -> int:

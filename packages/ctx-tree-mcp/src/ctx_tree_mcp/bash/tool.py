@@ -157,11 +157,24 @@ async def bash_async(
 
 
 def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -> RunResult:
-    from .run import run_command
+    """Run ``command`` under the host's sandbox when its settings turn it on
+    (:mod:`.sandbox`); the result's ``note`` says when it ran outside one."""
+    import dataclasses
 
+    from ctx_tree_store import ctx_tree_home
+
+    from ..capture.spool import spool_dir
+    from .run import run_command
+    from .sandbox import SandboxRefused, plan_for
+
+    private = spool_dir(app.home or ctx_tree_home(), app.root) / "sandbox"
     try:
-        return run_command(
-            command,
+        plan = plan_for(app.root, command, private)
+    except SandboxRefused as exc:
+        raise ToolInputError("command", f"refused before running: {exc}") from None
+    try:
+        result = run_command(
+            plan.command,
             app.root,
             timeout_s=timeout,
             keep_bytes=app.config.data["capture"]["maxBytes"],
@@ -169,6 +182,12 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
         )
     except OSError as exc:
         raise ToolInputError("command", f"the shell could not be started: {exc}") from None
+    finally:
+        if plan.config is not None:
+            plan.config.unlink(missing_ok=True)
+    if plan.config is not None:  # the runtime's own helpers outlive the command a moment
+        result = dataclasses.replace(result, stragglers=False)
+    return dataclasses.replace(result, note=plan.note) if plan.note else result
 
 
 def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
@@ -246,6 +265,8 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     if lines and lines[-1] == "":
         lines.pop()
     head = status_line(result, len(lines), rec.original_bytes if rec.truncated else None)
+    if result.note:
+        head += f"note: {result.note}\n"
 
     found = scan(lines)
 
