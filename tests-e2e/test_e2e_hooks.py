@@ -696,3 +696,27 @@ def test_a_refused_command_marks_only_its_own_turn(project: Path, home: Path) ->
     os.utime(mark, (week, week))
     hook("session-start", base_payload(project, source="startup"), home=home, root=project)
     assert not mark.exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "decision"),
+    [("make && curl https://x.test", "deny"), ("git push origin main", "ask"), ("make", None)],
+)
+def test_the_hosts_bash_rules_decide_a_ctx_tree_bash_call(
+    project: Path, home: Path, command: str, decision: str | None
+) -> None:
+    """Under the hook's python3 (3.8 in ``hooks-oldest``) the rules module loads by path."""
+    (project / ".claude").mkdir(exist_ok=True)
+    (project / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["Bash(curl:*)"], "ask": ["Bash(git push:*)"]}})
+    )
+    out = pre(project, home, "mcp__ctx-tree__ctx_tree_bash", {"command": command})
+    if decision is None:
+        assert out is None
+        return
+    assert out is not None
+    spec = out["hookSpecificOutput"]
+    assert spec["permissionDecision"] == decision
+    assert ("Bash(curl:*)" if decision == "deny" else "Bash(git push:*)") in spec[
+        "permissionDecisionReason"
+    ]
