@@ -19,6 +19,7 @@ import re
 import selectors
 import signal
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -116,13 +117,36 @@ class _Collector:
 
 
 def _group_alive(pgid: int) -> bool:
+    """Whether a process of group ``pgid`` still runs. A zombie does not count: an orphan
+    whose new parent (PID 1 in some containers) is slow to reap it would otherwise hold every
+    call for both kill graces (Linux: read from ``/proc``)."""
     try:
         os.killpg(pgid, 0)
     except ProcessLookupError:
         return False
     except PermissionError:  # pragma: no cover - a member changed user (setuid): cannot signal
         return False
-    return True
+    return not sys.platform.startswith("linux") or _live_member(pgid)
+
+
+def _live_member(pgid: int) -> bool:
+    """Whether ``/proc`` shows a process of group ``pgid`` that is not a zombie (True when
+    ``/proc`` cannot be read: then the signal's answer stands)."""
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid).encode() and fields[0] != b"Z":
+            return True
+    return False
 
 
 def _end_group(pgid: int, proc: subprocess.Popen[bytes]) -> None:
