@@ -76,3 +76,24 @@ def test_unavailable_runtime_refuses_only_when_the_host_says_so(
     answer = bash(app, f"touch {root / 'm'}")
     assert (root / "m").exists()
     assert answer.splitlines()[1].startswith("note: ran WITHOUT the host's sandbox")
+
+
+def test_doctor_says_which_rules_and_sandbox_apply(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctx_tree_mcp.doctor import check_bash_rules, check_sandbox
+
+    assert "no Bash(...) rules" in check_bash_rules(root).detail
+    assert check_sandbox(root).ok and "off" in check_sandbox(root).detail
+    settings = root / ".claude" / "settings.json"
+    _write(settings, {"permissions": {"deny": ["Bash(curl:*)"], "ask": ["Bash(git push:*)"]},
+                      "sandbox": {"enabled": True, "failIfUnavailable": True}})  # fmt: skip
+    rules = check_bash_rules(root)
+    assert (
+        rules.ok
+        and rules.detail.startswith("1 deny, 1 ask from ")
+        and str(settings) in rules.detail
+    )
+    monkeypatch.setenv(sandbox.SRT_ENV, str(tmp_path / "missing-srt"))
+    box = check_sandbox(root)
+    assert not box.ok and "every command is refused" in box.detail and "npm install" in box.fix

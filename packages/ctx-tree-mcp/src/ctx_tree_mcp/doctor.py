@@ -2,7 +2,8 @@
 
 Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and permissions,
 the configuration, the embedding provider (when one is configured), the Claude Code plugin's hooks (when a plugin with ``hooks/hooks.json`` is
-found) and the MCP server's measured start-up time (spawn → ``initialize`` answered).
+found), the host's Bash rules and sandbox that ``ctx_tree_bash`` applies, and the MCP server's
+measured start-up time (spawn → ``initialize`` answered).
 Nothing is written: the store is opened read-only, writability is probed with a temporary
 file. Exit status 1 when any check fails.
 """
@@ -269,6 +270,46 @@ INITIALIZE = {
 }
 
 
+def check_bash_rules(root: Path) -> Check:
+    """Which of the host's ``Bash(...)`` permission rules ``ctx_tree_bash`` applies (Claude
+    Code's settings files; docs/security.md). Informational: always passes."""
+    from .bash import permissions
+
+    rules = permissions.load_rules(root)
+    if not rules:
+        return Check(
+            "bash rules",
+            True,
+            "no Bash(...) rules in Claude Code's settings: ctx_tree_bash runs what the agent "
+            "asks, past ctx-tree's own denylist",
+        )
+    counts = {d: sum(r.decision == d for r in rules) for d in ("deny", "ask", "allow")}
+    files = sorted({r.source for r in rules})
+    told = ", ".join(f"{n} {d}" for d, n in counts.items() if n)
+    return Check("bash rules", True, f"{told} from {', '.join(files)}; applied to ctx_tree_bash")
+
+
+def check_sandbox(root: Path) -> Check:
+    """Whether ``ctx_tree_bash`` runs under the host's sandbox: off, on with its runtime, or on
+    with no runtime (a failure: commands are refused or run unconfined)."""
+    from .bash.sandbox import find_runtime, host_sandbox
+
+    box = host_sandbox(root)
+    if box is None:
+        return Check("sandbox", True, "off in Claude Code's settings: commands run unconfined")
+    runtime, why = find_runtime()
+    if runtime is not None:
+        return Check("sandbox", True, f"on ({box.source}): commands run under {runtime[0]}")
+    fails = box.settings.get("failIfUnavailable") is True
+    effect = "every command is refused" if fails else "commands run WITHOUT it"
+    return Check(
+        "sandbox",
+        False,
+        f"on ({box.source}) but cannot start: {why}; {effect}",
+        "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)",
+    )
+
+
 def server_command() -> list[str]:
     """How to start this installation's MCP server: the ``ctx-tree-mcp`` script beside the
     interpreter, else the interpreter running its ``main``."""
@@ -352,6 +393,8 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         lambda: check_config(root, home),
         lambda: check_embedding(root, home),
         lambda: check_hooks(root),
+        lambda: check_bash_rules(root),
+        lambda: check_sandbox(root),
     ]
     if startup:
         checks.append(lambda: check_startup(root))
