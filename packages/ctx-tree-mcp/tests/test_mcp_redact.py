@@ -72,7 +72,7 @@ def test_each_secret_kind_is_redacted(text, tag, secret):
         'sha256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"',
         "integrity sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==",
         'checksum = "5f4dcc3b5aa765d61d8327deb882cf99"',
-        "password: hunter2",
+        "password: hunter",  # a word of letters alone: a label (password: Passwort)
         "token_count = 12345",
     ],
 )

@@ -59,3 +59,34 @@ def test_library_sources_pass_unchanged(name):
         if lines := changed_lines(path.read_text("utf-8", errors="replace")):
             changed[str(path.relative_to(root))] = lines
     assert changed == {}
+
+
+#: Lines of the standard library that do hold a password-shaped literal in an example.
+STDLIB_EXAMPLES = {"urllib/request.py": ["                      passwd='geheim$parole')"]}
+
+
+def test_the_standard_library_passes_unchanged():
+    """Every module of the running Python's standard library (not its tests): names such as
+    ``KEY_``, ``TOKEN``, ``_PRIVATE`` and ``auth`` are everywhere in it, values are code."""
+    import sysconfig
+
+    root = Path(sysconfig.get_paths()["stdlib"])
+    changed = {}
+    files = 0
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root)
+        if rel.parts[0] in ("test", "site-packages", "idlelib") or "tests" in rel.parts:
+            continue
+        files += 1
+        if lines := changed_lines(path.read_text("utf-8", errors="replace")):
+            changed[rel.as_posix()] = lines
+    assert files > 500
+    assert changed == STDLIB_EXAMPLES
+
+
+def test_the_hooks_benches_and_noxfile_pass_unchanged():
+    """This repository's code beyond the packages' sources (its tests hold sample secrets)."""
+    paths = [*REPO.glob("plugin/**/*.py"), *REPO.glob("bench/*.py"), REPO / "noxfile.py"]
+    assert len(paths) > 5
+    changed = {p.name: lines for p in paths if (lines := changed_lines(p.read_text("utf-8")))}
+    assert changed == {}

@@ -164,7 +164,7 @@ ORDINARY = [
     'CREDENTIALS_FILE = "~/.config/app/credentials.json"',
     'secretName: "app-prod-database-credentials"',
     'TokenType = "AccessTokenRefreshHandler"',
-    "password: hunter2",
+    "password: Passwort",
     "if password == confirm_password:",
     "self.password_hasher = PasswordHasher()",
     'tokens = re.split(r"\\s+", line)',

@@ -106,7 +106,8 @@ _PEM = _Lazy(
 )
 
 _NAME = (
-    r"passw(?:or)?d|passphrase|(?<![A-Za-z])pass(?![A-Za-z])|pwd|secret|token"
+    r"passw(?:or)?d|passphrase|(?<![A-Za-z])pass(?![A-Za-z])|pwd|(?<![A-Za-z])pw(?![A-Za-z])"
+    r"|secret|token"
     r"|api[_-]?key|apikey|private[_-]?key"
     r"|access[_-]?key|account[_-]?key|auth[_-]?key|credential|client[_-]?secret"
 )
@@ -120,14 +121,16 @@ _ASSIGN_SOURCE = (
 )
 _ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
 #: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
-_NAME_WORDS = ("pass", "pwd", "secret", "token", "key", "credential")
+_NAME_WORDS = ("pass", "pw", "secret", "token", "key", "credential")
 
 
 class _Rule:
     """One redaction rule (a plain class, not a dataclass: importing ``dataclasses`` costs a
     hook's process ~6 ms)."""
 
-    __slots__ = ("anchored", "folded", "group", "keep", "pattern", "replace", "tag", "triggers")
+    __slots__ = (
+        "anchored", "back", "folded", "group", "keep", "pattern", "replace", "tag", "triggers",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -139,6 +142,7 @@ class _Rule:
         *,
         folded: _Lazy | None = None,
         anchored: bool = False,
+        back: int = 8,
         replace: Callable[[re.Match[str]], str] | None = None,
     ) -> None:
         self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
@@ -150,6 +154,8 @@ class _Rule:
         #: every match holds one of ``triggers`` within its first characters: the pattern is
         #: searched for only around where they occur (found by ``str.find``)
         self.anchored = anchored
+        #: how far before a trigger an anchored match may start (``private_`` before ``key``)
+        self.back = back
         #: the match's replacement, for a rule that hides more than one part of its match
         #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
         self.replace = replace
@@ -182,7 +188,7 @@ _WORD_RE = _Lazy(_WORD)
 _IDENT_PATH = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PLACEHOLDER = _Lazy(
     r"(?i)^(?:\$\{?[\w.:-]*\}?|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…"
-    r"|changeme|change_me|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
+    r"|changeme|change_me|value|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
     r"|example|dummy|test|(?:your|my)[-_a-z]*|env\(.*|os\.environ.*|process\.env.*)$"
 )
 
@@ -206,7 +212,12 @@ def _plain_value(value: str) -> bool:
         or value.isdigit()
         or value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:"))
         or _PLACEHOLDER.match(value) is not None
+        or _FORMAT_MARK.search(value) is not None
     )
+
+
+#: A format string's field (``"%s:%s"``, ``"{0}"``, ``"{}@{}"``): a template, not a value.
+_FORMAT_MARK = _Lazy(r"%[-#0-9.]*[sdrfx]|%\(\w+\)|\{[0-9]?\}")
 
 
 def _code_like(m: re.Match[str], value: str) -> bool:
@@ -227,7 +238,7 @@ _DOTENV_TAIL = _Lazy(r"[ \t\r]*|[ \t]+#.*")
 _NEXT_PAIR = _Lazy(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
 #: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
 #: a value redacted.
-_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "pass", "secret", "token")
+_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "pass", "pw", "secret", "token")
 #: Words that make such a value a name rather than a secret (``db_password``); not ``pass``,
 #: which ordinary passwords hold (``plainpass99``).
 _NAMING_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
@@ -267,15 +278,90 @@ def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
     return (not head or head.endswith(('"', "'"))) and _NEXT_PAIR.match(after) is not None
 
 
+#: Words of prose, labels and messages (``"Enter your password"``, ``"is too short"``): a
+#: quoted value holding one is not a passphrase.
+_PROSE_WORDS_TEXT = (
+    "a an the is are was were be been being to of in on at for with by from and or not no nor "
+    "your you my our their this that these those it its must should can cannot could will would "
+    "may might please enter here there required invalid incorrect wrong too field new old "
+    "confirm characters character least most more less than if then when who what which how "
+    "why do does did has have had am i me we us they them he she his her as so but type show "
+    "hide forgot reset change set"
+)
+_PROSE_WORDS = frozenset(_PROSE_WORDS_TEXT.split())
+#: Two to eight space-separated words, as a passphrase is written.
+_PASSPHRASE = _Lazy(r"[^\s\"'`]+(?: [^\s\"'`]+){1,7}")
+#: Before a password name on a YAML or properties line: the indent, a list dash, a quote, the
+#: start of the key (``db_`` of ``db_password``).
+_KEY_LINE_HEAD = _Lazy(r"[ \t]*(?:-[ \t]+)?[\"']?[A-Za-z0-9_.-]*")
+
+
+def _password_name(name: str) -> bool:
+    return "passw" in name or "pwd" in name or "passphrase" in name or name in ("pass", "pw")
+
+
+def _ends_name(m: re.Match[str]) -> bool:
+    """The secret-like word ends the name (``db_password``, not ``password_hint``)."""
+    after = m.string[m.end(1) : m.end(1) + 1]
+    return not (after.isalnum() or after in "_.-") if after else True
+
+
+def _passphrase(m: re.Match[str], value: str) -> bool:
+    """A quoted value of a name that ends in a password word, written as a passphrase:
+    2-8 words with single spaces (``"correct horse battery staple"``), none of them a word of
+    prose (``"Enter your password"``, ``"must be at least 12 characters"``), no placeholder or
+    format mark, no word naming a secret (``"Mot de passe"``), not ending like a sentence."""
+    return (
+        _ends_name(m)
+        and _PASSPHRASE.fullmatch(value) is not None
+        and value[-1] not in ".?!:…"
+        and not any(c in value for c in "{}%$<>")
+        and not any(_naming_word(w.strip(",;")) for w in value.lower().split())
+    )
+
+
+def _naming_word(word: str) -> bool:
+    """A word of prose or one naming a secret (``passe``, ``passwords``, ``keys``)."""
+    return word in _PROSE_WORDS or word.startswith(("pass", "pwd", "secret", "token", "key"))
+
+
+def _password_line(m: re.Match[str], value: str) -> bool:
+    """A bare value on a YAML or properties line of its own, ``password: hunter22``: one word
+    with a digit or a symbol in it is a password there (a word of letters alone is kept: a
+    label, ``password: Passwort``). Not YAML syntax (``!vault``, ``&anchor``, ``*alias``,
+    ``|``)."""
+    text = m.string
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    op = text[m.end(1) : m.start(5)].strip(" \t\"'")
+    lowered = value.lower()
+    return (
+        op == ":"
+        and _ends_name(m)
+        and len(value) >= 4
+        and value[0] not in "!&*|>%@{["
+        and any(c.isalpha() for c in value)
+        and any(not c.isalpha() for c in value)
+        and not any(w in lowered for w in _NAMING_WORDS)
+        and _KEY_LINE_HEAD.fullmatch(text[line_start : m.start()]) is not None
+        and _DOTENV_TAIL.fullmatch(text[m.end() : len(text) if line_end < 0 else line_end])
+        is not None
+    )
+
+
 def _keep_assignment(m: re.Match[str]) -> bool:
     name = m.group(1).lower()
     quoted = next((q for q in m.group(2, 3, 4) if q is not None), None)
     value = quoted if quoted is not None else m.group(5)
+    if quoted is not None and _password_name(name) and _passphrase(m, value):
+        return False
     if _plain_value(value) or (quoted is None and _code_like(m, value)):
         return True
     if _configured_secret(m, name, value):
         return False
-    if "passw" in name or "pwd" in name or "passphrase" in name:
+    if quoted is None and _password_name(name) and _password_line(m, value):
+        return False
+    if _password_name(name):
         if quoted is not None:  # a quoted password is one unless it reads as several words
             return len(value) < 4 or _words(value) >= 2
         # bare: a plain word (``password=password``, ``password: hunter2``) is kept
@@ -336,6 +422,90 @@ def _env_values(m: re.Match[str]) -> str:
         ),
         m.group(0),
     )
+
+
+#: The parts of an environment variable's name that make its value a secret (``MASTER_KEY``,
+#: ``JWT_PRIVATE``, ``SESSION_SECRET_BASE``): whole ``_``-separated parts, so not ``MONKEY``,
+#: ``TOKENIZER`` or ``KEYBOARD``.
+_ENV_SECRET_WORD = (
+    r"KEYS?|SECRETS?|TOKENS?|PASSWORDS?|PASSWD|PASSPHRASE|PASS|PWD|PW|CREDENTIALS?|CREDS"
+    r"|PRIVATE|SIGNING|AUTH|APIKEY"
+)
+#: Parts after which any value is a secret, words included (``DB_PASSWORD=<a word>``), in a
+#: dump's shapes; the other parts (``KEY_COLUMN``, ``AUTH_TYPE``) need a value that does not
+#: read as words.
+_ENV_STRONG_TEXT = (
+    "SECRET SECRETS TOKEN TOKENS PASSWORD PASSWORDS PASSWD PASSPHRASE PASS PWD PW "
+    "CREDENTIAL CREDENTIALS CREDS APIKEY"
+)
+_ENV_STRONG = frozenset(_ENV_STRONG_TEXT.split())
+#: ``NAME=value``, ``"NAME": "value"``, ``NAME: value``, ``'NAME' => 'value'``, ``"NAME=value"``
+#: for an upper-case NAME holding one of those parts; the match starts at the part (group 1),
+#: the rest of the name is checked by :func:`_keep_env_secret`. The value is quoted (group 2
+#: or 3) or bare (group 4).
+_ENV_SECRET_SOURCE = (
+    r"(?<![A-Za-z0-9])(" + _ENV_SECRET_WORD + r")(?:_[A-Z0-9]+)*(?![A-Za-z0-9])"
+    r"[\"']?[ \t]*(?:=>|=|:)(?![=:])[ \t]*"
+    r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|([^\s\"'`,;<>(){}\[\]]{1,400}))"
+)
+#: A name-like value (``"API_KEY"``, ``X-Auth-Token``, ``password``): a word of ``value.lower()``.
+_ENV_NAMING = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "sign")
+
+
+def _keep_env_secret(m: re.Match[str]) -> bool:
+    """Keep (True) unless ``m`` is an environment variable's secret value.
+
+    The whole name must be upper case (``SESSION_SECRET_BASE``, not ``session_secret`` or
+    ``mySECRET``). After a strong last part (:data:`_ENV_STRONG`) in a dump's shape (``K=V``,
+    ``"K": "V"``, ``K: V``) any value of 4+ characters is a secret; otherwise, and in code's
+    ``NAME = value``, only a random-looking value: 8+ characters, mostly letters and digits,
+    that do not read as words, or 16+ of high entropy that are not an identifier; in a dump's
+    shapes also a word with digits of 8+ (``MASTER_KEY=<word2x>``). ``KEY_COLUMN = "name"``
+    is kept. Never: placeholders,
+    paths, URLs, numbers, code, values naming a variable (``"API_KEY"``)."""
+    text = m.string
+    start = i = m.start()
+    while i > 0 and (text[i - 1] in "_0123456789" or "A" <= text[i - 1] <= "Z"):
+        i -= 1
+    if (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")) or text[i:start][:1].isdigit():
+        return True  # part of a longer, not upper-case, name
+    quoted = m.group(2) if m.group(2) is not None else m.group(3)
+    value = quoted if quoted is not None else m.group(4)
+    if len(value) < 4 or _plain_value(value) or (quoted is None and _code_like(m, value)):
+        return True
+    words = _words(value)
+    lowered = value.lower()
+    if words and any(w in lowered for w in _ENV_NAMING):
+        return True
+    value_at = m.start(2 if m.group(2) is not None else 3 if m.group(3) is not None else 4)
+    name_end = m.start(1) + len(re.match(r"[A-Z0-9_]*", text[m.start(1) :]).group(0))  # type: ignore[union-attr]
+    parts = [p for p in text[m.start(1) : name_end].split("_") if p and not p.isdigit()]
+    between = text[name_end:value_at]
+    code = re.search(r"[ \t]=[ \t]", between) is not None and ":" not in between
+    if parts and parts[-1] in _ENV_STRONG and not code:
+        return False
+    mostly_alnum = sum(c.isalnum() for c in value) * 10 >= len(value) * 6
+    digit = any(c.isdigit() for c in value)
+    mixed = digit or (value.lower() != value and value.upper() != value)
+    random = any(c.isalpha() for c in value) and (
+        (len(value) >= 16 and _entropy(value) >= 3.5 and not _CAMEL.fullmatch(value))
+        or (not words and len(value) >= 8 and mostly_alnum and mixed)
+    )
+    if random:
+        return False
+    # a dump's word with digits in it; code keeps ``"sha256hex"``
+    return code or not (
+        len(value) >= 8 and mostly_alnum and digit and any(c.isalpha() for c in value)
+    )
+
+
+#: Words run together or joined, each of 2+ lower-case letters after an optional capital:
+#: an identifier (``DjangoModelBackend``, ``read_only_mode``), not a random string.
+_CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*")
+
+
+#: One of them is in every match of the rule above (lower case).
+_ENV_TRIGGERS = ("key", "secret", "token", "pass", "pw", "cred", "private", "signing", "auth")
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -454,6 +624,16 @@ _RULES: tuple[_Rule, ...] = (
         folded=_Lazy(_ASSIGN_SOURCE),
         anchored=True,
     ),
+    _Rule(
+        "secret",
+        _Lazy(_ENV_SECRET_SOURCE),
+        -1,  # the value's group: 2 to 4, whichever matched
+        _ENV_TRIGGERS,
+        _keep_env_secret,
+        folded=_Lazy(_ENV_SECRET_SOURCE, re.IGNORECASE),
+        anchored=True,
+        back=0,
+    ),
 )
 
 
@@ -511,7 +691,7 @@ def _holds(lowered: str, trigger: str, seen: dict[str, bool]) -> bool:
 
 def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[str]], str]) -> str:
     """``rule.pattern.sub(sub, text)`` for a pattern whose matches hold one of
-    ``rule.triggers`` in their first :data:`_ANCHOR_BACK` characters: tried (``match``, no
+    ``rule.triggers`` in their first ``rule.back`` characters: tried (``match``, no
     scan) only at the few places before each one ``str.find`` finds, with ``rule.folded`` on
     the lower-cased text first (a failed try costs a fraction of a microsecond)."""
     assert rule.folded is not None
@@ -519,7 +699,7 @@ def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[
     for trigger in rule.triggers:
         at = lowered.find(trigger)
         while at >= 0:
-            starts.update(range(max(0, at - _ANCHOR_BACK), at + 1))
+            starts.update(range(max(0, at - rule.back), at + 1))
             at = lowered.find(trigger, at + 1)
     pieces, done = [], 0
     for start in sorted(starts):
@@ -531,10 +711,6 @@ def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[
         pieces += [text[done : m.start()], sub(m)]
         done = m.end()
     return "".join(pieces) + text[done:] if pieces else text
-
-
-#: How far before a trigger word a match may start (``private_`` before ``key``).
-_ANCHOR_BACK = 8
 
 
 def _sub_folded(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[str]], str]) -> str:
