@@ -30,7 +30,9 @@ def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
         out = walk(app)
         lines = out.splitlines()
         assert lines[0] == "capture:    nothing spooled"
-        assert lines[1] == "filter:     1 promoted, 1 dropped (1 too small, 0 duplicate, 0 noise)"
+        assert lines[1] == (
+            "filter:     2 promoted (1 ranked low: 1 too small, 0 noise; 0 superseded an older copy)"
+        )
         assert lines[2] == "staleness:  checked 0 file roots: none changed"
         assert lines[3].startswith("pruner:     0 pruned (0 stale, 0 superseded), 0 deleted")
         assert lines[4] == "embedding:  off (no embedding provider configured)"

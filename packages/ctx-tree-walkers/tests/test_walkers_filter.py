@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import pytest
-from ctx_tree_schema import NodeKind, NodeStatus
+from ctx_tree_schema import NodeKind
 from ctx_tree_store import NewNode
 from ctx_tree_walkers import filter_pending, is_progress_line, noise_reason
 from walkers_testlib import T0, add_pending, make_config, status_of
@@ -56,7 +56,7 @@ def test_progress_line() -> None:
     assert not is_progress_line("ratio = a / b")
 
 
-def test_filter_promotes_and_drops(store) -> None:
+def test_filter_keeps_everything_ranking_noise_low(store) -> None:
     cfg = make_config()
     keep = add_pending(store, BIG, source="grep://a")
     small = add_pending(store, "tiny", source="grep://b")
@@ -68,56 +68,54 @@ def test_filter_promotes_and_drops(store) -> None:
 
     report = filter_pending(store, cfg, now_ms=T0)
 
-    assert (report.promoted, report.too_small, report.duplicate, report.noise) == (2, 2, 1, 1)
-    assert report.summary() == "2 promoted, 4 dropped (2 too small, 1 duplicate, 1 noise)"
-    assert status_of(store, keep) == "live"
+    assert (report.promoted, report.too_small, report.duplicate, report.noise) == (6, 2, 1, 1)
+    assert report.dropped == 0
+    assert report.summary() == (
+        "6 promoted (3 ranked low: 2 too small, 1 noise; 1 superseded an older copy)"
+    )
     assert store.get(keep).updated_at == T0
-    assert status_of(store, same_text_other_source) == "live"
-    assert status_of(store, dup_live) == "live"
-    for gone in (small, empty, spam, dup):
-        assert store.get(gone) is None
+    for node_id in (keep, small, empty, spam, dup, same_text_other_source):
+        assert status_of(store, node_id) == "live"
+    assert store.get(keep).metadata.get("low_rank") is None
+    assert store.get(small).metadata["low_rank"] == "too small"
+    assert store.get(spam).metadata["low_rank"] == "noise"
+    # the older exact copy is superseded by the new one, with an edge
+    assert status_of(store, dup_live) == "superseded"
+    assert (dup, "supersedes:in") in store.adjacent(dup_live)
     assert store.pending() == []
     assert filter_pending(store, cfg, now_ms=T0).summary() == "nothing pending"
 
 
-def test_duplicates_within_one_batch_keep_the_first(store) -> None:
-    a = add_pending(store, BIG, source="grep://same")
-    b = add_pending(store, BIG, source="grep://same")
+PYTEST_Q = "".join(f"{'.' * 70}{' ' * 6}[{p:3d}%]\n" for p in range(10, 101, 10)) + (
+    "700 passed in 12.31s\n"
+)
+PYTEST_V = (
+    "".join(
+        f"tests/test_parse.py::test_case[{i}] {'FAILED' if i == 7 else 'PASSED'}  [{i * 10:3d}%]\n"
+        for i in range(1, 11)
+    )
+    + "FAILED tests/test_parse.py::test_case[7] - AssertionError: boom\n"
+)
+
+
+@pytest.mark.parametrize("log", [PYTEST_Q, PYTEST_V])
+def test_test_runner_logs_are_not_progress_and_stay_searchable(store, log: str) -> None:
+    """pytest -q / -v lines end in ``[ NN%]``: results, not a progress bar. The run stays live,
+    full rank, gettable and found by search right after the walk."""
+    assert noise_reason(log) is None
+    run = add_pending(store, log, source="cmd://pytest")
+    filter_pending(store, make_config(), now_ms=T0)
+    node = store.get(run)
+    assert node is not None and node.status == "live"
+    assert "low_rank" not in node.metadata
+    assert [h.node.id for h in store.search("passed")] == [run]
+
+
+def test_progress_spam_is_kept_but_listed_after_real_output(store) -> None:
+    spam = "\n".join(f"Downloading wheel {p}% 3.2MB/s" for p in range(0, 100, 5))
+    noise = add_pending(store, spam, source="cmd://pip-a")
+    real = add_pending(store, "Downloading wheel finished; wheel installed " * 3, source="cmd://b")
     report = filter_pending(store, make_config(), now_ms=T0)
-    assert (report.promoted, report.duplicate) == (1, 1)
-    assert status_of(store, a) == "live" and store.get(b) is None
-
-
-def test_min_size_is_configurable(store) -> None:
-    node = add_pending(store, "short but real", source="grep://s")
-    filter_pending(store, make_config(capture={"filterMinSize": 5}), now_ms=T0)
-    assert status_of(store, node) == "live"
-
-
-def test_batches_and_stop_between_them(store) -> None:
-    ids = [add_pending(store, f"{BIG} {i}", source=f"grep://{i}") for i in range(25)]
-    calls = []
-
-    def keep_going() -> bool:
-        calls.append(1)
-        return len(calls) < 2
-
-    report = filter_pending(store, make_config(), now_ms=T0, keep_going=keep_going, batch_size=10)
-    assert report.promoted == 20 and report.stopped
-    statuses = [status_of(store, i) for i in ids]
-    assert statuses == ["live"] * 20 + ["pending"] * 5  # whole batches only, oldest first
-
-
-def test_node_handled_elsewhere_is_skipped(store, monkeypatch) -> None:
-    node = add_pending(store, BIG, source="grep://x")
-    real_pending = store.pending
-
-    def pending_then_promoted(limit: int = 500):
-        batch = real_pending(limit)
-        if batch:  # another writer promotes it between the read and the transaction
-            store.set_status([node], NodeStatus.LIVE)
-        return batch
-
-    monkeypatch.setattr(store, "pending", pending_then_promoted)
-    report = filter_pending(store, make_config(), now_ms=T0)
-    assert report.skipped == 1 and report.promoted == 0
+    assert report.noise == 1 and report.promoted == 2
+    assert store.get(noise).metadata["low_rank"] == "noise"
+    assert [h.node.id for h in store.search("downloading wheel")] == [real, noise]

@@ -17,9 +17,9 @@ def test_run_once_records_only_runs_that_changed_something(store: Store) -> None
     add_pending(store, "", source="grep://2")
     run_once(store, make_config(), "all")
     runs = browse.walker_runs(store)
-    assert [(r.walker, r.changes) for r in runs] == [("filter", {"promoted": 1, "too_small": 1})]
-    assert runs[0].status_counts == {"live": 1}
-    assert runs[0].summary.startswith("1 promoted, 1 dropped")
+    assert [(r.walker, r.changes) for r in runs] == [("filter", {"promoted": 2, "too_small": 1})]
+    assert runs[0].status_counts == {"live": 2}
+    assert runs[0].summary.startswith("2 promoted (1 ranked low")
     assert runs[0].started_at <= runs[0].finished_at
     run_once(store, make_config(), "all")  # nothing pending, nothing stale: no new record
     assert len(browse.walker_runs(store)) == 1

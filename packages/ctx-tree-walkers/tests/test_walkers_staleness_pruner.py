@@ -221,3 +221,38 @@ def test_reverted_file_gets_a_live_copy_of_its_earlier_version(tmp_path):
         assert hits[0].node.parent_id not in (first, second)
         # the next pass finds the restored version unchanged
         assert mark_stale(store, None, now_ms=0).restored == 0
+
+
+def test_pruner_keeps_superseded_output_that_cannot_be_had_again(store) -> None:
+    """An older run of a command (or a near duplicate) superseded by a newer one holds output
+    found nowhere else: it stays superseded, gettable and searchable, past every horizon. An
+    exact copy superseded by the same content goes the usual way."""
+    first_run = store.insert(
+        [
+            NewNode(
+                NodeKind.TOOL_OUTPUT,
+                "FAILED test_parse - AssertionError xyzzy",
+                source_uri="cmd://t",
+            )
+        ]
+    )[0]
+    second_run = store.insert(
+        [NewNode(NodeKind.TOOL_OUTPUT, "10 passed in 0.3s", source_uri="cmd://t")]
+    )[0]
+    store.supersede(second_run, first_run)
+    copy_old = store.insert(
+        [NewNode(NodeKind.TOOL_OUTPUT, "same grep lines", source_uri="grep://g")]
+    )[0]
+    copy_new = store.insert(
+        [NewNode(NodeKind.TOOL_OUTPUT, "same grep lines", source_uri="grep://g")]
+    )[0]
+    store.supersede(copy_new, copy_old)
+    store.set_status([], NodeStatus.SUPERSEDED)
+    cfg = make_config()
+    for days in (8, 40, 80):
+        prune(store, cfg, now_ms=store.get(first_run).updated_at + days * DAY)
+    assert status_of(store, first_run) == "superseded"
+    found = store.search("xyzzy", filters=Filters(status=(NodeStatus.SUPERSEDED,)))
+    assert [h.node.id for h in found] == [first_run]
+    assert store.get(copy_old) is None  # the same content lives on under copy_new
+    assert status_of(store, copy_new) == "live"

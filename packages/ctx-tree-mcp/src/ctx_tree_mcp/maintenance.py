@@ -15,8 +15,8 @@ if TYPE_CHECKING:
 def walk(app: App, which: str = "all") -> str:
     """Run one walker (``capture``, ``filter``, ``staleness``, ``pruner``, ``embedding``,
     ``dedupe``, ``summarizer``) or ``all`` once (the capture ingest first), with the configured
-    providers; returns a report, one line per walker, e.g. ``filter: 3 promoted, 1 dropped (1 too
-    small, 0 duplicate, 0 noise)``.
+    providers; returns a report, one line per walker, e.g. ``filter: 3 promoted (1 ranked low: 1
+    too small, 0 noise; 0 superseded an older copy)``.
 
     No lease is taken (see ``ctx_tree_walkers.run_once``): running it next to a server is safe
     (a spooled event is claimed by one ingester only).

@@ -169,6 +169,16 @@ FILE_ROOTS = (
     "AND parent_id IS NULL AND id > ? ORDER BY id LIMIT ?"
 )
 EXPIRED = "SELECT id FROM nodes WHERE status = ? AND updated_at < ? ORDER BY updated_at LIMIT ?"
+# Superseded nodes whose content is not lost when they go: file chunks (the file is on disk),
+# summaries (made again from their children) and exact duplicates (a superseder holds the same
+# content). Older runs of a command and near duplicates stay (docs/walkers.md, pruner).
+EXPIRED_REPLACEABLE = (
+    "SELECT n.id FROM nodes n WHERE n.status = 'superseded' AND n.updated_at < ? "
+    "AND (n.kind IN ('file_chunk', 'summary') OR EXISTS (SELECT 1 FROM edges e "
+    "JOIN nodes s ON s.id = e.src_id WHERE e.dst_id = n.id AND e.kind = 'supersedes' "
+    "AND s.content_hash = n.content_hash)) ORDER BY n.updated_at LIMIT ?"
+)
+PATCH_METADATA = "UPDATE nodes SET metadata = json_patch(metadata, ?) WHERE id = ?"
 DELETE_PRUNED = "SELECT id FROM nodes WHERE status = 'pruned' AND updated_at < ? LIMIT ?"
 
 # -- history records (usage per day and tool, walker runs) ------------------------------------

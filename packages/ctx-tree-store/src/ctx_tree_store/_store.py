@@ -163,6 +163,12 @@ class Neighbor:
     via: str
 
 
+def _low_rank(node: Node) -> bool:
+    """A node the filter walker judged noise or too small (``metadata.low_rank``): kept and
+    found, listed after the others of its group (docs/walkers.md, filter)."""
+    return bool(node.metadata.get("low_rank"))
+
+
 def _row_to_node(row: Sequence[Any]) -> Node:
     return Node(
         id=row[0],
@@ -878,7 +884,7 @@ class Store:
                     : limit - len(hits)
                 ]
             )
-        return sorted(hits, key=lambda h: (not h.matched_all, -h.score))
+        return sorted(hits, key=lambda h: (not h.matched_all, _low_rank(h.node), -h.score))
 
     def _word_at_least(self, word: str, count: int) -> bool:
         return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))
@@ -1206,6 +1212,22 @@ class Store:
         return [
             r[0] for r in self._query(_sql.EXPIRED, (NodeStatus(status).value, before_ms, limit))
         ]
+
+    def expired_replaceable(self, before_ms: int, limit: int = 1000) -> list[str]:
+        """Ids of ``superseded`` nodes last updated before ``before_ms`` whose content is not
+        lost when they go, oldest first: file chunks (re-read from disk), summaries (made again
+        from their children) and exact duplicates of a node that supersedes them. Other
+        superseded nodes (an older run of a command, a near duplicate) are never listed: the
+        pruner keeps them (docs/walkers.md)."""
+        return [r[0] for r in self._query(_sql.EXPIRED_REPLACEABLE, (before_ms, limit))]
+
+    def update_metadata(self, node_id: str, patch: dict[str, Any]) -> None:
+        """Merge ``patch`` into a node's ``metadata`` (JSON merge patch: a ``None`` value
+        removes its key), in one transaction. Raises :class:`NodeNotFound` for an unknown id."""
+        with self.transaction() as con:
+            con.execute(_sql.PATCH_METADATA, (json.dumps(patch), node_id))
+            if not con.changes():
+                raise NodeNotFound(node_id)
 
     def vacuum_step(self, pages: int = 1000) -> None:
         """Return up to ``pages`` free pages to the file system (``incremental_vacuum``)."""

@@ -1,18 +1,18 @@
-"""The filter walker (docs/walkers.md): triage ``pending`` nodes into ``live`` or dropped.
+"""The filter walker (docs/walkers.md): triage ``pending`` nodes; every one becomes ``live``.
 
-A pending node is **dropped** (its row deleted, docs/data-model.md ``drop``) when
+Nothing is deleted: an answer already named the node's id, so it must stay gettable and
+searchable. What the filter judges only lowers a node's rank or supersedes an older copy:
 
-1. it is *too small*: fewer than ``capture.filterMinSize`` UTF-8 bytes of content (an empty
-   grep answer is dropped too: the caller already got the whole answer in the tool result);
-   prompts and answers are exempt (only an empty one is dropped);
-2. it is an *exact duplicate*: a ``live`` node has the same ``content_hash`` and ``source_uri``
-   (the same grep run twice on an unchanged tree);
-3. it is *noise* (:func:`noise_reason`): empty or whitespace only, or progress spam.
+1. *too small* (fewer than ``capture.filterMinSize`` UTF-8 bytes; prompts and answers exempt)
+   and *noise* (:func:`noise_reason`: empty, or progress spam) are promoted with
+   ``metadata.low_rank`` set to the reason, so search lists them after the others;
+2. an *exact duplicate* (a ``live`` node with the same ``content_hash`` and ``source_uri``: the
+   same grep run twice on an unchanged tree) is promoted and **supersedes** the older copy
+   (a ``supersedes`` edge; the same content lives on under the new id).
 
-Otherwise it is **promoted** to ``live``. Nodes are read in batches of ``batch_size``; each
-batch is classified outside any transaction (pure CPU) and then applied in one transaction that
-re-checks every node is still pending, so a concurrent writer or a crash never leaves a batch
-half-applied.
+Nodes are read in batches of ``batch_size``; each batch is classified outside any transaction
+(pure CPU) and then applied in one transaction that re-checks every node is still pending, so
+a concurrent writer or a crash never leaves a batch half-applied.
 """
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from ._common import KeepGoing, always
 _BAR = re.compile(r"\[[#=>\-.\s*]{3,}\]|[█▉▊▋▌▍▎▏░▒▓━■□]{3,}|={3,}>|#{10,}")
 #: A spinner glyph (braille or quarter circles) at the start of the line.
 _SPINNER = re.compile(r"^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷◐◓◑◒]")
+#: A test runner's per-line progress (pytest ``PASSED  [ 42%]``, ``.....  [ 42%]``): each such
+#: line carries results, so it never counts as a progress line.
+_TEST_PROGRESS = re.compile(r"\[\s*\d{1,3}%\]\s*$")
 #: A percentage or a transfer/iteration rate (``45%``, ``12.5 %``, ``3.2MB/s``, ``30it/s``, ``eta``).
 _PERCENT = re.compile(
     r"(?<![\w.])\d{1,3}(?:\.\d+)?\s?%|\d(?:\.\d+)?\s?(?:[kKMG]i?B/s|it/s|s/it)\b|\beta\b",
@@ -50,7 +53,10 @@ CONVERSATION_KINDS = frozenset({NodeKind.PROMPT, NodeKind.RESPONSE, NodeKind.THI
 
 
 def is_progress_line(line: str) -> bool:
-    """True for a progress-bar, spinner or percentage/rate line."""
+    """True for a progress-bar, spinner or percentage/rate line (not a test runner's result
+    line ending in ``[ NN%]``)."""
+    if _TEST_PROGRESS.search(line):
+        return False
     return bool(_BAR.search(line) or _SPINNER.search(line) or _PERCENT.search(line))
 
 
@@ -92,7 +98,8 @@ def noise_reason(content: str, *, structured: bool = False) -> str | None:
 
 @dataclass(slots=True)
 class FilterReport:
-    """What one filter run did."""
+    """What one filter run did. ``too_small``, ``duplicate`` and ``noise`` count promoted nodes
+    that were ranked low or superseded an older copy; nothing is ever dropped."""
 
     promoted: int = 0
     too_small: int = 0
@@ -103,23 +110,27 @@ class FilterReport:
 
     @property
     def dropped(self) -> int:
-        return self.too_small + self.duplicate + self.noise
+        """Always 0: the filter deletes nothing (kept for callers of the old report)."""
+        return 0
 
     def summary(self) -> str:
-        if not (self.promoted or self.dropped or self.skipped):
+        if not (self.promoted or self.skipped):
             text = "nothing pending"
         else:
-            text = (
-                f"{self.promoted} promoted, {self.dropped} dropped "
-                f"({self.too_small} too small, {self.duplicate} duplicate, {self.noise} noise)"
-            )
+            text = f"{self.promoted} promoted"
+            low = self.too_small + self.noise
+            if low or self.duplicate:
+                text += (
+                    f" ({low} ranked low: {self.too_small} too small, {self.noise} noise; "
+                    f"{self.duplicate} superseded an older copy)"
+                )
             if self.skipped:
                 text += f", {self.skipped} already handled elsewhere"
         return text + (" — stopped early" if self.stopped else "")
 
 
 def classify(node: Node, min_size: int) -> str | None:
-    """The drop reason that does not depend on other rows (``too small`` / ``noise``), or None.
+    """Why ``node`` ranks low (``too small`` / ``noise``), or None; it is kept either way.
 
     The duplicate rule needs the store and is applied by :func:`filter_pending`.
     """
@@ -141,7 +152,8 @@ def filter_pending(
     keep_going: KeepGoing = always,
     batch_size: int = 100,
 ) -> FilterReport:
-    """Triage every pending node (oldest first), ``batch_size`` per transaction."""
+    """Promote every pending node (oldest first), ``batch_size`` per transaction: low-ranked,
+    superseding an older exact copy, or as it is. Deletes nothing (docs/walkers.md)."""
     min_size = int(config.data["capture"]["filterMinSize"])
     report = FilterReport()
     while True:
@@ -150,27 +162,24 @@ def filter_pending(
             return report
         verdicts = [(node, classify(node, min_size)) for node in batch]
         with store.transaction():
-            drop: list[str] = []
             for node, reason in verdicts:
                 current = store.get(node.id)
                 if current is None or current.status != NodeStatus.PENDING:
                     report.skipped += 1
                     continue
-                if reason is None and node.source_uri and store.live_duplicate(node):
-                    reason = "duplicate"
-                if reason is None:
-                    # A tick's clock reading may predate a node captured during the tick.
-                    store.set_status([node.id], NodeStatus.LIVE, at=max(now_ms, current.created_at))
-                    report.promoted += 1
-                    continue
-                drop.append(node.id)
-                if reason == "too small":
-                    report.too_small += 1
-                elif reason == "duplicate":
+                older = store.live_duplicate(node) if node.source_uri else None
+                # A tick's clock reading may predate a node captured during the tick.
+                store.set_status([node.id], NodeStatus.LIVE, at=max(now_ms, current.created_at))
+                report.promoted += 1
+                if older is not None:
+                    store.supersede(node.id, older)
                     report.duplicate += 1
-                else:
-                    report.noise += 1
-            store.drop(drop)
+                elif reason is not None:
+                    store.update_metadata(node.id, {"low_rank": reason})
+                    if reason == "too small":
+                        report.too_small += 1
+                    else:
+                        report.noise += 1
         if not keep_going():
             report.stopped = bool(store.pending(limit=1))
             return report

@@ -3,8 +3,12 @@
 Per run, with ``now`` the run's time:
 
 1. ``stale`` nodes last updated more than ``retention.staleHours`` ago → ``pruned``;
-2. ``superseded`` nodes last updated more than ``retention.supersededDays`` ago → ``pruned``.
-   A pruned node leaves the FTS index at once (the DDL's triggers index only non-pruned rows)
+2. ``superseded`` nodes last updated more than ``retention.supersededDays`` ago → ``pruned``,
+   only when their content is not lost by it (``Store.expired_replaceable``): file chunks (the
+   file is on disk to be read again), summaries (made again from their children) and exact
+   duplicates of the node that superseded them. An older run of a command, a near duplicate
+   superseded by dedupe, stays ``superseded`` (gettable, searchable with a status filter): no
+   stored output is deleted by a heuristic. A pruned node leaves the FTS index at once (the DDL's triggers index only non-pruned rows)
    but its row stays for audit;
 3. ``pruned`` nodes last updated more than ``retention.prunedAuditDays`` ago are deleted with
    their edges (``Store.delete``; ``edges`` cascade). A pruned node that still has a child which
@@ -63,7 +67,10 @@ def _prune(
     total = 0
     while True:
         with store.transaction():
-            ids = store.expired(status, before, limit=batch)
+            if status == NodeStatus.SUPERSEDED:
+                ids = store.expired_replaceable(before, limit=batch)
+            else:
+                ids = store.expired(status, before, limit=batch)
             if ids:
                 total += store.set_status(ids, NodeStatus.PRUNED, at=now_ms)
         if len(ids) < batch:
