@@ -4,8 +4,13 @@ Each request is recorded (path, headers, JSON body). Embeddings are a determinis
 words: every word (lower-cased, split on non-letters, with a crude plural strip) adds 1 to
 ``hash(word) % dims``, so texts sharing words point the same way. ``behaviour`` changes the
 answers: ``delay_s``, ``status`` (an HTTP error), ``dims`` (wrong length), ``fail_after``
-(requests answered before errors start), ``trickle_s`` (the body sent a byte at a time, this
-many seconds apart), ``trickle_headers_s`` (the status line and headers sent so).
+(requests answered before errors start, 503 or ``fail_status``), ``trickle_s`` (the body sent a byte at a time, this
+many seconds apart), ``trickle_headers_s`` (the status line and headers sent so),
+``bad_word`` (an HTTP 500 for a batch holding a text with that word, as Ollama answers a NaN),
+``zero_word`` (an all-zero vector for such a text), ``max_inputs`` (HTTP 400 "too many inputs"
+for a larger batch), ``busy`` (a list of ``(status, Retry-After or None)`` answered to the next
+requests, one each), ``no_usage`` (an Anthropic answer without ``usage``). Each request records
+its ``at`` (``time.monotonic()``).
 """
 
 from __future__ import annotations
@@ -53,7 +58,7 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
         def log_message(self, *args: Any) -> None:
             pass
 
-        def _send(self, code: int, obj: Any) -> None:
+        def _send(self, code: int, obj: Any, headers: dict[str, str] | None = None) -> None:
             data = json.dumps(obj).encode()
             try:
                 if fake.behaviour.get("trickle_headers_s"):
@@ -70,6 +75,8 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
                 self.send_response(code)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.end_headers()
                 if fake.behaviour.get("trickle_s"):
                     for i in range(len(data)):
@@ -89,44 +96,66 @@ def _handler(fake: Fake) -> type[BaseHTTPRequestHandler]:
                     "path": self.path,
                     "headers": {k.lower(): v for k, v in self.headers.items()},
                     "body": body,
+                    "at": time.monotonic(),
                 }
             )
             b = fake.behaviour
+            if b.get("busy"):
+                status, after = b["busy"].pop(0)
+                extra = {"Retry-After": after} if after is not None else {}
+                self._send(status, {"error": {"message": "rate limited"}}, extra)
+                return
             if b.get("delay_s"):
                 time.sleep(b["delay_s"])
             answered = len(fake.requests) - 1
             if b.get("status") or (b.get("fail_after") is not None and answered >= b["fail_after"]):
-                self._send(b.get("status") or 503, {"error": {"message": "overloaded, try later"}})
+                status = b.get("status") or b.get("fail_status") or 503
+                self._send(status, {"error": {"message": "overloaded, try later"}})
                 return
             dims = b.get("dims", DIMS)
+            inputs = body.get("input") if isinstance(body.get("input"), list) else []
+            if b.get("max_inputs") and len(inputs) > b["max_inputs"]:
+                message = f"too many inputs: at most {b['max_inputs']} per request"
+                self._send(400, {"error": {"message": message}})
+                return
+            if b.get("bad_word") and any(b["bad_word"] in t for t in inputs):
+                message = "failed to encode response: json: unsupported value: NaN"
+                self._send(500, {"error": message})
+                return
+
+            def vector(text: str) -> list[float]:
+                if b.get("zero_word") and b["zero_word"] in text:
+                    return [0.0] * dims
+                return bag_of_words(text, dims)
+
             if self.path == "/api/embed":
                 self._send(
                     200,
                     {
                         "model": body["model"],
-                        "embeddings": [bag_of_words(t, dims) for t in body["input"]],
+                        "embeddings": [vector(t) for t in body["input"]],
                     },
                 )
             elif self.path == "/v1/embeddings":
                 data = [
-                    {"object": "embedding", "index": i, "embedding": bag_of_words(t, dims)}
+                    {"object": "embedding", "index": i, "embedding": vector(t)}
                     for i, t in enumerate(body["input"])
                 ]
                 self._send(
                     200, {"object": "list", "data": list(reversed(data)), "model": body["model"]}
                 )
             elif self.path == "/v1/messages":
-                self._send(
-                    200,
-                    {
-                        "id": "msg_1",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": body["model"],
-                        "content": [{"type": "text", "text": fake.summary_text}],
-                        "usage": {"input_tokens": fake.usage[0], "output_tokens": fake.usage[1]},
-                    },
-                )
+                answer = {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": body["model"],
+                    "content": [{"type": "text", "text": fake.summary_text}],
+                    "usage": {"input_tokens": fake.usage[0], "output_tokens": fake.usage[1]},
+                }
+                if b.get("no_usage"):
+                    del answer["usage"]
+                self._send(200, answer)
             else:
                 self._send(404, {"error": "unknown route"})
 

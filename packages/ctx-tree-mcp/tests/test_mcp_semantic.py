@@ -15,6 +15,7 @@ from ctx_tree_mcp.reembed import ReembedFailed, reembed
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import merge_config
+from ctx_tree_walkers._embedding import PROBE_TEXT
 from mcp_fakes import DIMS, closed_port_url, fake_server
 
 NOTES = {
@@ -220,8 +221,8 @@ def test_wrong_dimension_answers_keyword_results(tmp_path: Path):
             reembed(app, progress=False)
             fake.behaviour["dims"] = 8  # the server now answers another length
             answer = search(app, "eviction policy", mode="semantic")
-            assert titles(answer) == ["cache"]
-            assert f"answered 8-dimension vectors, expected {DIMS}" in answer
+            assert titles(answer) == ["cache"]  # the store, not the client, compares lengths
+            assert f"query vector has 8 dimensions, the store holds {DIMS}" in answer
         finally:
             app.close()
         app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
@@ -287,6 +288,7 @@ def test_reembed_progress_after_a_model_change_counts_each_node_once(tmp_path: P
 def test_reembed_is_resumable_after_a_provider_failure(tmp_path: Path):
     with fake_server() as fake:
         fake.behaviour["fail_after"] = 2
+        fake.behaviour["fail_status"] = 502  # not retried (a 503 is, after a backoff)
         app = make_app(tmp_path, {"provider": "ollama", "baseUrl": fake.url})
         try:
             add_notes(app)
@@ -296,7 +298,7 @@ def test_reembed_is_resumable_after_a_provider_failure(tmp_path: Path):
             fake.behaviour.pop("fail_after")
             assert "2 nodes embedded" in reembed(app, batch_size=1, progress=False)
             assert app.store.vector_backlog("nomic-embed-text") == 0
-            sent = [t for b in fake.bodies("/api/embed") for t in b["input"]]
+            sent = [t for b in fake.bodies("/api/embed") for t in b["input"] if t != PROBE_TEXT]
             assert len(sent) == 5  # 2 ok, 1 refused, then the 2 left: nothing embedded twice
         finally:
             app.close()

@@ -1,9 +1,12 @@
 """``ctx-tree doctor``: check what ctx-tree needs, one pass/fail line each, with the fix.
 
 Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and permissions,
-the configuration, the embedding provider (when one is configured), the Claude Code plugin's hooks (when a plugin with ``hooks/hooks.json`` is
-found), the host's Bash rules and sandbox that ``ctx_tree_bash`` applies, and the MCP server's
-measured start-up time (spawn → ``initialize`` answered).
+the configuration, the embedding provider (when one is configured: it answers, its vectors
+length matches the store's, the embedding walker is not failing or rate-limited), the
+summarizer (when on: today's tokens against its cap, its last failure), the Claude Code
+plugin's hooks (when a plugin with ``hooks/hooks.json`` is found), the host's Bash rules and
+sandbox that ``ctx_tree_bash`` applies, and the MCP server's measured start-up time (spawn →
+``initialize`` answered).
 Nothing is written: the store is opened read-only, writability is probed with a temporary
 file. Exit status 1 when any check fails.
 """
@@ -172,7 +175,7 @@ def check_embedding(root: Path, home: Path) -> Check | None:
     (semantic and hybrid search are refused until ``ctx-tree reembed``). None without one."""
     from ctx_tree_schema import ConfigError, load_config
     from ctx_tree_store import Store, store_path
-    from ctx_tree_walkers import ProviderUnavailable
+    from ctx_tree_walkers import ProviderUnavailable, embedding_problem, rejected_nodes
 
     from .providers import SettingsError, embedder_from_config
 
@@ -193,12 +196,16 @@ def check_embedding(root: Path, home: Path) -> Check | None:
         return Check("embedding", False, f"{exc} (model {embedder.model!r})", fix)
     ms = (time.perf_counter() - started) * 1000
     path = store_path(root, home)
-    other = None
+    other = stored = problem = None
+    refused = 0
     if path.exists():
         try:
             store = Store.open_readonly(path)
             try:
                 other = store.other_vector_model(embedder.model)
+                stored = store.vector_dimensions(embedder.model) if store.vector_models() else None
+                problem = embedding_problem(store)
+                refused = len(rejected_nodes(store, embedder.model))
             finally:
                 store.close()
         except Exception:  # a damaged or unreadable store: the store check names it
@@ -211,7 +218,102 @@ def check_embedding(root: Path, home: Path) -> Check | None:
                 f"{embedder.model!r}: semantic and hybrid search are refused",
                 f"ctx-tree reembed (or configure {other!r} again)",
             )
-    return Check("embedding", True, f"{embedder.describe()}: {dims} dimensions in {ms:.0f} ms")
+    if stored is not None and stored != dims:
+        return Check(
+            "embedding",
+            False,
+            f"the store holds {stored}-dimension vectors of {embedder.model!r}, the model now "
+            f"answers {dims}: semantic and hybrid search answer keyword results",
+            "ctx-tree reembed",
+        )
+    failed = _provider_problem(problem)
+    if failed is not None:
+        return failed
+    found = f"{embedder.describe()}: {dims} dimensions in {ms:.0f} ms"
+    if refused:
+        found += (
+            f"; {refused} nodes it refused are not embedded (`ctx-tree reembed` tries them again)"
+        )
+    return Check("embedding", True, found)
+
+
+def _provider_problem(problem: dict[str, object] | None) -> Check | None:
+    """The embedding walker's last recorded problem as a failed check (rate-limited until a
+    time still ahead, or failing), or None."""
+    if not problem:
+        return None
+    message = str(problem.get("message", ""))
+    until = problem.get("until")
+    if problem.get("kind") == "rate-limited":
+        if not isinstance(until, int) or until <= time.time() * 1000:
+            return None
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(until / 1000))
+        return Check(
+            "embedding",
+            False,
+            f"rate-limited by the provider: the embedding walker waits until {when} ({message})",
+            "nothing to do if it is temporary; else raise walkers.embeddingIdleMs or lower "
+            "walkers.embeddingBatchSize, or raise the provider's rate limit",
+        )
+    if problem.get("kind") == "dimensions":
+        return Check("embedding", False, message, "ctx-tree reembed")
+    return Check(
+        "embedding",
+        False,
+        f"the provider answered the query probe, but failed the embedding walker's last run: "
+        f"{message}",
+        "fix the provider (its log names the cause), then `ctx-tree walk embedding` retries",
+    )
+
+
+def check_summarizer(root: Path, home: Path, *, now_ms: int | None = None) -> Check | None:
+    """With the summarizer on (``summarizer.enabled`` and ``ANTHROPIC_API_KEY``): today's
+    tokens against ``summarizer.dailyTokenCap`` and its last failure, from the store (no
+    request is sent: each costs money). None when it is off."""
+    from ctx_tree_schema import ConfigError, load_config
+    from ctx_tree_store import Store, store_path
+    from ctx_tree_walkers import summarizer_problem, tokens_used
+
+    from .providers import summarizer_from_config
+
+    try:
+        config = load_config(home, root)
+    except ConfigError:
+        return None
+    provider = summarizer_from_config(config)
+    if provider is None:
+        return None
+    provider.close()
+    at = int(time.time() * 1000) if now_ms is None else now_ms
+    cap = int(config.data["summarizer"]["dailyTokenCap"])
+    path = store_path(root, home)
+    used, problem = 0, None
+    if path.exists():
+        try:
+            store = Store.open_readonly(path)
+            try:
+                used, problem = tokens_used(store, at), summarizer_problem(store)
+            finally:
+                store.close()
+        except Exception:  # the store check names it
+            pass
+    if used >= cap:
+        return Check(
+            "summarizer",
+            False,
+            f"daily token cap reached: {used:,} of {cap:,} tokens today (UTC), failed requests "
+            "included; no summary is written until tomorrow",
+            "raise summarizer.dailyTokenCap, or wait for the next UTC day",
+        )
+    if problem:
+        return Check(
+            "summarizer",
+            False,
+            f"the provider failed: {problem.get('message', '')} (that subtree is backed off)",
+            "check ANTHROPIC_API_KEY, summarizer.baseUrl and summarizerModel; the walker "
+            "retries on its own",
+        )
+    return Check("summarizer", True, f"{provider.model}: {used:,} of {cap:,} tokens used today")
 
 
 def find_plugin(root: Path) -> Path | None:
@@ -392,6 +494,7 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         lambda: check_store(root, home),
         lambda: check_config(root, home),
         lambda: check_embedding(root, home),
+        lambda: check_summarizer(root, home),
         lambda: check_hooks(root),
         lambda: check_bash_rules(root),
         lambda: check_sandbox(root),

@@ -1,7 +1,8 @@
 """``ctx-tree reembed``: embed (or re-embed) every live and pending node with the configured
 model, in batches, with a progress bar on stderr (docs/search.md).
 
-Resumable: each batch is committed on its own, so running it again after an interruption or a
+A model whose dimensions changed under the same name has its old vectors replaced, and
+nodes the provider refused before are tried again. Resumable: each batch is committed on its own, so running it again after an interruption or a
 provider failure continues with the nodes still missing. When it completes, vectors of other
 models left on nodes that are not live or pending are dropped, and semantic search works again.
 """
@@ -68,6 +69,11 @@ def reembed(app: App, batch_size: int | None = None, *, progress: bool = True) -
     dropped = (
         f"; {report.dropped_other} vectors of other models dropped" if report.dropped_other else ""
     )
+    if report.dropped_changed:
+        dropped += (
+            f"; {report.dropped_changed} vectors of {embedder.model} of another length replaced "
+            "(the model's dimensions changed)"
+        )
     return (
         f"reembed: {report.embedded} nodes embedded with {embedder.describe()} in "
         f"{seconds:.1f} s{rate}{dropped}; {store.vector_models().get(embedder.model, 0)} "

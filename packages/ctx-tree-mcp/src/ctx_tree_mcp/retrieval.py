@@ -99,12 +99,18 @@ def _vector_hits(
     """The ``count`` nearest nodes to the query's vector on ``store``'s connection and that
     vector, or None with a note in ``notes`` when the provider or the vectors fail (keyword
     results follow)."""
-    from ctx_tree_store import DimensionMismatch, VectorUnavailable
-    from ctx_tree_walkers import ProviderUnavailable
+    from ctx_tree_store import DimensionMismatch, VectorUnavailable, unusable
+    from ctx_tree_walkers import InputRejected, ProviderUnavailable
 
     try:
         vector = embedder.embed_query(query)
+        why = unusable(vector)
+        if why is not None:  # a provider of ours refuses it already; another may not
+            notes.append(f"the query's vector is {why} (no known word?): keyword results")
+            return None
         return store.vector_search(embedder.model, vector, count, filters), vector
+    except InputRejected as exc:
+        notes.append(f"the provider refused the query ({exc}): keyword results")
     except ProviderUnavailable as exc:
         notes.append(f"embedding provider unavailable ({exc}): keyword results")
     except DimensionMismatch as exc:

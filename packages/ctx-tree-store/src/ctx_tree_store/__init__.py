@@ -42,7 +42,7 @@ from ._store import (
     now_ms,
 )
 from ._terms import query_words, split_identifier
-from ._vectors import DimensionMismatch, VectorHit, VectorUnavailable
+from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
 __all__ = [
     "DEFAULT_STATUSES",
@@ -51,6 +51,7 @@ __all__ = [
     "DimensionMismatch",
     "FileTree",
     "IllegalTransition",
+    "InvalidVector",
     "Neighbor",
     "NewNode",
     "NodeNotFound",
@@ -84,6 +85,7 @@ __all__ = [
     "resolve_store_path",
     "split_identifier",
     "store_path",
+    "unusable",
 ]
 
 

@@ -279,10 +279,12 @@ VEC_BITS_NEAREST_FILTERED = (
 )
 # Step 2: exact cosine distance on the candidates, filters applied; rowids only (the node rows
 # of the few hits kept are read afterwards, with VEC_ROWS).
+# A NULL distance (cosine of an all-zero vector) is left out: it would sort first.
 VEC_RERANK = (
-    "SELECT v.rowid, vec_distance_cosine(v.embedding, ?) AS d "
+    "SELECT rowid, d FROM (SELECT v.rowid AS rowid, vec_distance_cosine(v.embedding, ?) AS d "
     "FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
-    "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where} ORDER BY d LIMIT ?"
+    "WHERE v.embedding_model = ? AND v.rowid IN ({marks}) {where}) "
+    "WHERE d IS NOT NULL ORDER BY d LIMIT ?"
 )
 # Exact cosine distance of given nodes' vectors (hybrid search scores every candidate). The
 # unary "+" keeps the model index out of the plan: with it SQLite walks every vector of the
@@ -296,6 +298,8 @@ VEC_OF_NODE = (
     "SELECT v.embedding FROM nodes_vec v JOIN nodes n ON n.rowid = v.rowid "
     "WHERE n.id = ? AND v.embedding_model = ?"
 )
+VEC_DELETE_MODEL = "DELETE FROM nodes_vec WHERE embedding_model = ?"
+VEC_DELETE_MODEL_BITS = "DELETE FROM nodes_vec_bits WHERE embedding_model = ?"
 VEC_DELETE_OTHER_MODELS = "DELETE FROM nodes_vec WHERE embedding_model != ?"
 VEC_DELETE_OTHER_BITS = "DELETE FROM nodes_vec_bits WHERE embedding_model != ?"
 VEC_AFTER = (

@@ -1100,7 +1100,8 @@ class Store:
     ) -> int:
         """Store ``(node_id, content_hash, vector)`` rows of ``model`` in one transaction
         (skipping nodes gone or changed since); returns how many. Raises
-        ``DimensionMismatch`` and ``VectorUnavailable``."""
+        ``DimensionMismatch``, ``InvalidVector`` (empty, all zeros, NaN/inf: nothing written)
+        and ``VectorUnavailable``."""
         return _vectors.put(self, model, items, at=at if at is not None else now_ms())
 
     def vector_search(
@@ -1127,6 +1128,15 @@ class Store:
     ) -> list[tuple[int, Node]]:
         """``(rowid, node)`` of live nodes with a ``model`` vector, rowid after ``after_rowid``."""
         return _vectors.live_after(self, model, after_rowid, limit, kinds)
+
+    def vector_dimensions(self, model: str) -> int | None:
+        """Length of the ``model`` vectors stored, or None when there are none."""
+        return _vectors.dimensions(self, model)
+
+    def drop_model_vectors(self, model: str) -> int:
+        """Delete every ``model`` vector (its dimensions changed under the same name, so the
+        stored ones cannot be compared with new ones); returns how many."""
+        return _vectors.drop_model(self, model)
 
     def drop_other_vectors(self, model: str) -> int:
         """Delete every vector that is not of ``model``; returns how many."""

@@ -38,6 +38,25 @@ class DimensionMismatch(StoreError, ValueError):
     """A vector's length differs from the vectors already stored for that model."""
 
 
+class InvalidVector(StoreError, ValueError):
+    """A vector that cannot be compared: empty, all zeros or holding NaN/inf (a static model
+    gives all zeros to a text with no known token). Cosine distance is undefined for it."""
+
+
+def unusable(vector: Sequence[float]) -> str | None:
+    """Why ``vector`` cannot be stored or searched with (``"empty"``, ``"not finite"``,
+    ``"all zeros"``), or None when it can."""
+    import math
+
+    if not vector:
+        return "empty"
+    if not all(math.isfinite(x) for x in vector):
+        return "not finite"
+    if not any(vector):
+        return "all zeros"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class VectorHit:
     """A node and its cosine similarity to the query (1.0 = same direction)."""
@@ -137,7 +156,12 @@ def put(
     """Store ``(node_id, content_hash, vector)`` for ``model`` in one transaction; returns how
     many were written. A node that is gone, pruned or whose content changed since (another
     hash) is skipped. Raises :class:`DimensionMismatch` when a vector's length differs from
-    the model's stored vectors (nothing is written then), :class:`VectorUnavailable`."""
+    the model's stored vectors, :class:`InvalidVector` for one that is empty, all zeros or not
+    finite (nothing is written then), :class:`VectorUnavailable`."""
+    for node_id, _digest, vector in items:
+        why = unusable(vector)
+        if why is not None:
+            raise InvalidVector(f"{model}: the vector of node {node_id} is {why}")
     ensure_loaded(store)
     written = 0
     with store.transaction() as con:
@@ -229,8 +253,11 @@ def similarities(
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
             sql = _sql.VEC_DISTANCES.format(marks=",".join("?" * len(batch)))
+            # a NULL distance (an all-zero vector stored before the door checked) is no score
             out.update(
-                (r[0], 1.0 - float(r[1])) for r in store.con.execute(sql, [blob, model, *batch])
+                (r[0], 1.0 - float(r[1]))
+                for r in store.con.execute(sql, [blob, model, *batch])
+                if r[1] is not None
             )
     return out
 
@@ -258,6 +285,15 @@ def live_after(
     sql = _sql.VEC_AFTER.format(where=where)
     rows = store._query(sql, [model, after_rowid, *args, limit])
     return [(r[0], _row_to_node(r[1:])) for r in rows]
+
+
+def drop_model(store: Store, model: str) -> int:
+    """Delete every vector of ``model`` (its dimensions changed under the same name); returns
+    how many."""
+    with store.transaction() as con:
+        con.execute(_sql.VEC_DELETE_MODEL_BITS, (model,))
+        con.execute(_sql.VEC_DELETE_MODEL, (model,))
+        return con.changes()
 
 
 def drop_other_models(store: Store, model: str) -> int:

@@ -30,11 +30,21 @@ from ._coordinator import (
 )
 from ._dedupe import DEDUPE_KINDS, DedupeReport, dedupe
 from ._embedding import EmbeddingReport, embed_missing, index_embeddings
+from ._embedding import problem as embedding_problem
+from ._embedding import rejected as rejected_nodes
 from ._filter import FilterReport, classify, filter_pending, is_progress_line, noise_reason
-from ._providers import EmbeddingProvider, ProviderUnavailable, SummarizerProvider, SummaryResult
+from ._providers import (
+    DimensionsChanged,
+    EmbeddingProvider,
+    InputRejected,
+    ProviderUnavailable,
+    SummarizerProvider,
+    SummaryFailed,
+    SummaryResult,
+)
 from ._pruner import PrunerReport, prune
 from ._staleness import StalenessReport, check_root, mark_stale, source_path
-from ._summarizer import SummarizerReport, summarize_subtrees, tokens_used
+from ._summarizer import SummarizerReport, summarize_subtrees, summarizer_problem, tokens_used
 
 
 def run_once(
@@ -82,15 +92,18 @@ __all__ = [
     "WALKER_NAMES",
     "Coordinator",
     "DedupeReport",
+    "DimensionsChanged",
     "EmbeddingProvider",
     "EmbeddingReport",
     "FilterReport",
+    "InputRejected",
     "KeepGoing",
     "ProviderUnavailable",
     "PrunerReport",
     "StalenessReport",
     "SummarizerProvider",
     "SummarizerReport",
+    "SummaryFailed",
     "SummaryResult",
     "WalkerState",
     "Yielder",
@@ -100,6 +113,7 @@ __all__ = [
     "dedupe",
     "default_holder",
     "embed_missing",
+    "embedding_problem",
     "filter_pending",
     "index_embeddings",
     "is_progress_line",
@@ -108,9 +122,11 @@ __all__ = [
     "polite",
     "prune",
     "record_run",
+    "rejected_nodes",
     "run_once",
     "source_path",
     "summarize_subtrees",
+    "summarizer_problem",
     "tokens_used",
     "walker_interval_ms",
 ]

@@ -23,7 +23,61 @@ class WalkerError(Exception):
 
 
 class ProviderUnavailable(WalkerError, RuntimeError):
-    """The provider cannot serve now (service down, key missing); the walker retries later."""
+    """The provider cannot serve now (service down, key missing); the walker retries later.
+
+    ``status`` is the HTTP status when the server answered one (else None);
+    ``retry_after_s`` how long the server asked us to wait (429/503 ``Retry-After``, or our
+    backoff) when that was longer than we wait in one request (docs/search.md#providers)."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after_s: float | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status, self.retry_after_s = status, retry_after_s
+
+
+class InputRejected(ProviderUnavailable):
+    """The provider answered, but refused what it was sent: an HTTP error answer to this
+    request that is not about the service (not 401/403/404/408/429/502/503/504), or vectors
+    that are empty, all zeros or not finite. Unlike a provider that is down, another input
+    may well succeed, so the embedding walker splits the batch to find the bad one.
+
+    ``bad`` holds the indices (into the texts sent) known bad, empty when the server did not
+    say which; ``vectors`` the vectors of the other inputs, by index, when it answered them."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        bad: Sequence[int] = (),
+        vectors: dict[int, list[float]] | None = None,
+    ) -> None:
+        super().__init__(message, status=status)
+        self.bad, self.vectors = tuple(bad), dict(vectors or {})
+
+
+class DimensionsChanged(ProviderUnavailable):
+    """The model answers vectors of another length than the store holds for its name (it
+    changed under the same name): ``ctx-tree reembed`` replaces them."""
+
+
+class SummaryFailed(ProviderUnavailable):
+    """A summary request that was sent and failed (timed out, HTTP error, no text), with
+    what it may have cost: ``input_tokens`` and ``output_tokens`` as the server reported
+    them, else estimated from the request's size (docs/walkers.md#summarizer)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        input_tokens: int,
+        output_tokens: int,
+        status: int | None = None,
+        retry_after_s: float | None = None,
+    ) -> None:
+        super().__init__(message, status=status, retry_after_s=retry_after_s)
+        self.input_tokens, self.output_tokens = input_tokens, output_tokens
 
 
 @runtime_checkable

@@ -9,9 +9,17 @@ the answer is stored as a live ``summary`` node under the root, with ``metadata`
 each child, in one transaction.
 
 Limits, from the ``summarizer`` config block: at most ``requestsPerMinute`` calls in any
-minute-long window and ``dailyTokenCap`` tokens (input + output, as the API reports them) per
-UTC day; both are kept in ``walker_state``, so they hold across restarts and processes. A run
-that meets a limit stops and says so. Off without a provider (no ``ANTHROPIC_API_KEY``).
+minute-long window and ``dailyTokenCap`` tokens (input + output) per UTC day; both are kept in
+``walker_state``, so they hold across restarts and processes. A run that meets a limit stops
+and says so. Every request sent is charged against the cap, failed, timed-out and empty ones
+included: before it is sent, its estimate (the input's characters / 4, plus ``maxTokens``) is
+charged; once it is answered, the charge becomes what it cost (the API's ``usage``, or the
+provider's estimate when the server gave none: :class:`SummaryFailed`).
+
+A subtree whose request failed is backed off: it is not tried again for 10 minutes, then 20,
+40, ... at most a day (``summarizer:backoff:<root id>``), so one that keeps failing cannot use
+the cap up; the others go first. The last failure is kept for ``ctx-tree doctor``
+(``summarizer:problem``). Off without a provider (no ``ANTHROPIC_API_KEY``).
 """
 
 from __future__ import annotations
@@ -20,16 +28,21 @@ import json
 import time
 from dataclasses import dataclass
 
-from ctx_tree_schema import Config, EdgeKind, NodeKind, NodeStatus, SummaryMeta
+from ctx_tree_schema import Config, EdgeKind, Node, NodeKind, NodeStatus, SummaryMeta
 from ctx_tree_store import NewNode, Store
 
 from ._common import KeepGoing, always
-from ._providers import ProviderUnavailable, SummarizerProvider
+from ._providers import ProviderUnavailable, SummarizerProvider, SummaryFailed
 
 MINUTE_MS = 60_000
+DAY_MS = 86_400_000
 MAX_EDGES = 500
 WINDOW = "summarizer:window"
 DAILY_USE = "summarizer:day:"
+BACKOFF = "summarizer:backoff:"
+PROBLEM = "summarizer:problem"
+#: The first wait after a subtree's request failed; doubled each failure, at most a day.
+BACKOFF_FIRST_MS = 10 * MINUTE_MS
 
 
 @dataclass(slots=True)
@@ -42,6 +55,7 @@ class SummarizerReport:
     limited: str = ""
     failed: str = ""
     stopped: bool = False
+    backing_off: int = 0
 
     def summary(self) -> str:
         if self.off:
@@ -50,10 +64,12 @@ class SummarizerReport:
             f"{self.written} summaries written ({self.replaced} replacing older ones) of "
             f"{self.candidates} subtrees over the threshold, {self.tokens} tokens"
         )
+        if self.backing_off:
+            text += f"; {self.backing_off} subtrees backed off after failures"
         if self.limited:
             text += f"; {self.limited}"
         if self.failed:
-            text += f"; provider failed: {self.failed} (retried next run)"
+            text += f"; provider failed: {self.failed} (that subtree is backed off)"
         return text + (" — stopped early" if self.stopped else "")
 
 
@@ -78,6 +94,40 @@ def tokens_used(store: Store, now_ms: int) -> int:
     return int(store.walker_state(DAILY_USE + _day(now_ms)) or 0)
 
 
+def _charge(store: Store, now_ms: int, tokens: int) -> None:
+    """Add ``tokens`` (negative: give back) to the day's use, in one transaction."""
+    with store.transaction():
+        key = DAILY_USE + _day(now_ms)
+        store.set_walker_state(key, str(max(0, tokens_used(store, now_ms) + tokens)))
+
+
+def summarizer_problem(store: Store) -> dict[str, object] | None:
+    """The summarizer's last failure (``message``, ``at`` epoch ms), or None (doctor)."""
+    raw = store.walker_state(PROBLEM)
+    try:
+        value = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _backoff(store: Store, root_id: str) -> tuple[int, int]:
+    """``(failures, next attempt epoch ms)`` of a subtree; ``(0, 0)`` when none."""
+    raw = store.walker_state(BACKOFF + root_id)
+    try:
+        failures, until = json.loads(raw) if raw else (0, 0)
+        return int(failures), int(until)
+    except (ValueError, TypeError):
+        return 0, 0
+
+
+def estimate(root: Node, nodes: list[Node], max_input_chars: int, max_tokens: int) -> int:
+    """The most a request for ``root`` and ``nodes`` may cost: its input's characters
+    (at most ``max_input_chars``) / 4, plus ``max_tokens``."""
+    chars = sum(len(n.content) + 80 for n in [root, *nodes])
+    return -(-min(chars, max_input_chars) // 4) + max_tokens
+
+
 def summarize_subtrees(
     store: Store,
     config: Config,
@@ -100,6 +150,10 @@ def summarize_subtrees(
         if old and int(old[-1].metadata.get("covers", 0)) * 2 > count:
             continue
         report.candidates += 1
+        failures, retry_at = _backoff(store, root_id)
+        if now_ms < retry_at:
+            report.backing_off += 1
+            continue
         if tokens_used(store, now_ms) >= cap:
             report.limited = f"daily token cap reached ({cap} tokens on {_day(now_ms)})"
             break
@@ -112,10 +166,26 @@ def summarize_subtrees(
         covered = [
             c for c in children if c.status is NodeStatus.LIVE and c.kind is not NodeKind.SUMMARY
         ]
+        max_tokens = int(block["maxTokens"])
+        reserved = estimate(root, covered, int(block["maxInputChars"]), max_tokens)
+        _charge(store, now_ms, reserved)  # charged before it is sent: a crash still counts
         try:
-            result = provider.summarize(root, covered, max_tokens=int(block["maxTokens"]))
+            result = provider.summarize(root, covered, max_tokens=max_tokens)
         except ProviderUnavailable as exc:
+            # what the provider says it cost, else the reservation stays charged
+            if isinstance(exc, SummaryFailed):
+                spent = exc.input_tokens + exc.output_tokens
+                _charge(store, now_ms, spent - reserved)
+            else:
+                spent = reserved
+            report.tokens += spent
             report.failed = str(exc)
+            wait = min(BACKOFF_FIRST_MS * 2**failures, DAY_MS)
+            if exc.retry_after_s:
+                wait = max(wait, int(exc.retry_after_s * 1000))
+            store.set_walker_state(BACKOFF + root_id, json.dumps([failures + 1, now_ms + wait]))
+            problem = {"message": str(exc)[:300], "at": now_ms, "root": root_id}
+            store.set_walker_state(PROBLEM, json.dumps(problem))
             break
         spent = result.input_tokens + result.output_tokens
         report.tokens += spent
@@ -137,8 +207,11 @@ def summarize_subtrees(
             store.add_edges((summary_id, c.id, EdgeKind.SUMMARIZES) for c in covered[:MAX_EDGES])
             if old:
                 store.supersede(summary_id, [o.id for o in old])
-            key = DAILY_USE + _day(now_ms)
-            store.set_walker_state(key, str(tokens_used(store, now_ms) + spent))
+            _charge(store, now_ms, spent - reserved)
+            if failures:
+                store.set_walker_state(BACKOFF + root_id, "")
+            if store.walker_state(PROBLEM):
+                store.set_walker_state(PROBLEM, "")
         report.written += 1
         report.replaced += bool(old)
         if not keep_going():

@@ -1,30 +1,95 @@
 """The embedding provider the walkers and the search use: one class over the HTTP APIs
 (``ollama.py``, ``openai.py``) that applies the configured prefixes or ``input_type``, cuts
-each text to ``embedding.maxChars``, bounds every call by a timeout and checks every vector's
-length. It implements ``ctx_tree_walkers.EmbeddingProvider``."""
+each text to ``embedding.maxChars``, bounds every call by a timeout, retries after 429/503
+(``Retry-After``), sends smaller batches to a server that refuses a batch's size, and checks
+every vector at the door. It implements ``ctx_tree_walkers.EmbeddingProvider``
+(docs/search.md#providers)."""
 
 from __future__ import annotations
 
-import math
+import re
 import threading
 from collections.abc import Sequence
 from typing import Any
 
-from ctx_tree_walkers import ProviderUnavailable
+from ctx_tree_store import unusable
+from ctx_tree_walkers import InputRejected, ProviderUnavailable
 
 from . import ollama, openai
 from .http import client, post_json
 from .settings import EmbeddingSettings
 
 APIS = {"ollama": ollama, "openai": openai}
+#: Retries of a document batch after 429/503, and the longest wait taken inside one call
+#: (a longer ``Retry-After`` is handed to the walker, which keeps away that long).
+RETRIES = 3
+MAX_WAIT_S = 10.0
+#: An HTTP 400/413/422 answer that refuses the batch's size rather than an input.
+TOO_MANY = re.compile(
+    r"too many|too large|batch|max(imum)?[ _-]*(number of )?(inputs|items|texts|array)|"
+    r"inputs? (array )?(must|should|can|cannot|exceed)|exceed",
+    re.IGNORECASE,
+)
+
+
+def refused_size(exc: InputRejected) -> bool:
+    """Whether ``exc`` refuses the number of inputs (HTTP 413, or 400/422 saying so)."""
+    return exc.status == 413 or (exc.status in (400, 422) and bool(TOO_MANY.search(str(exc))))
+
+
+def check_vectors(what: str, vectors: Sequence[Any], dims: int) -> list[list[float]]:
+    """``vectors`` as floats, each checked at the door: one that is empty, non-numeric, all
+    zeros or not finite raises :class:`InputRejected` naming its index (the others' vectors
+    kept in it); a batch whose vectors all have another length than ``dims`` (when not 0)
+    raises :class:`ProviderUnavailable`."""
+    good: dict[int, list[float]] = {}
+    bad: dict[int, str] = {}
+    for i, vector in enumerate(vectors):
+        try:
+            out = [float(x) for x in vector] if isinstance(vector, list) else []
+        except (TypeError, ValueError):
+            bad[i] = "not numeric"
+            continue
+        why = unusable(out)
+        if why is not None:
+            bad[i] = why
+        else:
+            good[i] = out
+    lengths = {len(v) for v in good.values()}
+    if len(lengths) > 1:
+        raise ProviderUnavailable(f"{what} answered vectors of different lengths {sorted(lengths)}")
+    if dims and lengths and lengths != {dims}:
+        raise ProviderUnavailable(
+            f"{what} answered {lengths.pop()}-dimension vectors, embedding.dimensions is {dims}"
+        )
+    if bad:
+        first = min(bad)
+        raise InputRejected(
+            f"{what} answered {len(bad)} unusable vector(s) (input {first}: {bad[first]})",
+            bad=sorted(bad),
+            vectors=good,
+        )
+    return [good[i] for i in range(len(vectors))]
+
+
+def _shifted(exc: InputRejected, offset: int, before: list[list[float]]) -> InputRejected:
+    """``exc`` of a batch that started at ``offset``, with the vectors answered before it."""
+    vectors = dict(enumerate(before))
+    vectors.update({offset + i: v for i, v in exc.vectors.items()})
+    return InputRejected(
+        str(exc), status=exc.status, bad=[offset + i for i in exc.bad], vectors=vectors
+    )
 
 
 class HttpEmbedder:
     """Embeds through Ollama or an OpenAI-compatible server (see :mod:`.settings`).
 
-    ``dimensions`` is the configured length, else learned from the first answer (0 before).
-    Every failure raises ``ProviderUnavailable`` with a one-line reason: unreachable, timed
-    out, HTTP error, malformed answer, a vector of the wrong length or not finite.
+    ``dimensions`` is the configured length, else that of the last answer (0 before): the
+    store, not this object, checks a model's length against the vectors it holds. Every
+    failure raises ``ProviderUnavailable`` with a one-line reason: unreachable, timed out,
+    HTTP error, malformed answer, vectors of another length than ``embedding.dimensions``;
+    :class:`InputRejected` when the server refused the input or a vector is unusable.
+    ``max_batch`` is the batch size the server was found to take (0: no limit met yet).
     """
 
     def __init__(self, settings: EmbeddingSettings) -> None:
@@ -33,6 +98,7 @@ class HttpEmbedder:
         self._http = client()
         self._dims = settings.dimensions
         self._lock = threading.Lock()
+        self.max_batch = 0
 
     @property
     def model(self) -> str:
@@ -50,49 +116,72 @@ class HttpEmbedder:
         return f"{s.provider} {s.model} at {s.base_url}"
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Document vectors (``documentPrefix``/``documentInputType``), batch timeout."""
+        """Document vectors (``documentPrefix``/``documentInputType``), batch timeout.
+
+        Sent in batches of at most :attr:`max_batch` texts: a batch the server refuses for
+        its size (HTTP 413, or 400/422 saying too many inputs) is halved until one is taken,
+        and that size is kept for later calls. After 429/503 each batch is retried
+        (``Retry-After``, else backoff) up to :data:`RETRIES` times."""
         s = self.settings
-        return self._call(
-            [s.document_prefix + t for t in texts], s.document_input_type, s.timeout_ms
-        )
+        texts = [s.document_prefix + t for t in texts]
+        out: list[list[float]] = []
+        before, pos = self.max_batch, 0
+        while pos < len(texts):
+            size = min(len(texts) - pos, self.max_batch or len(texts))
+            try:
+                out += self._call(
+                    texts[pos : pos + size],
+                    s.document_input_type,
+                    s.timeout_ms,
+                    retries=RETRIES,
+                    max_wait_s=MAX_WAIT_S,
+                )
+            except InputRejected as exc:
+                if size > 1 and refused_size(exc):
+                    self.max_batch = max(1, size // 2)
+                    continue
+                if size == 1:  # it was this input, not the batch's size
+                    self.max_batch = before
+                raise _shifted(exc, pos, out) from None
+            pos += size
+        return out
 
     def embed_query(self, text: str) -> list[float]:
-        """A search query's vector (``queryPrefix``/``queryInputType``), query timeout."""
+        """A search query's vector (``queryPrefix``/``queryInputType``), query timeout, no
+        retry (the search answers with keyword results meanwhile)."""
         s = self.settings
         return self._call([s.query_prefix + text], s.query_input_type, s.query_timeout_ms)[0]
 
-    def _call(self, texts: list[str], input_type: str, timeout_ms: int) -> list[list[float]]:
+    def _call(
+        self,
+        texts: list[str],
+        input_type: str,
+        timeout_ms: int,
+        *,
+        retries: int = 0,
+        max_wait_s: float = 0.0,
+    ) -> list[list[float]]:
         if not texts:
             return []
         s = self.settings
         cut = [t[: s.max_chars] or " " for t in texts]
         url, body, headers = self._api.request(s.base_url, s.model, cut, input_type, s.api_key)
         answer = post_json(
-            self._http, url, body, timeout_ms=timeout_ms, headers=headers, what=s.provider
+            self._http,
+            url,
+            body,
+            timeout_ms=timeout_ms,
+            headers=headers,
+            what=s.provider,
+            retries=retries,
+            max_wait_s=max_wait_s,
         )
-        vectors = self._api.parse(answer, len(cut))
-        return [self._check(v) for v in vectors]
-
-    def _check(self, vector: Any) -> list[float]:
-        if not isinstance(vector, list) or not vector:
-            raise ProviderUnavailable(f"{self.settings.provider} answered an empty vector")
-        try:
-            out = [float(x) for x in vector]
-        except (TypeError, ValueError):
-            raise ProviderUnavailable(
-                f"{self.settings.provider} answered a non-numeric vector"
-            ) from None
-        if not all(math.isfinite(x) for x in out):
-            raise ProviderUnavailable(f"{self.settings.provider} answered a vector with NaN or inf")
+        vectors = check_vectors(
+            f"{s.provider} {s.model}", self._api.parse(answer, len(cut)), s.dimensions
+        )
         with self._lock:
-            if not self._dims:
-                self._dims = len(out)
-        if len(out) != self._dims:
-            raise ProviderUnavailable(
-                f"{self.settings.provider} {self.settings.model} answered {len(out)}-dimension "
-                f"vectors, expected {self._dims} (embedding.dimensions or its first answer)"
-            )
-        return out
+            self._dims = len(vectors[0])
+        return vectors
 
     def close(self) -> None:
         """Close the HTTP connection pool."""

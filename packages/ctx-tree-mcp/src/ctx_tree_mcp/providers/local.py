@@ -68,7 +68,12 @@ class Model2VecEmbedder:
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        return [[float(x) for x in row] for row in self._model.encode(texts)]
+        from .embedder import check_vectors
+
+        # a text with no known token gets an all-zero vector: refused at the door
+        return check_vectors(
+            f"model2vec {self.settings.model}", [list(row) for row in self._model.encode(texts)], 0
+        )
 
     def close(self) -> None:
         """Nothing to release: the model lives in this process."""
