@@ -228,7 +228,7 @@ def test_claude_calls_ctx_tree_read_through_the_plugin(tmp_path: Path) -> None:
     assert not results[0].get("is_error"), text
     assert "plugin-e2e-marker" in text and "def add(a, b)" in text
     assert "f150" not in text  # the slice, not the whole file
-    assert "calc.py" in text and "ctx-tree" in text  # the manifest came back too
+    assert "-- ctx-tree" not in text  # the whole symbol came back: no manifest
     final = next(e for e in events if e.get("type") == "result")
     assert final.get("subtype") == "success" and run.returncode == 0
     # the model saw the slice; the store sits at the default ~/.ctx-tree (docs/configuration.md)

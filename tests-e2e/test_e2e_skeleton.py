@@ -98,7 +98,7 @@ def test_read_by_symbol_and_query_returns_the_lines_within_budget(project, home,
     assert tokens(text) <= 1200
     for n in (start, start + 1, end):
         assert f"{n}\t{lines[n - 1]}" in text
-    assert "-- ctx-tree:" in text and "omitted:" in text
+    assert "-- ctx-tree" not in text  # the whole symbol: nothing left out, no manifest
     q = text_of(by_query)
     assert tokens(q) <= 1500
     assert f"{start}\t{lines[start - 1]}" in q

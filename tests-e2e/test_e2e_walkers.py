@@ -72,6 +72,18 @@ def status_row(home: Path, node_id: str) -> tuple[str, int, int]:
     return row
 
 
+def grep_node(home: Path, glob: str | None = None) -> str:
+    """The id of the grep output node (of ``glob``): an answer that showed every match names
+    no node (docs/tools.md, "Footer and manifest")."""
+    rows = query(
+        home,
+        "SELECT id FROM nodes WHERE kind = 'tool_output' AND "
+        "json_extract(metadata, '$.file_glob') IS ? ORDER BY created_at DESC, id DESC",
+        (glob,),
+    )
+    return rows[0][0]
+
+
 def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
     from mcp import Client
 
@@ -80,7 +92,8 @@ def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
     async def main() -> None:
         async with Client(params(root, home), mode="legacy") as client:
             answer = text_of(await client.call_tool("ctx_tree_grep", {"pattern": "handle_request"}))
-            node_id = NODE_ID.search(answer).group(1)
+            assert "handle_request" in answer
+            node_id = grep_node(home)
             captured = time.monotonic()
             first = status_row(home, node_id)[0]
             assert first in ("pending", "live")  # the walker may already have run
@@ -94,7 +107,7 @@ def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
             assert updated_at - created_at < 1000
             # An identical grep is the same capture: answered with the live node's id, no new row.
             again = text_of(await client.call_tool("ctx_tree_grep", {"pattern": "handle_request"}))
-            assert NODE_ID.search(again).group(1) == node_id
+            assert again == answer and grep_node(home) == node_id
             assert query(home, "SELECT count(*) FROM nodes WHERE kind = 'tool_output'") == [(1,)]
             assert status_row(home, node_id)[0] == "live"
             leases = query(home, "SELECT name FROM leases ORDER BY name")
@@ -153,7 +166,8 @@ def test_three_servers_share_one_filter(setup) -> None:
                         "ctx_tree_grep", {"pattern": "request", "glob": f"mod{i}.py"}
                     )
                 )
-                ids.append(NODE_ID.search(answer).group(1))
+                assert "request" in answer
+                ids.append(grep_node(home, f"mod{i}.py"))
             holders = set()
             deadline = time.monotonic() + 3
             while True:

@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from answers import last_output, match_count
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
@@ -19,7 +20,7 @@ def run(app, *args, **kw):
 
 
 def node_content(app, text: str) -> str:
-    return app.store.get(re.search(r"node ([0-9A-Z]{26})", text).group(1)).content
+    return app.store.get(last_output(app)).content
 
 
 def test_lookbehind_finds_what_python_re_finds(app, root):
@@ -28,7 +29,7 @@ def test_lookbehind_finds_what_python_re_finds(app, root):
         n for n, line in enumerate(source.splitlines(), 1) if re.search(r"(?<=def )\w+", line)
     }
     text = run(app, r"(?<=def )\w+", path="src/decoder.py", budget_tokens=5000)
-    assert f"{len(expected)} matches in 1 file" in text
+    assert match_count(text) == len(expected)
     shown = {int(n) for n in re.findall(r"^(\d+):", text, re.M)}
     assert shown == expected
     assert "regex module" in text and "look-around" in text
@@ -39,7 +40,7 @@ def test_backreference_finds_doubled_words_with_context_and_glob(app, root):
     (root / "notes.md").write_text("intro\nthis is is a typo\nclean line\nand and again\n")
     (root / "notes.txt").write_text("is is\n")
     text = run(app, r"\b(\w+)\s+\1\b", glob="*.md", context_lines=1)
-    assert "2 matches in 1 file" in text and "notes.txt" not in text
+    assert match_count(text) == 2 and "notes.txt" not in text
     assert "2:this is is a typo" in text and "4:and and again" in text
     assert "1-intro" in text and "3-clean line" in text
     stored = node_content(app, text)
@@ -50,7 +51,7 @@ def test_negative_lookahead_ignore_case_and_the_denylist(app, root):
     (root / "a.py").write_text("Foo = 1\nfoobar = 2\nFOOD = 3\n")
     (root / ".env").write_text("foo = 9\n")
     text = run(app, r"^foo(?!bar)", ignore_case=True)
-    assert "2 matches in 1 file" in text
+    assert match_count(text) == 2
     assert "1:Foo = 1" in text and "3:FOOD = 3" in text and ".env" not in text
 
 
@@ -83,7 +84,7 @@ def test_a_line_break_in_a_pattern_asks_for_multiline_which_works(app, root):
         run(app, r"def foo\(x\):\n\s+return")
     assert err.value.argument == "pattern"
     text = run(app, r"def foo\(x\):\n\s+return", multiline=True)
-    assert "2 matches in 1 file" in text
+    assert match_count(text) == 2
     assert "1:def foo(x):" in text and "2:    return x" in text
     # multi-line with look-around goes to the regex module, same answer shape
     text = run(app, r"(?<=def )bar\(\):\n\s+return \d", multiline=True)
@@ -92,8 +93,10 @@ def test_a_line_break_in_a_pattern_asks_for_multiline_which_works(app, root):
 
 def test_multiline_and_plain_answers_are_stored_apart(app, root):
     (root / "m.py").write_text("alpha\nbeta\n")
-    one = re.search(r"node (\w+)", run(app, "alpha")).group(1)
-    two = re.search(r"node (\w+)", run(app, "alpha", multiline=True)).group(1)
+    run(app, "alpha")
+    one = last_output(app)
+    run(app, "alpha", multiline=True)
+    two = last_output(app)
     assert one != two
 
 
@@ -136,7 +139,7 @@ def test_a_large_pattern_under_the_limit_works(app, root):
     (root / "w.txt").write_text("word7999 here\n")
     pattern = "|".join(words)
     assert 60_000 < len(pattern) < 100_000
-    assert "1 match" in run(app, pattern, path="w.txt")
+    assert match_count(run(app, pattern, path="w.txt")) == 1
 
 
 def test_paging_the_regex_module_output(app, root):

@@ -6,6 +6,7 @@ import asyncio
 import re
 
 import pytest
+from answers import last_output
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
@@ -68,19 +69,39 @@ def test_context_lines_and_flags(app):
     assert "match" in fixed
 
 
-def test_grep_in_a_single_file_names_it(app):
+def test_grep_in_a_single_file_prints_lines_as_rg_does(app):
     text = run(app, r"def raw_decode\b", path="src/decoder.py")
-    assert text.startswith("src/decoder.py:")
+    assert text == "343:    def raw_decode(self, s, idx=0):\n"  # no path, no manifest
+    assert run(app, r"def raw_decode\b", path="src").startswith("src/decoder.py:343:")
+
+
+def test_head_limit_shows_the_first_lines_and_pages_the_rest(app):
+    whole = run(app, "self", path="src/decoder.py", budget_tokens=20000)
+    assert "-- ctx-tree" not in whole
+    first = run(app, "self", path="src/decoder.py", head_limit=3)
+    assert first.split("-- ctx-tree")[0] == "".join(whole.splitlines(keepends=True)[:3])
+    head = first.split("-- ctx-tree")[1]
+    assert "head_limit 3 shown" in head and "other files" not in head
+    offset = int(re.search(r"offset=(\d+)", head).group(1))
+    rest = get(app, last_output(app), offset=offset, budget_tokens=20000).split("-- ctx-tree")[0]
+    assert rest.splitlines()[0].endswith(whole.splitlines()[3])
+    with pytest.raises(ToolInputError) as err:
+        run(app, "self", head_limit=0)
+    assert err.value.argument == "head_limit"
+    assert run(app, "nothing_like_this_anywhere") == "no matches\n"
 
 
 def test_identical_grep_reuses_the_live_node(app):
-    first = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
-    second = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
+    run(app, "JSONDecoder")
+    first = last_output(app)
+    run(app, "JSONDecoder")
+    second = last_output(app)
     assert first == second  # still pending: reused
     from ctx_tree_schema import NodeStatus
 
     app.store.set_status([first], NodeStatus.LIVE)  # as the filter walker would
-    third = re.search(r"node ([0-9A-Z]{26})", run(app, "JSONDecoder")).group(1)
+    run(app, "JSONDecoder")
+    third = last_output(app)
     assert third == first
     assert sum(c for (k, _s), (c, _b) in app.store.counts().items() if k == "tool_output") == 1
 
@@ -141,7 +162,7 @@ def test_cancelled_grep_kills_ripgrep(app, root):
 def test_paging_a_grep_repeats_no_line_and_loses_none(app):
     """Following the manifest's next calls yields every stored line exactly once."""
     text = run(app, "self", budget_tokens=300)
-    node_id = re.search(r"node ([0-9A-Z]{26})", text).group(1)
+    node_id = last_output(app)
     full = app.store.get(node_id).content
     body = text.split("-- ctx-tree")[0]
     # lines shown in the first answer, rebuilt in the stored "path:line:text" shape

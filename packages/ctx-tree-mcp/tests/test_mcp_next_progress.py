@@ -9,6 +9,7 @@ import json
 import re
 
 import pytest
+from answers import file_node
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.tools.registry import run_tool
 
@@ -102,11 +103,10 @@ def test_grep_get_and_compose_chains_make_progress(app, files, budget):
         {"pattern": "return", "context_lines": 2, "budget_tokens": budget},
         budget,
     )
-    root_id = re.search(r"file node (\w+)", call(app, "ctx_tree_read", {"path": "src/decoder.py"}))
-    follow(app, "ctx_tree_get", {"node_id": root_id.group(1), "budget_tokens": budget}, budget)
-    follow(
-        app, "ctx_tree_compose", {"seed_ids": [root_id.group(1)], "budget_tokens": budget}, budget
-    )
+    call(app, "ctx_tree_read", {"path": "src/decoder.py"})
+    root_id = file_node(app, "src/decoder.py")
+    follow(app, "ctx_tree_get", {"node_id": root_id, "budget_tokens": budget}, budget)
+    follow(app, "ctx_tree_compose", {"seed_ids": [root_id], "budget_tokens": budget}, budget)
 
 
 def test_search_and_recent_chains_make_progress(app, files):
@@ -150,14 +150,16 @@ def test_a_listing_cut_by_its_budget_names_the_tools_own_narrowing(app):
     """Rows past the listing's budget cannot be reached by a longer listing: neighbors said
     "raise limit", which showed the same rows again; each listing names its own arguments,
     or, as recent does, pages on from the last row shown."""
-    root_id = re.search(
-        r"file node (\w+)", call(app, "ctx_tree_read", {"path": "src/argparse_copy.py"})
+    call(app, "ctx_tree_read", {"path": "src/argparse_copy.py"})
+    many = call(
+        app, "ctx_tree_neighbors", {"node_id": file_node(app, "src/argparse_copy.py"), "limit": 60}
     )
-    many = call(app, "ctx_tree_neighbors", {"node_id": root_id.group(1), "limit": 60})
     assert re.search(r"^shown: \d+ of 60$", many, re.M), many
     assert "raise limit" not in many and parse_next(many) is None
     assert "narrow with depth or edge_kinds" in many
-    longer = call(app, "ctx_tree_neighbors", {"node_id": root_id.group(1), "limit": 120})
+    longer = call(
+        app, "ctx_tree_neighbors", {"node_id": file_node(app, "src/argparse_copy.py"), "limit": 120}
+    )
     assert body(longer) == body(many)  # what a longer listing would have shown: the same rows
     recent = call(app, "ctx_tree_recent", {"limit": 80})  # pages instead (test_mcp_recent_paging)
     assert parse_next(recent)[1]["before_id"] in body(recent) and "narrow" not in recent

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from answers import file_node
 from ctx_tree_mcp.tools.compose import compose
 from ctx_tree_mcp.tools.read import read
 
@@ -62,8 +63,7 @@ def test_query_read_numbers_lines_as_the_file_does(app, feed):
 
 
 def test_compose_numbers_chunks_as_the_file_does(app, feed):
-    found = re.search(r"file node (\w{26})", read(app, feed))
-    assert found
-    shown = _numbered(compose(app, [found[1]], depth=1))
+    read(app, feed)
+    shown = _numbered(compose(app, [file_node(app, feed)], depth=1))
     assert {6, 11, 12} <= set(shown)
     assert all(FILE_LINES[n - 1] == line for n, line in shown.items())

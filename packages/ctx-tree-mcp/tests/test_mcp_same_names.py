@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-from ctx_tree_mcp.tools.get import get
 from ctx_tree_mcp.tools.read import read
 
 DOC = """# API
@@ -46,16 +45,17 @@ def main():
 '''
 
 
-def _outline_ids(text: str, name: str) -> list[str]:
-    return re.findall(rf"^L\d+-\d+ \w+ {re.escape(name)} (\w+)$", text, re.M)
+def _outline_ranges(text: str, name: str) -> list[tuple[int, int]]:
+    found = re.findall(rf"^ *(\d+)-(\d+) .*\b{re.escape(name)}$", text, re.M)
+    return [(int(a), int(b)) for a, b in found]
 
 
-def test_same_named_headings_have_distinct_outline_ids_that_lead_to_their_section(app, root):
+def test_same_named_headings_have_distinct_outline_rows_that_lead_to_their_section(app, root):
     (root / "doc.md").write_text(DOC)
     outline = read(app, "doc.md", budget_tokens=600)
-    ids = _outline_ids(outline, "Parameters")
-    assert len(ids) == 2 and ids[0] != ids[1], outline
-    first, second = (get(app, i) for i in ids)
+    ranges = _outline_ranges(outline, "Parameters")
+    assert len(ranges) == 2 and ranges[0] != ranges[1], outline
+    first, second = (read(app, "doc.md", start_line=a, end_line=b) for a, b in ranges)
     assert "host: the host name" in first and "force:" not in first
     assert "force: close even with pending writes" in second and "host:" not in second
 
@@ -63,7 +63,7 @@ def test_same_named_headings_have_distinct_outline_ids_that_lead_to_their_sectio
 def test_symbol_with_two_headings_returns_both_and_says_so(app, root):
     (root / "doc.md").write_text(DOC)
     text = read(app, "doc.md", symbol="Parameters", budget_tokens=800)
-    assert "2 definitions match 'Parameters'" in text
+    assert "[1 of 2]" in text and "[2 of 2]" in text and "-- ctx-tree" not in text
     assert "7\t### Parameters" in text and "16\t### Parameters" in text
     assert "host: the host name" in text and "force: close even" in text
 
@@ -71,11 +71,12 @@ def test_symbol_with_two_headings_returns_both_and_says_so(app, root):
 def test_def_in_both_branches_of_an_if(app, root):
     (root / "branches.py").write_text(BRANCHES)
     text = read(app, "branches.py", symbol="helper", budget_tokens=600)
-    assert "2 definitions match 'helper'" in text
+    assert "[1 of 2]" in text and "[2 of 2]" in text
     assert '"""Windows flavour."""' in text and '"""POSIX flavour."""' in text
-    ids = re.findall(r"L\d+-\d+ helper (\w+)", text)
-    assert len(set(ids)) == 2
-    assert "Windows" in get(app, ids[0]) and "POSIX" in get(app, ids[1])
+    ranges = re.findall(r"^## helper \(\w+\) L(\d+)-(\d+)", text, re.M)
+    assert len(set(ranges)) == 2
+    one, two = (read(app, "branches.py", start_line=int(a), end_line=int(b)) for a, b in ranges)
+    assert "Windows" in one and "POSIX" in two
 
 
 def test_several_matches_that_do_not_fit_name_the_call_for_the_rest(app, root):

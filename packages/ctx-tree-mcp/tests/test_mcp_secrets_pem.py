@@ -8,6 +8,7 @@ import base64
 import random
 import re
 
+from answers import last_output, match_count
 from ctx_tree_mcp.tools.get import get
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.read import read
@@ -71,7 +72,7 @@ def test_grep_on_body_lines_shows_none_and_counts_stay_true(app, root):
     assert not any(line in text for line in body)
     assert not any(line in dump(app) for line in body)
     full = [line for line in body if len(line) == 64]
-    assert f"ctx-tree: {len(full)} matches in 1 file" in text
+    assert match_count(text) == len(full)
     assert text.count("[REDACTED:private_key]") == len(full)
     assert "capture.maxBytes" not in text
 
@@ -80,9 +81,9 @@ def test_a_begin_line_does_not_blank_the_matches_after_it(app, root):
     fixture(root)
     text = asyncio.run(grep(app, "BEGIN RSA|def after_the_key|def helper_3\\b", budget_tokens=2000))
     assert "def after_the_key" in text and "def helper_3(" in text
-    assert "3 matches in 1 file" in text
+    assert match_count(text) == 3
     assert "capture.maxBytes" not in text and "next:" not in text
-    node = re.search(r"node ([0-9A-Z]{26})", text).group(1)
+    node = last_output(app)
     page = get(app, node, budget_tokens=2000)
     assert "def after_the_key" in page and "[REDACTED:private_key]" in page
 
@@ -91,5 +92,5 @@ def test_context_lines_around_a_match_inside_the_block_are_hidden(app, root):
     body = fixture(root)
     needle = body[10][20:36]
     text = asyncio.run(grep(app, needle, fixed_strings=True, context_lines=3))
-    assert "1 match" in text
+    assert match_count(text) == 1
     assert not any(line in text for line in body)

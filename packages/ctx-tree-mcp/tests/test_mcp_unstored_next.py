@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from answers import file_node
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.server import answer
 from ctx_tree_mcp.tools.note import note
@@ -66,7 +67,7 @@ def test_get_rereads_the_lines_and_compose_says_not_stored(unstored: App) -> Non
     text, _ = asyncio.run(
         answer(unstored, "ctx_tree_read", {"path": "log.txt", "start_line": 1, "end_line": 2})
     )
-    root_id = re.search(r"file node (\w+)", text).group(1)
+    root_id = file_node(unstored, "log.txt")
     chunk = unstored.store.children(root_id)[0]
     text, is_error = asyncio.run(
         answer(unstored, "ctx_tree_get", {"node_id": chunk.id, "budget_tokens": 150})

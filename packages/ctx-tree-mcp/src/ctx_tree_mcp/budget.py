@@ -34,9 +34,6 @@ LISTING_MANIFEST_RESERVE = 80
 #: A listing offers a longer one as ``next`` only with room left for one more row of its
 #: widest size plus this much: the longer listing's ``shown`` and ``tokens`` lines.
 NEXT_ROW_MARGIN = 40
-#: ``ctx_tree_read`` shows a whole small file instead of its outline when the file fits the
-#: budget with this much to spare (its manifest is a head and one line).
-WHOLE_FILE_RESERVE = 60
 #: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).
 PROPORTIONATE_FLOOR = 60
 
@@ -52,7 +49,6 @@ __all__ = [
     "NEXT_ROW_MARGIN",
     "PROPORTIONATE_FLOOR",
     "TOKENS_LINE_RESERVE",
-    "WHOLE_FILE_RESERVE",
     "check_budget",
     "estimate_tokens",
     "fit_lines",

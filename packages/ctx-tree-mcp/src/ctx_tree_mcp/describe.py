@@ -35,6 +35,8 @@ def where(node: Node) -> str:
     if node.kind.value == "tool_output" and meta.get("pattern") is not None:
         pattern = _short(repr(meta["pattern"]))
         return f"grep {pattern} in {meta.get('path', '.')} ({meta.get('match_count', 0)} matches)"
+    if node.kind.value == "tool_output" and isinstance(meta.get("command"), str):
+        return f"$ {_short(meta['command'])}"  # the command, not its cmd:// hash
     if node.kind.value == "note":
         return f"note {_short(meta.get('title') or '')}".rstrip()
     if node.kind.value == "session":

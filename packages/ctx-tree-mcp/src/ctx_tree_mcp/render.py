@@ -1,15 +1,16 @@
 """Text shapes shared by the tools: numbered lines (like native Read) and the manifest.
 
 Every answer is plain text: the content first, then a compact manifest starting ``-- ctx-tree``
-that says what was included, what was left out, how many tokens were returned against the
-whole source, and the exact call that returns more.
+that says what was left out and the exact call that returns more. An answer that left nothing
+out (:attr:`Manifest.complete`) is the content alone, as the native tool would print it; its
+notes, if any, follow as one ``-- ctx-tree:`` line (docs/tools.md, "Footer and manifest").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from .budget import (
@@ -84,8 +85,10 @@ def _with_quote_note(manifest: Manifest, quoted: int) -> Manifest:
     one = quoted == 1
     note = QUOTED_NOTE.format(n=f"{quoted:,}", s="" if one else "s", a="is" if one else "are")
     # first, before the lines that describe the content: the reader learns it before the body's ``>``
-    return Manifest(
-        manifest.head, [f"note: {note}", *manifest.lines], {i + 1 for i in manifest.optional}
+    return replace(
+        manifest,
+        lines=[f"note: {note}", *manifest.lines],
+        optional={i + 1 for i in manifest.optional},
     )
 
 
@@ -114,11 +117,15 @@ class Manifest:
     A line added with ``optional=True`` (what was included, the list of omitted chunks) is
     dropped by ``render(compact=True)``: :func:`fitted_answer` does so when the full manifest
     would cost more than the content it describes, so the manifest stays proportionate.
+
+    ``complete``: nothing of the source was left out. The answer is then the body alone: no
+    head, no tokens line, only the ``note`` lines (:meth:`notes_footer`).
     """
 
     head: str
     lines: list[str] = field(default_factory=list)
     optional: set[int] = field(default_factory=set)
+    complete: bool = False
 
     def add(self, label: str, text: str, *, optional: bool = False) -> None:
         """Add ``label: text`` (nothing when ``text`` is empty); optional lines are the first dropped when space is short."""
@@ -133,6 +140,12 @@ class Manifest:
         kept = [ln for i, ln in enumerate(self.lines) if not (compact and i in self.optional)]
         return "\n".join(one_line(ln) for ln in [f"-- ctx-tree: {self.head}", *kept]) + "\n"
 
+    def notes_footer(self) -> str:
+        """What a :attr:`complete` answer adds to its body: its ``note`` lines as one
+        ``-- ctx-tree: …`` line, or ``""`` when it has none."""
+        notes = [ln.removeprefix("note: ") for ln in self.lines if ln.startswith("note: ")]
+        return one_line("-- ctx-tree: " + "; ".join(notes)) + "\n" if notes else ""
+
     def compacted(self, limit: int = 0) -> Manifest:
         """The manifest without optional lines, the longest dropped first, until it costs at
         most ``limit`` tokens (``0``: without any of them)."""
@@ -143,10 +156,12 @@ class Manifest:
             if limit and estimate_tokens(Manifest(self.head, kept).render()) <= limit:
                 break
             dropped.add(i)
-        return Manifest(
-            self.head,
-            [ln for i, ln in enumerate(self.lines) if i not in dropped],
-            {len([j for j in range(i) if j not in dropped]) for i in self.optional - dropped},
+        return replace(
+            self,
+            lines=[ln for i, ln in enumerate(self.lines) if i not in dropped],
+            optional={
+                len([j for j in range(i) if j not in dropped]) for i in self.optional - dropped
+            },
         )
 
 
@@ -175,8 +190,19 @@ def tokens_line(returned: int, whole: int, what: str) -> str:
     return f"{returned:,} returned of {whole:,} in {what}{pct}"
 
 
-def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str) -> str:
+def finish(
+    body: str,
+    manifest: Manifest,
+    budget: int,
+    tokens_of_source: int,
+    what: str,
+    *,
+    terse: bool = False,
+) -> str:
     """Body + manifest with the ``tokens`` line, guaranteed within ``budget`` tokens.
+
+    ``terse``: no ``tokens`` line (the manifest's head gives the source's size); a
+    :attr:`Manifest.complete` answer that fits is the body and its notes only.
 
     ``budget`` and ``tokens_of_source`` are estimated tokens (:func:`estimate_tokens`). The
     body's lines that could pass for manifest lines are quoted (:func:`quote_manifest_like`)
@@ -185,17 +211,25 @@ def finish(body: str, manifest: Manifest, budget: int, tokens_of_source: int, wh
     cut at a line boundary and says so.
     """
     body, quoted = quote_manifest_like(body)
-    return _finish_quoted(body, _with_quote_note(manifest, quoted), budget, tokens_of_source, what)
+    manifest = _with_quote_note(manifest, quoted)
+    return _finish_quoted(body, manifest, budget, tokens_of_source, what, terse)
 
 
 def _finish_quoted(
-    body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str
+    body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str, terse: bool
 ) -> str:
     from .budget import fit_lines
 
+    if manifest.complete:
+        text = body + manifest.notes_footer()
+        if estimate_tokens(text) <= budget:
+            return text
+        manifest = replace(manifest, complete=False)  # it does not fit after all: cut below
     rendered = manifest.render()
 
     def assemble(b: str) -> str:
+        if terse:
+            return b + rendered
         # The tokens line reports the whole answer, itself included: its own length is
         # estimated from a draft with the same figures' widths.
         draft = tokens_line(estimate_tokens(b + rendered), tokens_of_source, what)
@@ -230,6 +264,8 @@ def fitted_answer(
     source_tokens: int | Callable[[], int],
     what: str,
     reserve: int = MANIFEST_RESERVE,
+    *,
+    terse: bool = False,
 ) -> str:
     """Answer whose body was built for the room the manifest really leaves.
 
@@ -241,7 +277,18 @@ def fitted_answer(
     smaller. The manifest's optional lines (the longest first) are dropped while it costs more than a
     quarter of the budget, or more than the body (past
     :data:`PROPORTIONATE_FLOOR` tokens), so a small budget still gets content.
+
+    ``terse`` (see :func:`finish`): the body is first built for the whole budget; when that
+    leaves nothing out (:attr:`Manifest.complete`) and fits, it is the answer, with no
+    manifest.
     """
+    tokens_reserve = 0 if terse else TOKENS_LINE_RESERVE
+    if terse:
+        raw, state = make_body(budget)
+        body, quoted = quote_manifest_like(raw)
+        manifest = _with_quote_note(make_manifest(state), quoted)
+        if manifest.complete and estimate_tokens(body + manifest.notes_footer()) <= budget:
+            return body + manifest.notes_footer()
     room = budget - min(reserve, budget // 2)
     chosen: tuple[str, Manifest] | None = None
     for _ in range(5):
@@ -253,15 +300,17 @@ def fitted_answer(
         if cost > limit:
             manifest = manifest.compacted(limit)
             cost = estimate_tokens(manifest.render())
-        need = estimate_tokens(body) + cost + TOKENS_LINE_RESERVE
+        if manifest.complete:
+            cost = estimate_tokens(manifest.notes_footer())
+        need = estimate_tokens(body) + cost + tokens_reserve
         fits = need <= budget
         if fits and (chosen is None or estimate_tokens(body) >= estimate_tokens(chosen[0])):
             chosen = (body, manifest)
-        wanted = budget - cost - TOKENS_LINE_RESERVE
+        wanted = budget - cost - tokens_reserve
         if fits and wanted - room < max(16, room // 10):  # little room left to grow into
             break
         room = wanted if fits else min(room - 4, wanted - 4)
     if chosen is None:
         chosen = (body, manifest)
     whole = source_tokens() if callable(source_tokens) else source_tokens
-    return _finish_quoted(chosen[0], chosen[1], budget, whole, what)
+    return _finish_quoted(chosen[0], chosen[1], budget, whole, what, terse)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
@@ -35,8 +36,8 @@ if TYPE_CHECKING:
     from ..ripgrep import GrepResult, Line
 
 DESCRIPTION = (
-    "ripgrep search (.gitignore respected) within budget_tokens; matches grouped by file. "
-    "Full output is stored; the manifest gives the call for the rest."
+    "ripgrep (.gitignore respected) within budget_tokens; full output stored; a manifest "
+    "only if lines were left out."
 )
 
 
@@ -60,6 +61,11 @@ class Args(Input):
         Field(ge=0, le=10),
         Cli("lines of context around each match", flag="--context", short="-C"),
     ] = 0
+    head_limit: Annotated[
+        int | None,
+        Field(ge=1, description="as | head -n N"),
+        Cli("show only the first N output lines, as `| head -n N`"),
+    ] = None
     budget_tokens: Budget = 2000
 
 
@@ -77,6 +83,7 @@ async def grep(
     context_lines: int = 0,
     budget_tokens: int = 2000,
     multiline: bool = False,
+    head_limit: int | None = None,
 ) -> str:
     """Handle ``ctx_tree_grep``; returns the answer text.
 
@@ -86,7 +93,11 @@ async def grep(
 
     Raises ``ToolInputError`` for an empty, invalid or too long (over ``MAX_PATTERN_BYTES``
     UTF-8 bytes) pattern, a line break in a pattern without ``multiline``, a bad glob, a
-    refused path, out-of-range ``context_lines`` (0..10) or budget.
+    refused path, out-of-range ``context_lines`` (0..10), ``head_limit`` (>= 1) or budget.
+
+    ``head_limit`` shows the first N output lines (match and context lines, in the answer's
+    order) as ``| head -n N`` would; the full output is stored all the same. A search of one
+    file prints ``line:text`` without the path, as ``rg -n PATTERN FILE`` does.
     """
     from ..excerpt import compile_pattern, excerpter
     from ..ripgrep import (
@@ -100,6 +111,8 @@ async def grep(
 
     budget = check_budget(budget_tokens)
     context_lines = check_int(context_lines, "context_lines", 0, 10)
+    if head_limit is not None:
+        head_limit = check_int(head_limit, "head_limit", 1, 1_000_000)
     if not isinstance(pattern, str) or not pattern:
         literal = switch_flag("fixed_strings")
         raise ToolInputError("pattern", f"give a regex (or {literal} for a literal)")
@@ -234,18 +247,34 @@ async def grep(
         full_tokens = (
             full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
         )
-    context = context_lines > 0
+    shape = _Shape(context_lines > 0, target.absolute.is_file(), head_limit)
 
     def body(room: int) -> tuple[str, Manifest]:
-        return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, context)
+        return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, shape)
 
     # Fitted first for GREP_MANIFEST_RESERVE tokens of manifest, then for its measured cost, so
     # the final fit never cuts lines the manifest's next offset counts as shown.
     text = fitted_answer(
-        budget, body, lambda m: m, full_tokens, "full output", reserve=GREP_MANIFEST_RESERVE
+        budget,
+        body,
+        lambda m: m,
+        full_tokens,
+        "full output",
+        reserve=GREP_MANIFEST_RESERVE,
+        terse=True,
     )
     app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
     return text
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """How the answer prints: ``rg -C`` separators (``context``), no path for a search of
+    one file (``one_file``), at most ``head`` output lines (``head_limit``)."""
+
+    context: bool
+    one_file: bool
+    head: int | None
 
 
 def _attempt(
@@ -258,12 +287,12 @@ def _attempt(
     node_id: str,
     room: int,
     engine: str,
-    context: bool,
+    shape: _Shape,
 ) -> tuple[str, Manifest]:
     """Body and manifest with ``room`` tokens for the body."""
     total_m, total_f = result.match_count, len(order)
     head = f"{total_m} match{'es' if total_m != 1 else ''} in {total_f} file{'s' if total_f != 1 else ''}"
-    manifest = Manifest(f"{head} · node {node_id}")
+    manifest = Manifest(head)
     if result.timed_out:
         manifest.add(
             "note",
@@ -286,45 +315,66 @@ def _attempt(
             f"searched with Python's regex module: rg has no {engine[7:-1]} (a backtracking "
             "engine; slower on large trees)",
         )
+    complete = not (result.timed_out or result.capped or not result.kept_all)
     if not order:
-        return "", manifest
+        manifest.complete = complete
+        return "no matches\n", manifest
     blocks: list[str] = []
     shown: list[str] = []
     shown_matches = 0
     partial: str | None = None
     partial_chars = 0  # stored characters of the partly shown file's lines already shown
+    quota = shape.head
+    lines_out = 0
     for p in stored:
-        block_lines = _separated(lines[p]) if context else lines[p]
-        if total_m == 1 and len(block_lines) == 1:
+        block_lines = _separated(lines[p]) if shape.context else lines[p]
+        title = "" if shape.one_file else p + "\n"
+        if shape.one_file:
+            block = "\n".join(block_lines) + "\n"
+        elif total_m == 1 and len(block_lines) == 1:
             block = f"{p}:{block_lines[0]}\n"  # one hit: rg -n shape, nothing to manage
         else:
-            block = p + "\n" + "\n".join(block_lines) + "\n"
+            block = title + "\n".join(block_lines) + "\n"
         cost = estimate_tokens(block)
-        if cost <= room:
+        output_lines = sum(text != _SEP for text in block_lines)
+        if cost <= room and (quota is None or output_lines <= quota):
             blocks.append(block)
             room -= cost
             shown.append(p)
             shown_matches += sum(_is_match(text) for text in block_lines)
+            lines_out += output_lines
+            if quota is not None:
+                quota -= output_lines
+                if quota == 0:
+                    break
             continue
-        # Partial file: as many lines as fit, then stop listing matches.
-        kept = [p]
-        used = estimate_tokens(p + "\n")
+        # Partial file: as many lines as fit (and as head_limit allows), then stop.
+        kept = [title.rstrip("\n")] if title else []
+        used = estimate_tokens(title)
+        taken = 0
         for text in block_lines:
             c = estimate_tokens(text + "\n")
-            if used + c > room:
+            if used + c > room or (quota is not None and text != _SEP and taken >= quota):
                 break
             kept.append(text)
             used += c
+            taken += text != _SEP
             shown_matches += _is_match(text)
-        if len(kept) > 1:
+        while kept and kept[-1] == _SEP:
+            kept.pop()
+        lines_out += taken
+        if taken:
             blocks.append("\n".join(kept) + "\n")
             room -= used
             partial = p
-            partial_chars = sum(len(f"{p}:{text}\n") for text in kept[1:] if text != _SEP)
+            partial_chars = sum(len(f"{p}:{text}\n") for text in kept if text not in (_SEP, p))
         break
     seen = set(shown) | ({partial} if partial else set())
     rest = [p for p in order if p not in seen]
-    if rest:
+    if not (shown_matches < total_m or partial or rest):
+        manifest.complete = complete
+    limited = shape.head is not None and lines_out >= shape.head
+    if rest and not limited:
         names: list[str] = []
         cost = 0
         for p in rest:
@@ -337,10 +387,14 @@ def _attempt(
         manifest.add("other files", ", ".join(names) + (f" (+{more} more)" if more else ""))
     if shown_matches < total_m or partial or rest:
         offset = sum(len(per_file[p]) for p in shown) + partial_chars
+        get = get_call(app, node_id, offset)
+        if limited and get:  # the caller asked for the head: the rest in one short line
+            manifest.head += f"; {argument_name('ctx_tree_grep', 'head_limit')} {shape.head} shown"
+            manifest.add("next", get)
+            return "".join(blocks), manifest
         manifest.add(
             "shown", f"{shown_matches} of {total_m} matches in {len(seen)} of {total_f} files"
         )
-        get = get_call(app, node_id, offset)
         if offset < sum(len(t) for t in per_file.values()) and get:
             manifest.add("next", f"{get} or narrow with {_narrow()}")
         elif offset < sum(len(t) for t in per_file.values()):

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Read a file by symbol, line range or query within budget_tokens; with none, outline + "
-    "first chunks. The full file is stored; the manifest says how to get more."
+    "Read a file within budget_tokens: whole if it fits, else its outline and top; or by "
+    "symbol, line range, or query (what you look for)."
 )
 
 
@@ -41,12 +41,12 @@ class Args(Input):
 
     path: Annotated[
         str,
-        Field(description="relative to the project root"),
+        Field(description="under the project root"),
         Cli("file, relative to the project root (or absolute inside it)", positional=True),
     ]
     symbol: Annotated[
         str | None,
-        Field(description="e.g. Class.method or a bare name"),
+        Field(description="Class.method or a name"),
         Cli("`Class.method` or a bare name; overloads come back together", short="-s"),
     ] = None
     start_line: Annotated[int | None, Field(ge=1), Cli("first line (1-based) of a line range")] = (
@@ -57,7 +57,7 @@ class Args(Input):
     )
     query: Annotated[
         str | None,
-        Field(description="words; best-matching chunks first"),
+        Field(description="what you look for; best parts first"),
         Cli("words; the best-matching chunks come first", short="-q"),
     ] = None
     budget_tokens: Budget = 2000

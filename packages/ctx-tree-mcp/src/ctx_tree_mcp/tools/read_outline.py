@@ -1,25 +1,27 @@
-"""``ctx_tree_read`` with no selector: a small file whole, else its outline (one line per
-symbol with the chunk's node id) and as many of the first lines as fit."""
+"""``ctx_tree_read`` with no selector: a small file whole, else its whole outline (one line
+per symbol: its lines and its signature) and as many of the first lines as fit; ``next``
+offers a symbol, not the next page."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..budget import MAX_CHARS_PER_TOKEN, WHOLE_FILE_RESERVE, estimate_tokens, fit_lines
+from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
 from ..filecache import FileView
 from ..render import Manifest, call, finish, fitted_answer, number_lines, split_lines
+from ..surface import argument_name
 from .lookup import NOT_STORED
 from .read_view import (
     file_tokens,
     file_what,
-    included_summary,
+    find_symbols,
     lines_of,
-    omitted_summary,
-    view_head,
+    truncation_hint,
+    view_manifest,
 )
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import Node
+    from ..filecache import OutlineEntry
 
 
 def entry_ids(view: FileView) -> list[str]:
@@ -57,10 +59,17 @@ def entry_docs(view: FileView, ids: list[str]) -> list[str]:
     return docs
 
 
-def outline_text(rows: list[str], docs: list[str], top: list[bool], room: int) -> tuple[str, str]:
+def outline_text(
+    rows: list[str],
+    docs: list[str],
+    top: list[bool],
+    room: int,
+    names: list[str] | None = None,
+) -> tuple[str, str]:
     """The outline rows within ``room`` tokens, and a note on what is not listed: every row
-    with its doc summary (``" — doc"``), else every row without, else the top-level rows
-    (``top[i]``), else those cut to fit."""
+    with its doc summary (``" — doc"``), else every row without, else every row as its
+    ``names`` form (line range and name, no signature), else the top-level rows (``top[i]``),
+    else those cut to fit."""
     if any(docs):
         text = "\n".join(
             f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)
@@ -70,40 +79,68 @@ def outline_text(rows: list[str], docs: list[str], top: list[bool], room: int) -
     text = "\n".join(rows)
     if estimate_tokens(text) <= room:
         return text, ""
+    if names is not None:
+        rows = names
+        text = "\n".join(rows)
+        if estimate_tokens(text) <= room:
+            return text, ""
     text = "\n".join(row for row, is_top in zip(rows, top, strict=True) if is_top)
     if estimate_tokens(text) <= room:
         return text, f"{len(rows) - sum(top)} nested symbols not listed"
     return fit_lines(text, max(room, 0))[0].rstrip("\n"), "outline cut"
 
 
-def outline_answer(view: FileView, budget: int, note: str = "") -> str:
-    """The answer without a selector: the whole file when it fits with
-    :data:`~ctx_tree_mcp.budget.WHOLE_FILE_RESERVE` to spare, else the outline (``note`` first)
-    and as many of the first lines as fit."""
-    whole = number_lines(lines_of(view, 1, view.total_lines), 1)
-    if (
-        not note
-        and len(whole) <= MAX_CHARS_PER_TOKEN * budget
-        and estimate_tokens(whole) <= budget - WHOLE_FILE_RESERVE
-    ):
-        # Small file: the whole file costs less than an outline would; nothing is left out.
-        whole_manifest = Manifest(view_head(view))
-        whole_manifest.add("included", f"whole file, {len(view.chunks)} chunks", optional=True)
-        return finish(whole, whole_manifest, budget, file_tokens(view), file_what(view))
-    entries = list(view.outline)
-    ids = entry_ids(view)
-    rows = [f"L{e.start}-{e.end} {e.label} {ids[i]}".rstrip() for i, e in enumerate(entries)]
-    top = ["." not in e.name for e in entries]
-    docs = entry_docs(view, ids)
+#: Characters of a signature an outline row shows (cut with "…").
+SIGNATURE_CHARS = 100
 
-    def body(room: int) -> tuple[str, tuple[list[Node], int, str]]:
-        title = (f"{note}\n" if note else "") + f"## outline ({len(entries)} symbols)\n"
-        room_left = min(budget // 2, room) - estimate_tokens(title)
-        text, nested_note = outline_text(rows, docs, top, room_left)
+
+def signature(view: FileView, entry: OutlineEntry) -> str:
+    """The entry's definition line as an outline row shows it: stripped, without a closing
+    ``:`` or ``{``, cut at :data:`SIGNATURE_CHARS`; the entry's label when the line does not
+    name it (a Markdown heading, a JSON key)."""
+    text = " ".join(lines_of(view, entry.def_line, entry.def_line)).strip()
+    bare = entry.name.split(".")[-1]
+    if not text or bare not in text:
+        return entry.label
+    text = text.rstrip("{:").rstrip()
+    if len(text) > SIGNATURE_CHARS:
+        text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def outline_answer(view: FileView, budget: int, note: str = "") -> str:
+    """The answer without a selector: the whole file when it fits the budget (nothing else:
+    it is what a native read prints), else the whole outline (``note`` first), every symbol
+    with its line range and signature, nested ones indented, and as many of the first lines
+    as fit. ``next`` reads the first definition past those lines by symbol."""
+    whole = number_lines(lines_of(view, 1, view.total_lines), 1)
+    if not note and len(whole) <= MAX_CHARS_PER_TOKEN * budget and estimate_tokens(whole) <= budget:
+        whole_manifest = view_manifest(view)
+        whole_manifest.complete = not view.root.truncated
+        if view.root.truncated:
+            whole_manifest.add("truncated", truncation_hint(view).removeprefix("; "))
+        return finish(whole, whole_manifest, budget, 0, "", terse=True)
+    entries = list(view.outline)
+    depth = [e.name.count(".") for e in entries]
+    rows = [
+        f"{'  ' * d}{e.start}-{e.end} {signature(view, e)}"
+        for d, e in zip(depth, entries, strict=True)
+    ]
+    names = [f"{'  ' * d}{e.start}-{e.end} {e.label}" for d, e in zip(depth, entries, strict=True)]
+    top = [d == 0 for d in depth]
+    docs = entry_docs(view, entry_ids(view))
+    pick = argument_name("ctx_tree_read", "symbol")
+    pick += " NAME" if pick.startswith("-") else "=NAME"
+
+    def body(room: int) -> tuple[str, tuple[int, str]]:
+        title = (
+            f"{note}\n" if note else ""
+        ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
+        room_left = room - 40 - estimate_tokens(title)
+        text, nested_note = outline_text(rows, docs, top, room_left, names)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 10
         parts: list[str] = []
-        included: list[Node] = []
         last_line = 0
         for c in view.chunks:
             block = number_lines(split_lines(c.content), c.metadata["lines"][0])
@@ -111,28 +148,29 @@ def outline_answer(view: FileView, budget: int, note: str = "") -> str:
             if cost > room:
                 break
             parts.append(block)
-            included.append(c)
             room -= cost
             last_line = c.metadata["lines"][1]
         return head + (f"## lines 1-{last_line}\n" + "".join(parts) if parts else ""), (
-            included,
             last_line,
             nested_note,
         )
 
-    def manifest(state: tuple[list[Node], int, str]) -> Manifest:
-        included, last_line, nested_note = state
-        m = Manifest(view_head(view))
+    def manifest(state: tuple[int, str]) -> Manifest:
+        last_line, nested_note = state
+        m = view_manifest(
+            view, f"; shown: outline, lines 1-{last_line}" if last_line else "; shown: outline"
+        )
         if nested_note:
             m.add(
                 "outline",
                 f"{nested_note}; full outline: "
                 + (call("ctx_tree_get", node_id=view.root.id) if view.stored else NOT_STORED),
             )
-        m.add("included", included_summary(included), optional=True)
-        m.add("omitted", omitted_summary(view, included), optional=True)
-        if last_line < view.total_lines:
+        after = next((e for e in entries if e.start > last_line), None)
+        if after is not None and len(find_symbols(view.outline, after.name)) == 1:
+            m.add("next", call("ctx_tree_read", path=view.relative, symbol=after.name))
+        elif last_line < view.total_lines:
             m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view), terse=True)

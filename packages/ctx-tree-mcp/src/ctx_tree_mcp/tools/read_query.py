@@ -19,13 +19,11 @@ from .read_view import (
     file_tokens,
     file_what,
     find_symbols,
-    included_summary,
     not_shown,
-    omitted_summary,
     overlapping,
     range_call,
     slice_lines,
-    view_head,
+    view_manifest,
 )
 
 if TYPE_CHECKING:
@@ -183,7 +181,7 @@ def by_query(app: App, view: FileView, query: str, budget: int) -> str:
             and not (short is not None and d.lines[0] <= short.first <= d.lines[1])
         ]
         missing = [d for d in relevant_defs if d not in shown]
-        m = Manifest(view_head(view))
+        m = view_manifest(view)
         m.add(
             "query",
             optional=True,
@@ -201,8 +199,6 @@ def by_query(app: App, view: FileView, query: str, budget: int) -> str:
             m.add("next", continue_call(view, short))
         elif missing:
             m.add("next", _def_call(view, missing[0]))
-        m.add("included", included_summary(included, 8), optional=True)
-        m.add("omitted", omitted_summary(view, included), optional=True)
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view), terse=True)

@@ -56,23 +56,25 @@ def overlapping(view: FileView, first: int, last: int) -> list[Node]:
     ]
 
 
-def chunk_label(c: Node) -> str:
-    """``L<start>-<end> <symbol or kind> <node id>`` of a chunk, for manifests."""
-    s, e = c.metadata["lines"]
-    sym = c.metadata.get("symbol") or c.metadata.get("kind") or "chunk"
-    return f"{c.id} {sym} L{s}-{e} ({estimate_tokens(c.content)}t)"
-
-
 def view_head(view: FileView) -> str:
-    """The manifest's head: path, lines, language, file node id, and whether cached or cut."""
-    flags = " (cached)" if view.cached else ""
+    """The manifest's head: path, lines, the whole file's tokens, and whether it was stored cut.
+
+    Terse on purpose: the manifest shows only when something was left out (docs/tools.md).
+    """
     trunc = ", stored truncated at capture.maxBytes" if view.root.truncated else ""
-    if view.root.metadata.get("rendered"):
-        trunc += ", lines of its cells rendered as text (outputs capped)"
     lines = f"{view.total_lines} lines"
     if view.root.truncated:
         lines += f" stored of {view.root.original_bytes:,} bytes"
-    return f"{view.relative} · {lines} · {view.language or 'text'} · file node {view.root.id}{flags}{trunc}"
+    return f"{view.relative} · {lines}, {file_tokens(view):,}t{trunc}"
+
+
+def view_manifest(view: FileView, head: str = "") -> Manifest:
+    """A read's manifest: :func:`view_head` (then ``head``), and for a notebook the note that
+    its lines are a rendering, which shows even when nothing was left out."""
+    m = Manifest(view_head(view) + head)
+    if view.root.metadata.get("rendered"):
+        m.add("note", "lines of its cells rendered as text (outputs capped)")
+    return m
 
 
 @dataclass(frozen=True)
@@ -201,25 +203,6 @@ def not_shown(cut: Cut) -> str:
     return f"lines {cut.shown_to + 1}-{cut.last} not shown"
 
 
-def omitted_summary(view: FileView, included: Sequence[Node]) -> str:
-    """The chunks not shown: how many, their tokens, and their first symbols."""
-    ids = {c.id for c in included}
-    rest = [c for c in view.chunks if c.id not in ids]
-    if not rest:
-        return ""
-    names = [n for c in rest if isinstance(n := c.metadata.get("symbol"), str) and n]
-    shown = ", ".join(dict.fromkeys(PART.sub("", n) for n in names[:8]))
-    more = f" (+{len(rest) - 8} more)" if len(rest) > 8 else ""
-    tokens = sum(estimate_tokens(c.content) for c in rest)
-    return f"{len(rest)} chunks, {tokens:,}t" + (f": {shown}{more}" if shown else "")
-
-
-def included_summary(chunks: Sequence[Node], limit: int = 6) -> str:
-    """The chunks shown, at most ``limit`` labelled."""
-    more = f" (+{len(chunks) - limit} more)" if len(chunks) > limit else ""
-    return "; ".join(chunk_label(c) for c in chunks[:limit]) + more
-
-
 def range_call(view: FileView, first: int, last: int) -> str:
     """The exact read of lines ``first..last`` of the file."""
     return call("ctx_tree_read", path=view.relative, start_line=first, end_line=last)
@@ -246,17 +229,8 @@ def ranges_answer(
         return "".join(parts), cuts
 
     def manifest(cuts: list[Cut]) -> Manifest:
-        m = Manifest(view_head(view))
+        m = view_manifest(view)
         m.add("matches", matches)
-        included = [
-            c
-            for cut in cuts
-            for c in overlapping(view, cut.first, max(cut.shown_to, cut.first))
-            if cut.shown_to >= cut.first or cut.partial
-        ]
-        included = list({c.id: c for c in included}.values())
-        if not matches:  # the matches line lists them already
-            m.add("included", included_summary(included), optional=True)
         if cuts and not cuts[-1].done:
             m.add("truncated", not_shown(cuts[-1]))
             m.add("next", continue_call(view, cuts[-1]))
@@ -268,10 +242,11 @@ def ranges_answer(
                 + (" and later matches" if len(ranges) - len(cuts) > 1 else ""),
             )
             m.add("next", range_call(view, first, last))
-        m.add("omitted", omitted_summary(view, included), optional=True)
+        else:  # every line asked for is shown: the answer is those lines
+            m.complete = not view.root.truncated
         return m
 
-    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view))
+    return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view), terse=True)
 
 
 def range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
