@@ -385,3 +385,54 @@ def test_embedder_from_config_keeps_the_learned_batch_size(tmp_path: Path):
             embedder.close()
         finally:
             app.close()
+
+
+def test_a_hung_embedding_provider_does_not_stall_the_other_walkers(tmp_path: Path):
+    """All walkers shared one worker: a tool output waited for the filter (and a capture for
+    its ingest) until the embedding request ended, 27 s instead of 0.3 s."""
+    import asyncio
+
+    from ctx_tree_mcp.lifecycle import walkers_lifespan
+    from ctx_tree_schema import NodeStatus
+
+    with fake_server() as fake:
+        fake.behaviour["delay_s"] = 4
+        app = make_app(
+            tmp_path,
+            {
+                **ollama(fake),
+                "walkers": {"filterIntervalMs": 50, "embeddingIdleMs": 50},
+            },
+        )
+        try:
+            note(app, "a note the embedding walker sends to the hung provider")
+
+            async def main() -> tuple[float, float]:
+                async with walkers_lifespan(app, first_delay_ms={"embedding": 0})(None):
+                    deadline = time.monotonic() + 10
+                    while not fake.requests:  # the embedding request is in flight
+                        assert time.monotonic() < deadline
+                        await asyncio.sleep(0.02)
+                    [node_id] = app.store.insert(
+                        [
+                            NewNode(
+                                NodeKind.TOOL_OUTPUT,
+                                "a grep answer long enough to be kept by the filter\n" * 3,
+                                source_uri="grep://hung",
+                                status=NodeStatus.PENDING,
+                            )
+                        ]
+                    )
+                    started = time.monotonic()
+                    while app.store.get(node_id).status is not NodeStatus.LIVE:
+                        assert time.monotonic() - started < 10
+                        await asyncio.sleep(0.02)
+                    took = time.monotonic() - started
+                    stopping = time.monotonic()
+                return took, time.monotonic() - stopping
+
+            took, stop_took = asyncio.run(main())
+            assert took < 1.0, took  # not behind the 4 s embedding request
+            assert stop_took < 6.0, stop_took  # stop leaves a hung provider after its grace
+        finally:
+            app.close()

@@ -1,9 +1,17 @@
 """The walker coordinator: one per server process, in the server's asyncio loop.
 
-Scheduling runs on the event loop; every database call runs in **one dedicated worker thread**
+Scheduling runs on the event loop; every database call runs in a worker thread (a *lane*)
 that owns its **own** ``Store`` connection on the same file (never the tool handlers'), so a
 walker batch never blocks a tool call: SQLite's WAL lets the handlers read while a walker
 writes, and a walker write transaction is one short batch.
+
+The walkers that only touch the store (``filter``, ``staleness``, ``pruner``, and the capture
+ingest the server adds) share the main lane and run one after another. Each walker that calls
+a provider over the network (``embedding``, ``dedupe``, ``summarizer``) has a lane of its own
+and runs beside the schedule, not in it: a slow or hung provider holds up only its own walker
+(which skips its ticks while the run lasts), never the capture ingest or another walker
+(docs/walkers.md#scheduling). On stop, a provider walker still waiting on its provider is given
+:data:`STOP_GRACE_S`, then left to end on its own (its thread is a daemon; its lease expires).
 
 Each walker (``filter``, ``staleness``, ``pruner``; ``embedding``, ``dedupe`` and
 ``summarizer`` when their provider is given) runs every ``walkers.<name>IntervalMs``
@@ -26,11 +34,11 @@ import asyncio
 import contextlib
 import logging
 import os
+import queue
 import socket
 import threading
 import uuid
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -71,6 +79,54 @@ FIRST_DELAY_MS = {
     "summarizer": 30_000,
 }
 LEASE_PREFIX = "walker:"
+#: Seconds :meth:`Coordinator.stop` waits for a provider walker's run before leaving it.
+STOP_GRACE_S = 3.0
+MAIN_LANE = "main"
+
+
+class Lane:
+    """One worker thread (a daemon) with its own store connection: jobs run in order."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.store: Store | None = None
+        self.open_failed = False
+        self.was_deleted = False
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, fn: Callable[..., Any], *args: Any) -> asyncio.Future[Any]:
+        """Run ``fn(*args)`` on the lane; a future of the running loop gets its outcome."""
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+
+        def settle(ok: bool, value: Any) -> None:
+            if not fut.done():
+                (fut.set_result if ok else fut.set_exception)(value)
+
+        def job() -> None:
+            try:
+                outcome: tuple[bool, Any] = (True, fn(*args))
+            except BaseException as exc:  # handed to the awaiting coroutine
+                outcome = (False, exc)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits
+                loop.call_soon_threadsafe(settle, *outcome)
+
+        self._jobs.put(job)
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._work, name=f"ctx-tree-walkers-{self.name}", daemon=True
+            )
+            self._thread.start()
+        return fut
+
+    def _work(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            job()
+
+    def close(self) -> None:
+        """End the thread after the jobs already queued."""
+        self._jobs.put(None)
 
 
 class Report(Protocol):
@@ -118,6 +174,7 @@ class WalkerState:
     runs: int = 0  # runs this process did (it held the lease)
     skipped: int = 0  # ticks where another process held the lease
     errors: int = 0
+    busy_ticks: int = 0  # ticks skipped while its own last run still waited on its provider
     last_summary: str = ""
     last_error: str = ""
     run_times_ms: list[int] = field(default_factory=list)
@@ -176,16 +233,27 @@ class Coordinator:
                 )
         self._stop_flag = threading.Event()  # read by the worker thread between batches
         self._wake: asyncio.Event | None = None
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ctx-tree-walkers")
-        self._store: Store | None = None
-        self._open_failed = False
-        self._was_deleted = False
+        #: The main lane, and one per provider walker (see the module doc).
+        self._lanes: dict[str, Lane] = {MAIN_LANE: Lane(MAIN_LANE)}
+        for name in self.state:
+            if name in PROVIDER_WALKERS:
+                self._lanes[name] = Lane(name)
+        self._background: dict[str, asyncio.Task[None]] = {}
         #: Ticks failed since another connection began holding the write lock (0: not locked).
         self._busy_ticks = 0
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
     # -- public ----------------------------------------------------------------------------
+    @property
+    def _store(self) -> Store | None:
+        """The main lane's connection (None when closed)."""
+        return self._lanes[MAIN_LANE].store
+
+    def lane_of(self, name: str) -> str:
+        """The lane walker ``name`` runs on: its own for a provider walker, else ``main``."""
+        return name if name in self._lanes else MAIN_LANE
+
     @property
     def stopping(self) -> bool:
         return self._stop_flag.is_set()
@@ -209,7 +277,12 @@ class Coordinator:
                     break
                 if now < st.next_due_ms:
                     continue
-                await self._run_walker(name, now)
+                if self.lane_of(name) == MAIN_LANE:
+                    await self._run_walker(name, now)
+                elif name in self._background and not self._background[name].done():
+                    st.busy_ticks += 1  # its provider still answers the last run
+                else:
+                    self._background[name] = asyncio.ensure_future(self._run_walker(name, now))
                 # Next run one interval after this one was due; never a burst to catch up.
                 st.next_due_ms += st.interval_ms
                 if st.next_due_ms <= now:
@@ -238,11 +311,19 @@ class Coordinator:
         if self._task is not None and self._task is not asyncio.current_task():
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
-        loop = asyncio.get_running_loop()
-        try:
-            await loop.run_in_executor(self._executor, self._shutdown_in_thread)
-        finally:
-            self._executor.shutdown(wait=False)
+        running = [t for t in self._background.values() if not t.done()]
+        if running:
+            await asyncio.wait(running, timeout=STOP_GRACE_S)
+        for name, lane in self._lanes.items():
+            busy = name in self._background and not self._background[name].done()
+            if busy:
+                log.warning("walker %s still waits on its provider; left to end on its own", name)
+            try:
+                done = lane.submit(self._shutdown_in_thread, lane)
+                if not busy:
+                    await done
+            finally:
+                lane.close()
 
     async def run_walker_now(self, name: str) -> None:
         """Run one walker now (lease rules apply), e.g. from a test."""
@@ -263,9 +344,9 @@ class Coordinator:
 
     async def _run_walker(self, name: str, now: int) -> None:
         st = self.state[name]
-        loop = asyncio.get_running_loop()
+        lane = self._lanes[self.lane_of(name)]
         try:
-            summary = await loop.run_in_executor(self._executor, self._tick_in_thread, name, now)
+            summary = await lane.submit(self._tick_in_thread, name, now)
         except Exception as exc:
             st.errors += 1
             st.last_error = f"{type(exc).__name__}: {exc}"
@@ -295,36 +376,36 @@ class Coordinator:
         st.last_summary = summary
         log.debug("walker %s: %s", name, summary)
 
-    def _store_in_thread(self) -> Store | None:
-        """The worker's connection; None when there is no store file to work on.
+    def _store_in_thread(self, lane: Lane) -> Store | None:
+        """The lane's connection; None when there is no store file to work on.
 
         A store deleted while the server runs (``ctx-tree forget``) is closed here and reopened
         only once something else (the next tool call) made the file again.
         A store that cannot be opened (read-only, full disk) is logged once and skipped.
         """
-        if self._store is not None and self._store.replaced():
+        if lane.store is not None and lane.store.replaced():
             log.info("walkers: the store %s was deleted or replaced; closing it", self.store_file)
             with contextlib.suppress(Exception):
-                self._store.close()
-            self._store = None
-            self._was_deleted = True
-        if self._store is None:
-            if self._was_deleted and not os.path.exists(self.store_file):
+                lane.store.close()
+            lane.store = None
+            lane.was_deleted = True
+        if lane.store is None:
+            if lane.was_deleted and not os.path.exists(self.store_file):
                 return None
             try:
-                self._store = self._open_store(self.store_file)
+                lane.store = self._open_store(self.store_file)
             except StoreError as exc:
-                if not self._open_failed:
+                if not lane.open_failed:
                     log.warning("walkers paused: %s", exc)
-                self._open_failed = True
+                lane.open_failed = True
                 return None
-            self._open_failed = False
-        return self._store
+            lane.open_failed = False
+        return lane.store
 
     def _tick_in_thread(self, name: str, now: int) -> str | None:
         if self.stopping:
             return None
-        store = self._store_in_thread()
+        store = self._store_in_thread(self._lanes[self.lane_of(name)])
         if store is None:
             return None
         st = self.state[name]
@@ -353,14 +434,15 @@ class Coordinator:
         record_run(store, name, now, self._now(), report)
         return report.summary()
 
-    def _shutdown_in_thread(self) -> None:
-        store = self._store
+    def _shutdown_in_thread(self, lane: Lane) -> None:
+        store = lane.store
         if store is None:
             return
         try:
             for name in self.state:
-                with contextlib.suppress(Exception):
-                    store.release_lease(LEASE_PREFIX + name, self.holder)
+                if self.lane_of(name) == lane.name:
+                    with contextlib.suppress(Exception):
+                        store.release_lease(LEASE_PREFIX + name, self.holder)
         finally:
             store.close()
-            self._store = None
+            lane.store = None
