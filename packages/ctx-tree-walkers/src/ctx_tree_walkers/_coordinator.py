@@ -10,7 +10,7 @@ ingest the server adds) share the main lane and run one after another. Each walk
 a provider over the network (``embedding``, ``dedupe``, ``summarizer``) has a lane of its own
 and runs beside the schedule, not in it: a slow or hung provider holds up only its own walker
 (which skips its ticks while the run lasts), never the capture ingest or another walker
-(docs/walkers.md#scheduling). On stop, a provider walker still waiting on its provider is given
+(docs/walkers.md#the-coordinator-in-the-server). On stop, a provider walker still waiting on its provider is given
 :data:`STOP_GRACE_S`, then left to end on its own (its thread is a daemon; its lease expires).
 
 Each walker (``filter``, ``staleness``, ``pruner``; ``embedding``, ``dedupe`` and

@@ -8,7 +8,7 @@ missing, the coordinator asks it to stop (shutdown, lost lease) or the provider 
 stops, counts the failure and retries at its next tick (a provider that is down costs one
 request per tick, never a crash).
 
-One bad text does not block the others (docs/search.md#providers): a batch the provider
+One bad text does not block the others (docs/search.md#when-a-provider-misbehaves): a batch the provider
 refuses (:class:`InputRejected`: an HTTP error answer, or an unusable vector) is checked with
 a probe text; if the probe is embedded, the batch is split in halves until the refused texts
 are found. Those nodes are marked (``walker_state`` ``embedding:rejected:<model>``, by node and

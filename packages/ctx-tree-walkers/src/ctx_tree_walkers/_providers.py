@@ -27,7 +27,7 @@ class ProviderUnavailable(WalkerError, RuntimeError):
 
     ``status`` is the HTTP status when the server answered one (else None);
     ``retry_after_s`` how long the server asked us to wait (429/503 ``Retry-After``, or our
-    backoff) when that was longer than we wait in one request (docs/search.md#providers)."""
+    backoff) when that was longer than we wait in one request (docs/search.md#when-a-provider-misbehaves)."""
 
     def __init__(
         self, message: str, *, status: int | None = None, retry_after_s: float | None = None

@@ -3,7 +3,7 @@
 each text to ``embedding.maxChars``, bounds every call by a timeout, retries after 429/503
 (``Retry-After``), sends smaller batches to a server that refuses a batch's size, and checks
 every vector at the door. It implements ``ctx_tree_walkers.EmbeddingProvider``
-(docs/search.md#providers)."""
+(docs/search.md#when-a-provider-misbehaves)."""
 
 from __future__ import annotations
 

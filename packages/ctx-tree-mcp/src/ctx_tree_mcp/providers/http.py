@@ -1,7 +1,7 @@
 """The one JSON-over-HTTP call of the providers (httpx2, the MCP SDK's HTTP client): bounded
 timeouts, retries after 429/503 that honour ``Retry-After``, and every failure turned into
 ``ProviderUnavailable`` (or its ``InputRejected``) with a one-line reason
-(docs/search.md#providers)."""
+(docs/search.md#when-a-provider-misbehaves)."""
 
 from __future__ import annotations
 
