@@ -25,4 +25,7 @@ def project(tmp_path: Path) -> Path:
 def home(tmp_path: Path) -> Path:
     h = tmp_path / "home"
     h.mkdir()
+    # what these tests count is what their calls store: the background index (on by default,
+    # docs/index.md) is off here and has its own tests (test_e2e_walkers.py)
+    (h / "config.json").write_text('{"index": {"enabled": false}}')
     return h

@@ -35,7 +35,13 @@ def setup(tmp_path: Path) -> tuple[Path, Path]:
     home = tmp_path / "home"
     home.mkdir()
     (home / "config.json").write_text(
-        json.dumps({"walkers": {"filterIntervalMs": 100, "stalenessIntervalMs": 200}})
+        json.dumps(
+            {
+                "walkers": {"filterIntervalMs": 100, "stalenessIntervalMs": 200},
+                # these tests count what reads store; the index has its own test below
+                "index": {"enabled": False},
+            }
+        )
     )
     return root, home
 
@@ -116,6 +122,33 @@ def test_grep_node_goes_pending_to_live_within_a_second(setup) -> None:
     asyncio.run(main())
     # The server shut down cleanly: its leases are released.
     assert query(home, "SELECT name, holder FROM leases") == []
+
+
+def test_server_indexes_the_project_from_start(setup) -> None:
+    """With the index on, a file never read is found by search, and an edit is re-indexed."""
+    from mcp import Client
+
+    root, home = setup
+    (home / "config.json").write_text(json.dumps({"index": {"pollMs": 200}}))
+
+    async def until_hit(client: Any, query_text: str) -> str:
+        deadline = time.monotonic() + 30
+        while True:
+            found = text_of(await client.call_tool("ctx_tree_search", {"query": query_text}))
+            if "mod2.py:" in found:
+                return found
+            assert time.monotonic() < deadline, found
+            await asyncio.sleep(0.1)
+
+    async def main() -> None:
+        async with Client(params(root, home), mode="legacy") as client:
+            await until_hit(client, "handle_request_2")
+            (root / "mod2.py").write_text("def brand_new_symbol_xyz():\n    return 2\n")
+            await until_hit(client, "brand_new_symbol_xyz")
+
+    asyncio.run(main())
+    runs = query(home, "SELECT summary FROM walker_runs WHERE walker = 'index'")
+    assert runs and "3 stored" in runs[0][0]
 
 
 def test_edit_marks_read_file_stale_in_the_running_server(setup) -> None:

@@ -105,6 +105,8 @@ class App:
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     _usage: dict[tuple[str, str], int] = field(default_factory=dict, init=False)
     _usage_calls: int = field(default=0, init=False)
+    #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
+    busy: int = field(default=0, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: Recently served file views by root node id (their content is immutable per id).

@@ -1,4 +1,4 @@
-"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``reembed``, ``stats``,
+"""CLI-only commands: housekeeping verbs that are not MCP tools (``walk``, ``index``, ``reembed``, ``stats``,
 ``stores``, ``forget``, ``doctor``, ``demo``, ``serve``, ``inspect``). The tool verbs (``read``, ``grep`` …) come from the tool registry instead.
 
 Add a command: write ``def _name(args) -> str`` (the text to print; raise
@@ -125,6 +125,15 @@ def _reembed_args(p: argparse.ArgumentParser) -> None:
         type=int,
         help="texts per request, 1 or more (default: walkers.embeddingBatchSize, 32)",
     )
+
+
+def _index(args: argparse.Namespace) -> str:
+    import sys
+
+    from .maintenance import index
+
+    with open_app(args) as app:
+        return index(app, progress=sys.stderr.isatty())
 
 
 def _stats(args: argparse.Namespace) -> str:
@@ -272,6 +281,12 @@ COMMANDS: tuple[Command, ...] = (
         " progress on stderr; docs/search.md)",
         _reembed,
         _reembed_args,
+    ),
+    Command(
+        "index",
+        "index the project's files into the store now (incremental; progress on stderr;"
+        " docs/index.md)",
+        _index,
     ),
     Command("stats", "node counts by kind and status, store size, tokens served vs stored", _stats),
     Command("stores", "every store: project path, size, node count, last use", _stores),

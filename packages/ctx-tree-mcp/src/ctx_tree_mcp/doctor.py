@@ -149,6 +149,25 @@ def check_store(root: Path, home: Path) -> Check:
     return Check("store", True, f"{path} ({info.nodes:,} nodes, {info.size_bytes / 1e6:.1f} MB)")
 
 
+def check_index(root: Path, home: Path) -> Check | None:
+    """The project index's switch, files live and last run (docs/index.md); None before the
+    project has a store. Informational: it fails only when the store cannot be read."""
+    from ctx_tree_schema import load_config
+    from ctx_tree_store import Store, store_path
+
+    from .indexer import status_lines
+
+    path = store_path(root, home)
+    if not path.exists():
+        return None
+    store = Store.open_readonly(path)
+    try:
+        lines = status_lines(store, root, load_config(home, root))
+    finally:
+        store.close()
+    return Check("index", True, "; ".join(line.removeprefix("index: ") for line in lines))
+
+
 def check_config(root: Path, home: Path) -> Check:
     """The global and project config files parse, with no unknown keys."""
     from ctx_tree_schema import ConfigError, load_config
@@ -493,6 +512,7 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         check_grammars,
         lambda: check_store(root, home),
         lambda: check_config(root, home),
+        lambda: check_index(root, home),
         lambda: check_embedding(root, home),
         lambda: check_summarizer(root, home),
         lambda: check_hooks(root),

@@ -147,43 +147,39 @@ def _outline(meta: dict[str, Any]) -> tuple[OutlineEntry, ...]:
     return tuple(OutlineEntry(*row) for row in meta.get("symbols", ()))
 
 
-def _store_new(
-    app: App,
-    resolved: ResolvedPath,
-    data: bytes,
-    digest: str,
-    mtime_ms: int,
-    uri: str,
-) -> FileView:
-    from ctx_tree_chunk import ChunkError, chunk_bytes
+def build_nodes(
+    absolute: str, relative: str, data: bytes, digest: str, mtime_ms: int, max_bytes: int
+) -> tuple[Any, list[Any], list[OutlineEntry]]:
+    """The file root and chunk ``NewNode`` s of one file version, and its outline: redacted,
+    cut at ``max_bytes`` (``capture.maxBytes``) and chunked. Pure (no store, no App), so the
+    project index runs it in worker processes and a read and the index store the same nodes.
+
+    Raises ``ctx_tree_chunk.ChunkError`` for binary or undecodable bytes.
+    """
+    from ctx_tree_chunk import chunk_bytes
     from ctx_tree_compose import estimate_tokens
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
     from .redact import redact_text
 
-    max_bytes = app.config.data["capture"]["maxBytes"]
+    uri = file_uri(absolute)
     truncated = len(data) > max_bytes
     if truncated:
         body = _cut_redacted(data, max_bytes, redact_text)
     else:
         body = _redacted(data, redact_text)
-    try:
-        # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
-        # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
-        counter = None if body.isascii() else estimate_tokens
-        chunked = chunk_bytes(body, path=resolved.relative, count_tokens=counter)
-    except ChunkError as exc:
-        raise ToolInputError(
-            "path", f"{resolved.relative!r} is binary or not UTF-8 text ({exc}); it is not read"
-        ) from None
+    # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
+    # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
+    counter = None if body.isascii() else estimate_tokens
+    chunked = chunk_bytes(body, path=relative, count_tokens=counter)
     outline = [
         OutlineEntry(s.name, s.kind, s.start_line, s.def_line, s.end_line) for s in chunked.symbols
     ]
     root_id = new_id()
     root_meta: FileRootMeta = {
-        "path": str(resolved.absolute),
-        "relpath": resolved.relative,
+        "path": str(absolute),
+        "relpath": relative,
         "lang": chunked.language,
         "is_file_root": True,
         "total_chunks": len(chunked.chunks),
@@ -197,25 +193,22 @@ def _store_new(
     }
     if truncated:
         root_meta["truncated_at_bytes"] = len(body)
-    nodes = [
-        NewNode(
-            kind=NodeKind.FILE_CHUNK,
-            content=_outline_text(
-                resolved.relative, chunked.language, chunked.total_lines, outline
-            ),
-            source_uri=uri,
-            mtime=mtime_ms,
-            metadata=root_meta,
-            truncated=truncated,
-            original_bytes=len(data),
-            terms=resolved.relative,
-            id=root_id,
-        )
-    ]
+    root = NewNode(
+        kind=NodeKind.FILE_CHUNK,
+        content=_outline_text(relative, chunked.language, chunked.total_lines, outline),
+        source_uri=uri,
+        mtime=mtime_ms,
+        metadata=root_meta,
+        truncated=truncated,
+        original_bytes=len(data),
+        terms=relative,
+        id=root_id,
+    )
+    nodes = []
     for index, chunk in enumerate(chunked.chunks):
         chunk_meta = FileChunkMeta(
-            path=str(resolved.absolute),
-            relpath=resolved.relative,
+            path=str(absolute),
+            relpath=relative,
             lang=chunked.language,
             lines=[chunk.start_line, chunk.end_line],
             chunk_index=index,
@@ -233,9 +226,36 @@ def _store_new(
                 source_uri=f"{uri}#{chunk.symbol or f'L{chunk.start_line}-{chunk.end_line}'}",
                 mtime=mtime_ms,
                 metadata=chunk_meta,
-                terms=f"{chunk.symbol or ''} {resolved.relative}",
+                terms=f"{chunk.symbol or ''} {relative}",
             )
         )
+    return root, nodes, outline
+
+
+def _store_new(
+    app: App,
+    resolved: ResolvedPath,
+    data: bytes,
+    digest: str,
+    mtime_ms: int,
+    uri: str,
+) -> FileView:
+    from ctx_tree_chunk import ChunkError
+
+    try:
+        root, chunks, outline = build_nodes(
+            str(resolved.absolute),
+            resolved.relative,
+            data,
+            digest,
+            mtime_ms,
+            app.config.data["capture"]["maxBytes"],
+        )
+    except ChunkError as exc:
+        raise ToolInputError(
+            "path", f"{resolved.relative!r} is binary or not UTF-8 text ({exc}); it is not read"
+        ) from None
+    nodes = [root, *chunks]
     session = app.session_node_id()  # committed on its own, before the capture's transaction
     tree = app.store.capture_file(nodes[0], nodes[1:], referenced_by=session)
     outline_entries = tuple(outline) if tree.created else _outline(tree.root.metadata)

@@ -88,6 +88,22 @@ class WalkerService:
             log.exception("walkers did not stop cleanly")
 
 
+def _start_index(app: App) -> Any:
+    """The project index's thread (``indexer.IndexService``), started unless
+    ``index.enabled`` is false or the config cannot be read; None then (docs/index.md)."""
+    try:
+        if not app.config.data["index"]["enabled"]:
+            return None
+        from .indexer import IndexService
+
+        index = IndexService(app)
+        index.start()
+        return index
+    except Exception:
+        log.exception("index not started; the server runs without it")
+        return None
+
+
 @asynccontextmanager
 async def no_walkers(_server: Any) -> AsyncIterator[dict[str, Any]]:
     """The lifespan of a server that runs no walkers (tests, ``build_server(walkers=False)``)."""
@@ -107,12 +123,15 @@ def walkers_lifespan(
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
         service = WalkerService(app, **coordinator_options)
         service.start()
+        index = _start_index(app)
         try:
-            yield {"walkers": service}
+            yield {"walkers": service, "index": index}
         finally:
             import anyio
 
             with anyio.CancelScope(shield=True):
+                if index is not None:
+                    await asyncio.to_thread(index.stop)
                 await service.stop()
 
     return lifespan

@@ -52,12 +52,43 @@ def walk(app: App, which: str = "all") -> str:
     return "\n".join(lines) + "\n"
 
 
+def index(app: App, progress: bool = False) -> str:
+    """``ctx-tree index``: bring the project index up to date now (docs/index.md), with a
+    progress bar on stderr when ``progress``; returns the run's one-line summary. Runs even
+    when ``index.enabled`` is false (the switch is the server's)."""
+    import sys
+
+    from .indexer import IndexState, index_project, record, summary
+
+    bar = None
+    state = IndexState()
+
+    def show(st: IndexState) -> None:
+        nonlocal bar
+        if not progress or st.phase != "indexing":
+            return
+        if bar is None:
+            from tqdm import tqdm
+
+            bar = tqdm(total=st.todo, unit="file", file=sys.stderr, desc="indexing")
+        bar.update(st.done - bar.n)
+
+    try:
+        index_project(app.store, app.root, app.policy, app.config, state=state, progress=show)
+    finally:
+        if bar is not None:
+            bar.close()
+    record(app.store, state)
+    return summary(state) + "\n"
+
+
 def stats(app: App) -> str:
     """Counts by kind × status, store size on disk, and tokens served against what the same
     calls would have returned natively (the sources read or grepped, as numbered lines)."""
     from tabulate import tabulate
 
     from .budget import tokens_for_chars
+    from .indexer import status_lines
 
     app.flush_counters()
     counts = app.store.counts()
@@ -77,6 +108,7 @@ def stats(app: App) -> str:
         + f"\n\ntokens stored (chars/4): {tokens_for_chars(stored_chars):,}\n"
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
         f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps\n"
+        + "".join(f"{line}\n" for line in status_lines(app.store, app.root, app.config))
     )
 
 

@@ -115,6 +115,20 @@ class BashConfig(TypedDict):
     deny: list[str]
 
 
+class IndexConfig(TypedDict):
+    """``index``: the project index (docs/index.md). ``enabled``: the server indexes the
+    project in the background from its start; ``maxFiles``: files taken at most (a huge
+    monorepo is cut, the rest is read on demand); ``maxFileBytes``: larger files are left
+    out; ``workers``: chunking processes (0: as many as cores, at most 4); ``pollMs``: how often
+    the tree is checked again for changes (0: never; a file watcher is used when available)."""
+
+    enabled: bool
+    maxFiles: int
+    maxFileBytes: int
+    workers: int
+    pollMs: int
+
+
 class ConfigData(TypedDict):
     """The whole configuration, key for key as docs/configuration.md."""
 
@@ -129,6 +143,7 @@ class ConfigData(TypedDict):
     search: SearchConfig
     summarizer: SummarizerConfig
     bash: BashConfig
+    index: IndexConfig
 
 
 #: One configuration value: what a leaf of :class:`ConfigData` holds.
@@ -190,6 +205,13 @@ DEFAULTS: ConfigData = {
         "maxTokens": 400,
     },
     "bash": {"deny": []},
+    "index": {
+        "enabled": True,
+        "maxFiles": 20000,
+        "maxFileBytes": 1048576,
+        "workers": 0,
+        "pollMs": 10000,
+    },
 }
 
 
@@ -330,6 +352,7 @@ def _as_config_data(data: dict[str, Any]) -> ConfigData:
         search=data["search"],
         summarizer=data["summarizer"],
         bash=data["bash"],
+        index=data["index"],
     )
 
 

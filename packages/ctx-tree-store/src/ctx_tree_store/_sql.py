@@ -51,6 +51,17 @@ FILE_ROOTS_BY_SOURCE = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND parent_id IS NULL "
     "AND kind = 'file_chunk' AND status IN ('live','stale') ORDER BY id DESC"
 )
+FILE_VERSIONS_BY_SOURCE = (
+    "SELECT id, json_extract(metadata, '$.file_sha256'), json_extract(metadata, '$.size') "
+    "FROM nodes WHERE source_uri = ? AND parent_id IS NULL "
+    "AND kind = 'file_chunk' AND status IN ('live','stale') ORDER BY id DESC"
+)
+LIVE_FILE_VERSIONS = (
+    "SELECT source_uri, mtime, json_extract(metadata, '$.size'), "
+    "json_extract(metadata, '$.file_sha256') FROM nodes "
+    "WHERE source_uri >= ? AND source_uri < ? AND parent_id IS NULL "
+    "AND kind = 'file_chunk' AND status = 'live' ORDER BY id DESC"
+)
 SUPERSEDE_TREE = (
     "UPDATE nodes SET status = 'superseded', updated_at = ? "
     "WHERE (id = ? OR parent_id = ?) AND status IN ('live','stale')"

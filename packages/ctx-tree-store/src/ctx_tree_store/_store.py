@@ -505,6 +505,60 @@ class Store:
             live = tuple(_row_to_node(r) for r in con.execute(_sql.LIVE_CHILDREN, (keep_id,)))
         return FileTree(kept, live, created, older)
 
+    def capture_files(
+        self,
+        trees: Sequence[tuple[NewNode, Sequence[NewNode]]],
+        *,
+        referenced_by: str | None = None,
+    ) -> list[tuple[str, bool]]:
+        """:meth:`capture_file` for many files in **one** transaction (the project index,
+        docs/index.md): each ``(root, chunks)`` follows the same status machine, and the new
+        trees are written with one multi-row insert, so FTS5 flushes one segment per batch,
+        not one per file. Returns ``(kept root id, created)`` per tree, in order; no rows are
+        read back. Raises like :meth:`capture_file`; on an error nothing of the batch is
+        written.
+        """
+        for root, _chunks in trees:
+            if not root.id or root.parent_id is not None or not root.source_uri:
+                raise ValueError("capture_files: a root needs an id, a source_uri and no parent_id")
+        out: list[tuple[str, bool]] = []
+        with self.transaction() as con:
+            ts = now_ms()
+            fresh: list[NewNode] = []
+            edges: list[tuple[str, str, EdgeKind]] = []
+            olders: list[tuple[str, ...]] = []
+            for root, chunks in trees:
+                version = (root.metadata.get("file_sha256"), root.metadata.get("size"))
+                current = con.execute(_sql.FILE_VERSIONS_BY_SOURCE, (root.source_uri,)).fetchall()
+                newest = current[0] if current else None
+                if newest is not None and (newest[1], newest[2]) == version:
+                    keep_id, created = str(newest[0]), False
+                    con.execute(_sql.REVIVE_TREE, (ts, keep_id, keep_id))
+                else:
+                    keep_id, created = str(root.id), True
+                    fresh += (root, *chunks)
+                older = tuple(str(r[0]) for r in current if r[0] != keep_id)
+                olders.append(older)
+                edges += [(keep_id, old, EdgeKind.SUPERSEDES) for old in older]
+                if referenced_by is not None:
+                    edges.append((referenced_by, keep_id, EdgeKind.REFERENCES))
+                out.append((keep_id, created))
+            for older in olders:
+                for old in older:
+                    con.execute(_sql.SUPERSEDE_TREE, (ts, old, old))
+            self.insert(fresh, edges)
+        return out
+
+    def file_versions(self, uri_prefix: str) -> dict[str, tuple[int, int, str]]:
+        """``{source_uri: (mtime epoch ms, size bytes, sha256)}`` of the newest live file root
+        of every file whose URI starts with ``uri_prefix`` (one query, no content read): what
+        an incremental index compares a file's ``stat`` with (docs/index.md)."""
+        rows = self._query(_sql.LIVE_FILE_VERSIONS, (uri_prefix, uri_prefix + "\uffff"))
+        out: dict[str, tuple[int, int, str]] = {}
+        for uri, mtime, size, sha in rows:
+            out.setdefault(uri, (int(mtime), int(size or -1), str(sha or "")))
+        return out
+
     def stale_file(self, source_uri: str) -> int:
         """Mark every live root for ``source_uri`` and its live chunks ``stale`` (the file is
         gone), in one transaction; returns how many nodes changed."""

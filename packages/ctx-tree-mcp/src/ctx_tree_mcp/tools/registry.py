@@ -101,9 +101,13 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
     spec = tool(name)
     values = spec.validate(arguments)
     app.check_store()  # a store deleted since the last call is opened anew
-    result = spec.handler(app, **values)
-    if inspect.isawaitable(result):
-        result = await result
+    app.busy += 1  # the project index waits meanwhile (indexer.py)
+    try:
+        result = spec.handler(app, **values)
+        if inspect.isawaitable(result):
+            result = await result
+    finally:
+        app.busy -= 1
     from ..redact import redact_text
 
     return app.answer(redact_text(result))  # plus one line when nothing is being stored

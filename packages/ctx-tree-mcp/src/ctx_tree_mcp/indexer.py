@@ -1,0 +1,415 @@
+"""The project index (docs/index.md): every tracked text file chunked into the store.
+
+:func:`list_files` lists the project's files: ``git ls-files`` (tracked and untracked, the
+ignored left out) in a git work tree, otherwise a walk with the root's ``.gitignore`` applied
+(pathspec); the path denylist (``paths.py``) applies to both, and so do the caps of the
+``index`` configuration (``maxFiles``, ``maxFileBytes``). :func:`index_project` stores them:
+
+* incremental: a file whose live root has the same mtime and size is not opened; one whose
+  bytes hash the same is not re-stored;
+* the files are read, redacted and chunked by :func:`filecache.build_nodes` in worker
+  processes (``index.workers``, spawned, never forked from a threaded server), and written
+  by the caller's thread, many files per transaction (``Store.capture_files``), with the
+  same status machine as a read (a changed file supersedes its older version; a file gone
+  from the tree has its nodes marked stale);
+* between batches it waits while ``should_yield()`` is true (a tool call is running).
+
+:class:`IndexService` runs it in a thread of the server from start-up, then checks the tree
+again on file changes (``watchfiles`` when installed) or every ``index.pollMs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctx_tree_schema import Config
+    from ctx_tree_store import Store
+
+    from .paths import PathPolicy
+
+log = logging.getLogger(__name__)
+
+#: Files per worker task and per write transaction.
+BATCH_FILES = 48
+#: Below this many files to (re)chunk no worker process is started.
+POOL_THRESHOLD = 64
+
+
+@dataclass
+class IndexState:
+    """What the index did last, for ``stats``/``doctor``/the inspector: ``phase`` is one of
+    ``off``, ``waiting``, ``listing``, ``indexing``, ``ready``, ``failed``; counts are files;
+    times are epoch ms; ``capped`` is True when ``index.maxFiles`` cut the listing."""
+
+    phase: str = "waiting"
+    listed: int = 0
+    todo: int = 0
+    done: int = 0
+    stored: int = 0
+    unchanged: int = 0
+    skipped: int = 0
+    gone: int = 0
+    capped: bool = False
+    too_big: int = 0
+    started_ms: int = 0
+    finished_ms: int = 0
+    seconds: float = 0.0
+    error: str = ""
+    runs: int = 0
+    watcher: str = ""
+    #: ``{rel: (mtime ms, size)}`` of files found not to be text: not opened again unchanged.
+    not_text: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The state as plain JSON values (without :attr:`not_text`)."""
+        out = asdict(self)
+        out.pop("not_text", None)
+        return out
+
+
+@dataclass(frozen=True)
+class Listing:
+    """The files :func:`list_files` found: ``files`` (POSIX paths relative to the root, at
+    most ``maxFiles``), ``capped`` (more were there), ``too_big`` (left out by size)."""
+
+    files: list[tuple[str, int, int]] = field(default_factory=list)  # (rel, mtime ms, size)
+    capped: bool = False
+    too_big: int = 0
+
+
+def _git_files(root: Path) -> list[str] | None:
+    try:
+        out = subprocess.run(
+            [
+                "git",
+                "-C",
+                str(root),
+                "ls-files",
+                "-z",
+                "--cached",
+                "--others",
+                "--exclude-standard",
+            ],
+            capture_output=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if out.returncode != 0:
+        return None
+    return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+
+
+def _walk_files(root: Path) -> list[str]:
+    from pathspec import GitIgnoreSpec
+
+    try:
+        lines = (root / ".gitignore").read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        lines = []
+    spec = GitIgnoreSpec.from_lines([".git/", *lines])
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel_dir = os.path.relpath(dirpath, root)
+        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
+        dirnames[:] = sorted(d for d in dirnames if not spec.match_file(f"{rel_dir}{d}/"))
+        found += (f"{rel_dir}{n}" for n in filenames if not spec.match_file(f"{rel_dir}{n}"))
+    return sorted(found)
+
+
+def list_files(root: Path, policy: PathPolicy, config: Config) -> Listing:
+    """The files to index under ``root``: regular files (no symlinks), not denylisted, at
+    most ``index.maxFileBytes`` each and ``index.maxFiles`` in all (shallow paths first)."""
+    cfg = config.data["index"]
+    names = _git_files(root)
+    if names is None:
+        names = _walk_files(root)
+    names.sort(key=lambda p: (p.count("/"), p))
+    files: list[tuple[str, int, int]] = []
+    too_big = 0
+    capped = False
+    import stat as stat_
+
+    for rel in names:
+        if policy.is_denied(rel):
+            continue
+        try:
+            st = os.lstat(root / rel)
+        except OSError:
+            continue
+        if not stat_.S_ISREG(st.st_mode):
+            continue
+        if st.st_size > cfg["maxFileBytes"]:
+            too_big += 1
+            continue
+        if len(files) >= cfg["maxFiles"]:
+            capped = True
+            break
+        files.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
+    return Listing(files, capped, too_big)
+
+
+def _prepare_batch(
+    root: str, items: list[tuple[str, int, str]], max_bytes: int
+) -> list[tuple[str, str, Any, Any]]:
+    """Worker side: per ``(rel, mtime ms, known sha256)``, ``(status, rel, root, chunks)``
+    where status is ``new`` (nodes built), ``same`` (the known hash) or ``skip`` (unreadable,
+    binary or not UTF-8). Runs in a worker process or the caller's thread."""
+    from ctx_tree_chunk import ChunkError
+
+    from .filecache import build_nodes
+
+    out: list[tuple[str, str, Any, Any]] = []
+    for rel, mtime_ms, known in items:
+        absolute = os.path.join(root, rel)
+        try:
+            with open(absolute, "rb") as fh:
+                data = fh.read()
+        except OSError:
+            out.append(("skip", rel, None, None))
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == known:
+            out.append(("same", rel, None, None))
+            continue
+        try:
+            node, chunks, _outline = build_nodes(absolute, rel, data, digest, mtime_ms, max_bytes)
+        except ChunkError:
+            out.append(("skip", rel, None, None))
+            continue
+        out.append(("new", rel, node, chunks))
+    return out
+
+
+def _workers(config: Config) -> int:
+    wanted = config.data["index"]["workers"]
+    return wanted if wanted > 0 else max(1, min(4, os.cpu_count() or 1))
+
+
+def index_project(
+    store: Store,
+    root: Path,
+    policy: PathPolicy,
+    config: Config,
+    *,
+    state: IndexState | None = None,
+    progress: Callable[[IndexState], None] | None = None,
+    should_yield: Callable[[], bool] | None = None,
+    stop: threading.Event | None = None,
+    workers: int | None = None,
+) -> IndexState:
+    """Bring the index of ``root`` up to date in ``store``; returns the (updated) ``state``.
+
+    ``progress`` is called after each batch; ``should_yield`` is polled before each write
+    (the server's tool calls go first); ``stop`` ends the run between batches. Raises the
+    store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
+    not text is skipped and counted.
+    """
+    from .filecache import file_uri
+
+    state = state or IndexState()
+    stop = stop or threading.Event()
+    t0 = time.perf_counter()
+    state.phase, state.started_ms, state.error = "listing", int(time.time() * 1000), ""
+    state.done = state.stored = state.unchanged = state.skipped = state.gone = 0
+    root = Path(root).resolve()
+    listing = list_files(root, policy, config)
+    state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
+    prefix = file_uri(root) + "/"
+    known = store.file_versions(prefix)
+    todo: list[tuple[str, int, str]] = []
+    stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
+    listed_uris = set()
+    for rel, mtime_ms, size in listing.files:
+        uri = prefix + rel
+        listed_uris.add(uri)
+        version = known.get(uri)
+        if version is not None and version[0] == mtime_ms and version[1] == size:
+            state.unchanged += 1
+            continue
+        if state.not_text.get(rel) == (mtime_ms, size):
+            state.skipped += 1
+            continue
+        todo.append((rel, mtime_ms, version[2] if version else ""))
+    state.todo = len(todo)
+    state.phase = "indexing"
+    if progress:
+        progress(state)
+
+    def write(results: Iterable[tuple[str, str, Any, Any]]) -> None:
+        trees = []
+        for status, rel, node, chunks in results:
+            if status == "new":
+                trees.append((node, chunks))
+            elif status == "same":
+                state.unchanged += 1
+            else:
+                state.skipped += 1
+                state.not_text[rel] = stats_of.get(rel, (0, 0))
+            state.done += 1
+        while should_yield is not None and should_yield() and not stop.is_set():
+            time.sleep(0.005)
+        if trees:
+            created = store.capture_files(trees)
+            state.stored += sum(1 for _id, new in created if new)
+            state.unchanged += sum(1 for _id, new in created if not new)
+        if progress:
+            progress(state)
+
+    batches = [todo[i : i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)]
+    max_bytes = config.data["capture"]["maxBytes"]
+    n_workers = workers if workers is not None else _workers(config)
+    if len(todo) < POOL_THRESHOLD or n_workers <= 1:
+        for batch in batches:
+            if stop.is_set():
+                break
+            write(_prepare_batch(str(root), batch, max_bytes))
+    else:
+        import multiprocessing
+
+        ctx = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx) as pool:
+            pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
+                pool.submit(_prepare_batch, str(root), b, max_bytes) for b in batches
+            ]
+            try:
+                for fut in pending:  # in order: a batch's writes follow the listing
+                    if stop.is_set():
+                        break
+                    write(fut.result())
+            finally:
+                for fut in pending:
+                    fut.cancel()
+    # files stored before and now gone from the tree: stale, as a read of them would do
+    if not stop.is_set():
+        for uri in known.keys() - listed_uris:
+            if not os.path.exists(uri[len("file://") :]):
+                state.gone += 1 if store.stale_file(uri) else 0
+    state.seconds = round(time.perf_counter() - t0, 3)
+    state.finished_ms = int(time.time() * 1000)
+    state.runs += 1
+    state.phase = "ready" if not stop.is_set() else state.phase
+    if progress:
+        progress(state)
+    return state
+
+
+def summary(state: IndexState) -> str:
+    """One line: ``700 files listed: 700 stored, 0 unchanged, 0 skipped, 0 gone (8.3 s)``,
+    plus ``capped at index.maxFiles`` when the listing was cut."""
+    line = (
+        f"{state.listed} files listed: {state.stored} stored, {state.unchanged} unchanged, "
+        f"{state.skipped} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
+    )
+    if state.too_big:
+        line += f"; {state.too_big} larger than index.maxFileBytes left out"
+    if state.capped:
+        line += "; capped at index.maxFiles (the rest is read on demand)"
+    return line
+
+
+def record(store: Store, state: IndexState) -> None:
+    """Keep the run in ``walker_runs`` as walker ``index`` (``stats``, ``doctor`` and the
+    inspector show it); a run that changed nothing is not recorded."""
+    if state.runs > 1 and not (state.stored or state.gone):
+        return
+    changes = {
+        k: int(v)
+        for k, v in state.as_dict().items()
+        if k in ("listed", "stored", "unchanged", "skipped", "gone", "too_big", "capped")
+    }
+    changes["ms"] = int(state.seconds * 1000)
+    store.record_walker_run("index", state.started_ms, state.finished_ms, summary(state), changes)
+
+
+def last_run(store: Store) -> Any | None:
+    """The newest recorded ``index`` run (``ctx_tree_store.WalkerRun``), or None."""
+    from ctx_tree_store import browse
+
+    return next((r for r in browse.walker_runs(store, 2000) if r.walker == "index"), None)
+
+
+def status_lines(store: Store, root: Path, config: Config) -> list[str]:
+    """What ``stats`` and ``doctor`` say of the index: switch, files live, last run."""
+    from .filecache import file_uri
+
+    cfg = config.data["index"]
+    live = len(store.file_versions(file_uri(Path(root).resolve()) + "/"))
+    head = (
+        f"index: {'on' if cfg['enabled'] else 'off (index.enabled false)'}; {live:,} files live "
+        f"(caps: {cfg['maxFiles']:,} files, {cfg['maxFileBytes']:,} bytes a file)"
+    )
+    run = last_run(store)
+    if run is None:
+        return [head, "index: never run (the server indexes at start; `ctx-tree index` now)"]
+    when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.finished_at / 1000))
+    return [head, f"index: last run {when}: {run.summary}"]
+
+
+class IndexService:
+    """The server's index thread: a first full run from start-up, then a re-check on every
+    change the watcher sees (or every ``index.pollMs``). Its own store connection; waits
+    while ``app.busy`` (a tool call runs); :meth:`stop` ends it between batches."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.state = IndexState()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        """Start the thread (a daemon: it never keeps the process alive)."""
+        self._thread = threading.Thread(target=self._main, name="ctx-tree-index", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Ask the thread to stop and wait up to ``timeout`` seconds; never raises."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+
+    def _main(self) -> None:
+        from ctx_tree_store import Store
+
+        app = self.app
+        try:
+            config = app.config
+            store = Store.open(app.store_file)
+        except Exception as exc:  # the server runs on without an index
+            self.state.phase, self.state.error = "failed", str(exc)
+            log.warning("index not started: %s", exc)
+            return
+        try:
+            poll = config.data["index"]["pollMs"] / 1000
+            while not self._stop.is_set():
+                try:
+                    index_project(
+                        store,
+                        app.root,
+                        app.policy,
+                        config,
+                        state=self.state,
+                        should_yield=lambda: getattr(app, "busy", 0) > 0,
+                        stop=self._stop,
+                    )
+                    if not self._stop.is_set():
+                        record(store, self.state)
+                except Exception as exc:
+                    self.state.phase, self.state.error = "failed", str(exc)
+                    log.warning("index run failed: %s", exc)
+                if poll <= 0 or self._stop.wait(poll):
+                    break
+        finally:
+            store.close()

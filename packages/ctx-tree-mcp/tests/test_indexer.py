@@ -1,0 +1,162 @@
+"""The project index (indexer.py, docs/index.md): listing, caps, incremental runs, the status
+machine, the worker processes, the CLI verb and the server's background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp import filecache
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.indexer import IndexState, index_project, list_files, status_lines
+from ctx_tree_mcp.lifecycle import walkers_lifespan
+
+STDLIB = Path(os.__file__).parent
+
+
+def _project(tmp_path: Path, config: dict | None = None) -> App:
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "retry.py").write_text(
+        "def retry_with_backoff(call, attempts=3):\n    return call()\n"
+    )
+    (root / "README.md").write_text("# Demo\n\nThe retry logic lives in src/retry.py.\n")
+    (root / ".gitignore").write_text("build/\n*.log\n")
+    (root / "build").mkdir()
+    (root / "build" / "generated.py").write_text("def ignored_generated(): pass\n")
+    (root / "run.log").write_text("ignored log line\n")
+    (root / ".env").write_text("API_TOKEN=abc\n")
+    (root / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    home = tmp_path / "home"
+    home.mkdir()
+    if config is not None:
+        (home / "config.json").write_text(json.dumps(config))
+    return App(root=root, home=home)
+
+
+def _live_paths(app: App) -> set[str]:
+    uri = filecache.file_uri(app.root.resolve()) + "/"
+    return {u[len(uri) :] for u in app.store.file_versions(uri)}
+
+
+@pytest.mark.parametrize("git", [True, False])
+def test_index_lists_text_files_minus_ignored_and_denylisted(tmp_path: Path, git: bool) -> None:
+    app = _project(tmp_path)
+    try:
+        if git:
+            subprocess.run(["git", "init", "-q", str(app.root)], check=True)
+        state = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert _live_paths(app) == {"src/retry.py", "README.md", ".gitignore"}
+        assert state.stored == 3 and state.skipped == 1  # the PNG is not text
+        hits = app.store.search("retry_with_backoff")
+        assert any(h.node.metadata.get("relpath") == "src/retry.py" for h in hits)
+        assert not app.store.search("ignored_generated")
+    finally:
+        app.close()
+
+
+def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    try:
+        first = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        again = index_project(app.store, app.root, app.policy, app.config, state=first)
+        assert (again.stored, again.unchanged, again.skipped) == (0, 3, 1)
+        target = app.root / "src" / "retry.py"
+        old_root = app.store.latest_by_source(filecache.file_uri(target))
+        target.write_text("def retry_forever(call):\n    while True:\n        call()\n")
+        os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000))
+        edited = index_project(app.store, app.root, app.policy, app.config)
+        assert edited.stored == 1
+        assert app.store.get(old_root.id).status.value == "superseded"
+        assert app.store.search("retry_forever")
+        # a read after the index is served from the store, not parsed again
+        resolved, st = app.policy.resolve_file("src/retry.py")
+        assert filecache.load(app, resolved, st).cached
+        (app.root / "README.md").unlink()
+        gone = index_project(app.store, app.root, app.policy, app.config)
+        assert gone.gone == 1
+        readme = app.store.latest_by_source(filecache.file_uri(app.root / "README.md"))
+        assert readme.status.value == "stale"
+    finally:
+        app.close()
+
+
+def test_caps_cut_the_listing(tmp_path: Path) -> None:
+    app = _project(tmp_path, {"index": {"maxFiles": 2, "maxFileBytes": 40}})
+    try:
+        (app.root / "a.txt").write_text("small\n")
+        (app.root / "big.txt").write_text("x" * 41)
+        listing = list_files(app.root, app.policy, app.config)
+        # shallow paths first, in name order; README.md (> 40 bytes) and big.txt left out
+        assert [f[0] for f in listing.files] == [".gitignore", "a.txt"]
+        assert listing.capped and listing.too_big == 2
+        state = index_project(app.store, app.root, app.policy, app.config)
+        assert state.capped and state.stored == 2
+        assert _live_paths(app) == {".gitignore", "a.txt"}
+    finally:
+        app.close()
+
+
+def test_worker_processes_store_what_the_thread_stores(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    for i, src in enumerate(sorted((STDLIB / "json").glob("*.py")) * 20):
+        shutil.copy(src, root / f"m{i:03d}_{src.name}")
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        state = index_project(app.store, root, app.policy, app.config, workers=2)
+        assert state.stored == state.listed >= 64
+        decoder = next(root.glob("*_decoder.py"))
+        one = app.store.latest_by_source(filecache.file_uri(decoder))
+        assert one.status.value == "live" and one.metadata["symbols"]
+        assert app.store.search("JSONDecodeError")
+    finally:
+        app.close()
+
+
+def test_cli_index_and_stats(tmp_path: Path, monkeypatch, capsys) -> None:
+    from ctx_tree_mcp.cli import main
+
+    app = _project(tmp_path)
+    app.close()
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    assert main(["index", "--root", str(app.root)]) in (0, None)
+    out = capsys.readouterr().out
+    assert "3 stored" in out
+    assert main(["stats", "--root", str(app.root)]) in (0, None)
+    out = capsys.readouterr().out
+    assert "index: on; 3 files live" in out
+    assert "index: last run" in out
+
+
+def test_server_indexes_in_the_background_and_can_be_switched_off(tmp_path: Path) -> None:
+    on = _project(tmp_path / "on", {"index": {"pollMs": 0}})
+    off = _project(tmp_path / "off", {"index": {"enabled": False}})
+
+    async def main(app: App) -> IndexState | None:
+        async with walkers_lifespan(app)(None) as state:
+            index = state["index"]
+            if index is None:
+                return None
+            for _ in range(500):
+                if index.state.phase == "ready":
+                    break
+                await asyncio.sleep(0.02)
+            return index.state
+
+    try:
+        state = asyncio.run(main(on))
+        assert state is not None and state.phase == "ready" and state.stored == 3
+        assert _live_paths(on) == {"src/retry.py", "README.md", ".gitignore"}
+        assert any("last run" in line for line in status_lines(on.store, on.root, on.config))
+        assert asyncio.run(main(off)) is None
+        assert _live_paths(off) == set()
+    finally:
+        on.close()
+        off.close()
