@@ -371,6 +371,32 @@ def test_a_subtree_that_keeps_failing_is_backed_off(
             app.close()
 
 
+def test_a_summarizer_told_to_wait_sends_nothing_until_then(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    with fake_server() as fake:
+        app = summarizer_app(tmp_path, fake, monkeypatch)
+        try:
+            subtree(app, 3)
+            subtree(app, 3)
+            provider = summarizer_from_config(app.config)
+            now = int(time.time() * 1000)
+            fake.behaviour["busy"] = [(429, "600")]
+            out = run_once(app.store, app.config, "summarizer", now_ms=now, summarizer=provider)
+            assert "HTTP 429" in out["summarizer"] and len(fake.requests) == 1
+            out = run_once(app.store, app.config, "summarizer", now_ms=now + 1, summarizer=provider)
+            assert "rate-limited by the provider: next request after" in out["summarizer"]
+            assert len(fake.requests) == 1  # the other subtree waits too
+            check = check_summarizer(app.root, app.home, now_ms=now + 1)
+            assert check is not None and not check.ok and "rate-limited" in check.detail
+            later = now + 601_000
+            out = run_once(app.store, app.config, "summarizer", now_ms=later, summarizer=provider)
+            assert out["summarizer"].startswith("2 summaries written"), out
+            provider.close()
+        finally:
+            app.close()
+
+
 def test_embedder_from_config_keeps_the_learned_batch_size(tmp_path: Path):
     with fake_server() as fake:
         fake.behaviour["max_inputs"] = 3

@@ -324,6 +324,15 @@ def check_summarizer(root: Path, home: Path, *, now_ms: int | None = None) -> Ch
             "included; no summary is written until tomorrow",
             "raise summarizer.dailyTokenCap, or wait for the next UTC day",
         )
+    until = problem.get("until") if problem else None
+    if problem and isinstance(until, int) and until > at:
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(until / 1000))
+        return Check(
+            "summarizer",
+            False,
+            f"rate-limited by the provider: no request before {when} ({problem.get('message')})",
+            "nothing to do if it is temporary; else lower summarizer.requestsPerMinute",
+        )
     if problem:
         return Check(
             "summarizer",

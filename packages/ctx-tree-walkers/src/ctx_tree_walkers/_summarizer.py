@@ -19,7 +19,8 @@ provider's estimate when the server gave none: :class:`SummaryFailed`).
 A subtree whose request failed is backed off: it is not tried again for 10 minutes, then 20,
 40, ... at most a day (``summarizer:backoff:<root id>``), so one that keeps failing cannot use
 the cap up; the others go first. The last failure is kept for ``ctx-tree doctor``
-(``summarizer:problem``). Off without a provider (no ``ANTHROPIC_API_KEY``).
+(``summarizer:problem``); a provider that asked to wait longer than one call waits (429/503
+``Retry-After``) gets no request before then. Off without a provider (no ``ANTHROPIC_API_KEY``).
 """
 
 from __future__ import annotations
@@ -144,6 +145,12 @@ def summarize_subtrees(
     block = config.data["summarizer"]
     threshold = max(1, int(config.data["walkers"]["summarizerSubtreeThreshold"]))
     cap, per_minute = int(block["dailyTokenCap"]), int(block["requestsPerMinute"])
+    last = summarizer_problem(store)
+    until = last.get("until") if last else None
+    if isinstance(until, int) and now_ms < until:
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(until / 1000))
+        report.limited = f"rate-limited by the provider: next request after {when}"
+        return report
     for root_id, count in store.subtrees_over(threshold):
         children = store.children(root_id)
         old = [c for c in children if c.kind is NodeKind.SUMMARY and c.status is NodeStatus.LIVE]
@@ -184,7 +191,9 @@ def summarize_subtrees(
             if exc.retry_after_s:
                 wait = max(wait, int(exc.retry_after_s * 1000))
             store.set_walker_state(BACKOFF + root_id, json.dumps([failures + 1, now_ms + wait]))
-            problem = {"message": str(exc)[:300], "at": now_ms, "root": root_id}
+            problem: dict[str, object] = {"message": str(exc)[:300], "at": now_ms, "root": root_id}
+            if exc.retry_after_s:  # the server said when to come back: nothing before then
+                problem["until"] = now_ms + int(exc.retry_after_s * 1000)
             store.set_walker_state(PROBLEM, json.dumps(problem))
             break
         spent = result.input_tokens + result.output_tokens
