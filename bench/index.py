@@ -74,7 +74,9 @@ def main() -> None:
         warm_s = time.perf_counter() - t
         edited = proj / files[len(files) // 2].relative_to(STDLIB)
         t = time.perf_counter()
-        edited.write_text(edited.read_text(encoding="utf-8") + "\ndef added_by_the_bench():\n    pass\n")
+        edited.write_text(
+            edited.read_text(encoding="utf-8") + "\ndef added_by_the_bench():\n    pass\n"
+        )
         one = index_project(app.store, proj, app.policy, app.config, workers=args.workers)
         edit_s = time.perf_counter() - t
         assert one.stored == 1 and app.store.search("added_by_the_bench")
@@ -91,7 +93,9 @@ def main() -> None:
     print(f"index, warm (nothing changed): {warm_s * 1000:.0f} ms")
     print(f"index after one edit (write to live): {edit_s * 1000:.0f} ms")
     print(f"store: {store_bytes / 1e6:.1f} MB ({store_bytes / src_bytes:.2f}x the sources)")
-    print(f"peak RSS of the writing process: {peak_mb:.0f} MB; load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"peak RSS of the writing process: {peak_mb:.0f} MB; load average {os.getloadavg()[0]:.1f}"
+    )
     shutil.rmtree(work, ignore_errors=True)
 
 

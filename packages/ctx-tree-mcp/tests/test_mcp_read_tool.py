@@ -151,7 +151,7 @@ def test_large_file_is_stored_truncated_and_says_so(root, tmp_path):
 
     home = tmp_path / "h2"
     home.mkdir()
-    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    (home / "config.json").write_text('{"capture": {"maxFileBytes": 2000}}')
     app = App(root, home=home)
     text = read(app, "src/argparse_copy.py", budget_tokens=3000)
     assert "stored truncated" in text
@@ -174,7 +174,7 @@ def test_a_file_stored_in_part_is_never_counted_as_its_stored_part(root, tmp_pat
 
     home = tmp_path / "h3"
     home.mkdir()
-    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    (home / "config.json").write_text('{"capture": {"maxFileBytes": 2000}}')
     app = App(root, home=home)
     size = (root / "src" / "argparse_copy.py").stat().st_size
     try:
@@ -201,7 +201,7 @@ def test_a_one_line_file_over_max_bytes_is_cut_whole_characters_after_redaction(
 
     home = tmp_path / "h4"
     home.mkdir()
-    (home / "config.json").write_text('{"capture": {"maxBytes": 2000}}')
+    (home / "config.json").write_text('{"capture": {"maxFileBytes": 2000}}')
     key = "AIza" + "SyB1c2D3e4F5g6H7i8J9k0L1m2N3o4P5q6R"
     # "x": the key starts 10 bytes before the cut at 2,000; "é": the cut falls inside a 2-byte é
     lead = 1990 - len('{"pad": "') - len('", "apiKey": "') if filler == "x" else 1000

@@ -8,6 +8,13 @@ live or stale version (another process may have stored it a moment ago) or inser
 and supersedes every older version. A file that disappeared has its nodes marked stale. A file whose bytes are again
 those of an earlier stored version (an edit reverted) gets a live copy of that version, not a
 re-parse.
+
+How much is read (docs/tools.md, "Large files"): ``capture.maxBytes`` caps what is captured of
+tool output, not a file on disk. A file is stored whole up to ``capture.maxFileBytes`` (16 MB);
+past it, the first ``capture.maxFileBytes`` (cut at a line end) are stored, the root says
+``truncated`` with the file's true size and how far it was kept, and the rest is hashed but
+not held in memory. Text in another encoding than UTF-8 (a byte-order mark, UTF-16, Latin-1 …)
+is stored as UTF-8 text (:mod:`.textcodec`), its encoding in the root's ``metadata.encoding``.
 """
 
 from __future__ import annotations
@@ -90,23 +97,25 @@ def _outline_text(relative: str, lang: str | None, total: int, outline: list[Out
 def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
     """The stored view of ``resolved``, re-chunked and re-stored when the file changed.
 
-    Raises :class:`ToolInputError` for binary or undecodable files.
+    Reads at most ``capture.maxFileBytes`` (plus a redaction margin) into memory; the
+    sha256 and the size are those of the whole file. Raises :class:`ToolInputError` for
+    binary or undecodable files and for a file that cannot be opened.
     """
     store = app.store
     uri = file_uri(resolved.absolute)
     mtime_ms = st.st_mtime_ns // 1_000_000
     try:
-        with open(resolved.absolute, "rb") as fh:
-            data = fh.read()
+        data, digest, size = read_head(
+            resolved.absolute, int(app.config.data["capture"]["maxFileBytes"])
+        )
     except OSError as exc:
         raise ToolInputError("path", f"cannot read {resolved.relative!r}: {exc.strerror}") from None
-    digest = hashlib.sha256(data).hexdigest()
     old = store.latest_by_source(uri)
     if (
         old is not None
         and old.status.value == "live"
         and old.metadata.get("file_sha256") == digest
-        and old.metadata.get("size") == len(data)
+        and old.metadata.get("size") == size
     ):
         hit = app.recall(old.id)
         if hit is not None:
@@ -126,7 +135,7 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         # an edit reverted: the earlier stored version, copied live, no parse
         for prev in store.superseded_roots(uri):
             meta = prev.metadata
-            if meta.get("file_sha256") == digest and meta.get("size") == len(data):
+            if meta.get("file_sha256") == digest and meta.get("size") == size:
                 root = store.require(store.restore_version(prev.id, old.id, mtime=mtime_ms))
                 chunks = tuple(store.children(root.id))
                 view = FileView(
@@ -140,31 +149,63 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
                 return app.remember(view)
     # New, changed or stale: chunk it and let the store decide, under its write lock, whether
     # this version is already stored (another process may have just stored it).
-    return _store_new(app, resolved, data, digest, mtime_ms, uri)
+    return _store_new(app, resolved, data, digest, mtime_ms, uri, size)
 
 
 def _outline(meta: dict[str, Any]) -> tuple[OutlineEntry, ...]:
     return tuple(OutlineEntry(*row) for row in meta.get("symbols", ()))
 
 
+def read_head(path: os.PathLike[str] | str, max_bytes: int) -> tuple[bytes, str, int]:
+    """``(head, sha256 hex, size)`` of a file: at most ``max_bytes`` plus
+    :data:`REDACT_MARGIN` bytes of it in memory, the hash and the size (bytes) of all of it
+    (the rest read in 1 MiB blocks). Raises ``OSError``."""
+    keep = max_bytes + REDACT_MARGIN
+    with open(path, "rb") as fh:
+        data = fh.read(keep + 1)
+        hasher = hashlib.sha256(data)
+        size = len(data)
+        if size > keep:
+            data = data[:keep]
+            while block := fh.read(1 << 20):
+                hasher.update(block)
+                size += len(block)
+    return data, hasher.hexdigest(), size
+
+
 def build_nodes(
-    absolute: str, relative: str, data: bytes, digest: str, mtime_ms: int, max_bytes: int
+    absolute: str,
+    relative: str,
+    data: bytes,
+    digest: str,
+    mtime_ms: int,
+    max_bytes: int,
+    size: int | None = None,
 ) -> tuple[Any, list[Any], list[OutlineEntry]]:
-    """The file root and chunk ``NewNode`` s of one file version, and its outline: redacted,
-    cut at ``max_bytes`` (``capture.maxBytes``) and chunked. Pure (no store, no App), so the
-    project index runs it in worker processes and a read and the index store the same nodes.
+    """The file root and chunk ``NewNode`` s of one file version, and its outline: decoded
+    to UTF-8 when in another encoding (:mod:`.textcodec`), redacted, cut at ``max_bytes``
+    (``capture.maxFileBytes``) and chunked. ``data`` may be the head of the file (see
+    :func:`read_head`); ``size`` is then the whole file's size in bytes (default
+    ``len(data)``). Pure (no store, no App), so the project index runs it in worker processes
+    and a read and the index store the same nodes.
 
     Raises ``ctx_tree_chunk.ChunkError`` for binary or undecodable bytes.
     """
-    from ctx_tree_chunk import chunk_bytes
+    from ctx_tree_chunk import BinaryContentError, chunk_bytes
     from ctx_tree_compose import estimate_tokens
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
     from .redact import redact_text
+    from .textcodec import Binary, to_utf8
 
     uri = file_uri(absolute)
-    truncated = len(data) > max_bytes
+    size = len(data) if size is None else size
+    try:
+        data, encoding = to_utf8(data, complete=size == len(data))
+    except Binary as exc:
+        raise BinaryContentError(f"binary ({exc})") from None
+    truncated = size > max_bytes
     if truncated:
         body = _cut_redacted(data, max_bytes, redact_text)
     else:
@@ -184,7 +225,7 @@ def build_nodes(
         "is_file_root": True,
         "total_chunks": len(chunked.chunks),
         "total_lines": chunked.total_lines,
-        "size": len(data),
+        "size": size,
         "file_sha256": digest,
         "has_errors": chunked.has_errors,
         # lines are those of a rendering (a notebook's cells as text), not of the file's bytes
@@ -193,6 +234,8 @@ def build_nodes(
     }
     if truncated:
         root_meta["truncated_at_bytes"] = len(body)
+    if encoding is not None:
+        root_meta["encoding"] = encoding
     root = NewNode(
         kind=NodeKind.FILE_CHUNK,
         content=_outline_text(relative, chunked.language, chunked.total_lines, outline),
@@ -200,7 +243,7 @@ def build_nodes(
         mtime=mtime_ms,
         metadata=root_meta,
         truncated=truncated,
-        original_bytes=len(data),
+        original_bytes=size,
         terms=relative,
         id=root_id,
     )
@@ -239,6 +282,7 @@ def _store_new(
     digest: str,
     mtime_ms: int,
     uri: str,
+    size: int,
 ) -> FileView:
     from ctx_tree_chunk import ChunkError
 
@@ -249,11 +293,12 @@ def _store_new(
             data,
             digest,
             mtime_ms,
-            app.config.data["capture"]["maxBytes"],
+            int(app.config.data["capture"]["maxFileBytes"]),
+            size,
         )
     except ChunkError as exc:
         raise ToolInputError(
-            "path", f"{resolved.relative!r} is binary or not UTF-8 text ({exc}); it is not read"
+            "path", f"{resolved.relative!r} is binary, not text ({exc}); it is not read"
         ) from None
     nodes = [root, *chunks]
     session = app.session_node_id()  # committed on its own, before the capture's transaction

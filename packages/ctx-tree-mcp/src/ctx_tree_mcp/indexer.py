@@ -269,7 +269,7 @@ def index_project(
             progress(state)
 
     batches = [todo[i : i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)]
-    max_bytes = config.data["capture"]["maxBytes"]
+    max_bytes = config.data["capture"]["maxFileBytes"]  # a read stores the same nodes
     n_workers = workers if workers is not None else _workers(config)
     if len(todo) < POOL_THRESHOLD or n_workers <= 1:
         for batch in batches:

@@ -40,10 +40,12 @@ class WalkersConfig(TypedDict):
 
 
 class CaptureConfig(TypedDict):
-    """``capture``: the largest output stored (bytes), the filter walker's smallest node
-    (bytes), and one switch per kind of event the plugin's hooks capture."""
+    """``capture``: the largest output stored (bytes), the largest part of a file on disk
+    that a read stores (bytes), the filter walker's smallest node (bytes), and one switch per
+    kind of event the plugin's hooks capture."""
 
     maxBytes: int
+    maxFileBytes: int
     filterMinSize: int
     prompt: bool
     response: bool
@@ -170,6 +172,7 @@ DEFAULTS: ConfigData = {
     },
     "capture": {
         "maxBytes": 100000,
+        "maxFileBytes": 16000000,
         "filterMinSize": 50,
         "prompt": True,
         "response": True,
@@ -222,7 +225,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: Smallest values allowed where 0 or a few units make no sense: below 1,024 bytes the
 #: marker that says where stored output was cut would not fit (docs/configuration.md).
-MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024}
+MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
 
 
 class ConfigError(SchemaError, ValueError):

@@ -24,7 +24,8 @@ class FileRootMeta(TypedDict, total=False):
     """``file_chunk`` with ``is_file_root`` true: the file's root node (``file:///abs/path``),
     its content the outline. ``size`` and ``truncated_at_bytes`` are bytes; ``symbols`` holds
     ``[name, kind, start_line, def_line, end_line]`` rows; ``rendered`` says the lines are
-    those of a rendering (a notebook's cells as text), not of the file's bytes."""
+    those of a rendering (a notebook's cells as text), not of the file's bytes; ``encoding``
+    names a file's encoding when it was not UTF-8 (its text is stored as UTF-8)."""
 
     path: str
     relpath: str
@@ -38,6 +39,7 @@ class FileRootMeta(TypedDict, total=False):
     rendered: bool
     symbols: list[list[str | int]]
     truncated_at_bytes: int
+    encoding: str
 
 
 class FileChunkMeta(TypedDict, total=False):

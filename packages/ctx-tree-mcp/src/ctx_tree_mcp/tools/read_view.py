@@ -29,7 +29,7 @@ def file_tokens(view: FileView) -> int:
 
 def file_what(view: FileView) -> str:
     """What :func:`file_tokens` counts, for the tokens line: the file, or only its stored part
-    when it was stored truncated at ``capture.maxBytes``."""
+    when it was stored truncated at ``capture.maxFileBytes``."""
     return "stored part" if view.root.truncated else "file"
 
 
@@ -61,7 +61,7 @@ def view_head(view: FileView) -> str:
 
     Terse on purpose: the manifest shows only when something was left out (docs/tools.md).
     """
-    trunc = ", stored truncated at capture.maxBytes" if view.root.truncated else ""
+    trunc = ", stored truncated at capture.maxFileBytes" if view.root.truncated else ""
     lines = f"{view.total_lines} lines"
     if view.root.truncated:
         lines += f" stored of {view.root.original_bytes:,} bytes"
@@ -261,7 +261,7 @@ def truncation_hint(view: FileView) -> str:
     kept = view.root.metadata.get("truncated_at_bytes", 0)
     return (
         f"; the file ({view.root.original_bytes:,} bytes) is stored only up to line {view.total_lines}"
-        f" ({kept:,} bytes, capture.maxBytes): raise capture.maxBytes in .ctx-tree/config.json for the rest"
+        f" ({kept:,} bytes, capture.maxFileBytes): raise capture.maxFileBytes in .ctx-tree/config.json for the rest"
     )
 
 
