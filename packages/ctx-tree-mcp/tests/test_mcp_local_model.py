@@ -79,3 +79,36 @@ def test_a_missing_model_directory_is_a_note_not_a_download(tmp_path: Path, monk
         assert "model2vec: no model directory" in answer and "note mem" in answer
     finally:
         app.close()
+
+
+def test_a_text_the_static_model_gives_an_all_zero_vector_is_refused_not_stored(
+    tmp_path: Path, monkeypatch
+):
+    """A static model's vector of a text whose every token has a zero row is all zeros:
+    stored, it made every semantic and hybrid search an internal error."""
+    from ctx_tree_mcp.maintenance import walk
+    from ctx_tree_walkers import rejected_nodes
+
+    monkeypatch.delenv("CTX_TREE_EMBEDDING_PROVIDER", raising=False)
+    words = ["[UNK]", "cache", "eviction", "void"]
+    tok = tokenizers.Tokenizer(
+        tokenizers.models.WordLevel({w: i for i, w in enumerate(words)}, unk_token="[UNK]")
+    )
+    tok.pre_tokenizer = tokenizers.pre_tokenizers.Whitespace()
+    rng = np.random.default_rng(1)
+    rows = np.array([np.zeros(8), rng.normal(size=8), rng.normal(size=8), np.zeros(8)])
+    where = tmp_path / "zero-m2v"
+    model2vec.StaticModel(rows.astype(np.float32), tok, normalize=False).save_pretrained(where)
+    app = make_app(tmp_path, str(where))
+    try:
+        note(app, "cache eviction", title="mem")
+        note(app, "void void", title="nothing")
+        out = walk(app, "embedding")
+        assert "1 nodes embedded" in out and "1 nodes refused by the provider" in out, out
+        [(_, why)] = rejected_nodes(app.store, "tiny-m2v").values()
+        assert "all zeros" in why
+        for mode in ("semantic", "hybrid"):
+            assert "note mem" in search(app, "cache", mode=mode)
+        assert "all zeros" in search(app, "void", mode="semantic")
+    finally:
+        app.close()
