@@ -246,3 +246,24 @@ def test_usage_counters_reach_the_store_in_batches_and_at_close(root, tmp_path):
     app.close()
     with Store.open(path) as store:
         assert store.counters()["reads"] == COUNTER_FLUSH_CALLS + 1
+
+
+def test_a_range_is_exactly_its_lines_and_plain_when_asked(app, root):
+    """``--lines A:B`` is lines A..B, the last included, nothing added when they all fit (it
+    was widened to whole chunks, with a manifest); ``numbers=False`` prints them as
+    ``sed -n 'A,Bp'`` does."""
+    lines = (root / "src" / "argparse_copy.py").read_text().split("\n")
+    for first, last in [(341, 400), (1, 1), (2000, 2017), (17, 18)]:
+        text = read(app, "src/argparse_copy.py", start_line=first, end_line=last)
+        want = "".join(f"{n}\t{lines[n - 1]}\n" for n in range(first, last + 1))
+        assert text == want, (first, last)
+        plain = read(app, "src/argparse_copy.py", start_line=first, end_line=last, numbers=False)
+        assert plain == "".join(f"{lines[n - 1]}\n" for n in range(first, last + 1))
+    cut = read(app, "src/argparse_copy.py", start_line=1, end_line=900, numbers=False)
+    assert re.search(r"^next: ctx_tree_read\(.*, numbers=false\)$", cut, re.M), cut[-300:]
+
+
+def test_a_small_whole_file_is_its_numbered_lines_alone(app, root):
+    (root / "tiny.py").write_text("a = 1\nb = 2\n")
+    assert read(app, "tiny.py") == "1\ta = 1\n2\tb = 2\n"
+    assert read(app, "tiny.py", numbers=False) == "a = 1\nb = 2\n"

@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Read a file within budget_tokens: whole if it fits, else its outline and top; or by "
-    "symbol, line range, or query (what you look for)."
+    "Read a file within budget_tokens: whole if it fits, else outline + top; or by symbol, "
+    "lines or query."
 )
 
 
@@ -57,9 +57,12 @@ class Args(Input):
     )
     query: Annotated[
         str | None,
-        Field(description="what you look for; best parts first"),
+        Field(description="what you seek"),
         Cli("words; the best-matching chunks come first", short="-q"),
     ] = None
+    numbers: Annotated[
+        bool, Cli("number the lines (`cat -n`); `--no-numbers`: plain, as `cat`/`sed -n`")
+    ] = True
     budget_tokens: Budget = 2000
 
 
@@ -84,8 +87,12 @@ def read(
     end_line: int | None = None,
     query: str | None = None,
     budget_tokens: int = 2000,
+    numbers: bool = True,
 ) -> str:
     """Handle ``ctx_tree_read``; returns the answer text (content, then manifest).
+
+    ``numbers`` False: the lines of a whole file, a range or a symbol come plain, as
+    ``cat``/``sed -n`` print them (an outline's and a query's lines stay numbered).
 
     Raises ``ToolInputError`` for a bad argument, a refused path, a missing, binary or
     special file, or an unknown symbol (with the nearest names).
@@ -110,14 +117,15 @@ def read(
         )
     resolved, st = _resolve(app, path)
     view = load(app, resolved, st)
+    numbered = numbers is not False
     if symbol:
-        text = _by_symbol(view, symbol, budget)
+        text = _by_symbol(view, symbol, budget, numbered)
     elif start_line is not None or end_line is not None:
-        text = _by_lines(view, start_line or 1, end_line, budget)
+        text = _by_lines(view, start_line or 1, end_line, budget, numbered)
     elif query:
         text = by_query(app, view, query, budget)
     else:
-        text = outline_answer(view, budget)
+        text = outline_answer(view, budget, numbered=numbered)
     app.count("read", tokens_served=estimate_tokens(text), tokens_source=file_tokens(view), reads=1)
     return text
 
@@ -134,7 +142,7 @@ def _resolve(app: App, path: str):
 MAX_MATCHES_LISTED = 10
 
 
-def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
+def _by_symbol(view: FileView, symbol: str, budget: int, numbered: bool = True) -> str:
     entries = find_symbols(view.outline, symbol)
     if not entries:
         import difflib
@@ -174,10 +182,12 @@ def _by_symbol(view: FileView, symbol: str, budget: int) -> str:
         )
         for i, e in enumerate(entries, 1)
     ]
-    return ranges_answer(view, ranges, budget, matches)
+    return ranges_answer(view, ranges, budget, matches, numbered)
 
 
-def _by_lines(view: FileView, first: int, last: int | None, budget: int) -> str:
+def _by_lines(
+    view: FileView, first: int, last: int | None, budget: int, numbered: bool = True
+) -> str:
     total = view.total_lines
     if first > max(total, 1):
         raise ToolInputError(
@@ -185,7 +195,7 @@ def _by_lines(view: FileView, first: int, last: int | None, budget: int) -> str:
             f"{first} is past the end of {view.relative} ({total} lines){truncation_hint(view)}",
         )
     last = min(last or total, total)
-    return range_answer(view, first, last, budget, "")
+    return range_answer(view, first, last, budget, "", numbered)
 
 
 SPEC = ToolSpec(

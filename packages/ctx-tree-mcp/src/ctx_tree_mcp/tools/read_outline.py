@@ -108,12 +108,15 @@ def signature(view: FileView, entry: OutlineEntry) -> str:
     return text
 
 
-def outline_answer(view: FileView, budget: int, note: str = "") -> str:
+def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many of the first lines
-    as fit. ``next`` reads the first definition past those lines by symbol."""
-    whole = number_lines(lines_of(view, 1, view.total_lines), 1)
+    as fit. ``next`` reads the first definition past those lines by symbol. ``numbered``
+    False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
+    numbered."""
+    all_lines = lines_of(view, 1, view.total_lines)
+    whole = number_lines(all_lines, 1) if numbered else "".join(f"{ln}\n" for ln in all_lines)
     if not note and len(whole) <= MAX_CHARS_PER_TOKEN * budget and estimate_tokens(whole) <= budget:
         whole_manifest = view_manifest(view)
         whole_manifest.complete = not view.root.truncated

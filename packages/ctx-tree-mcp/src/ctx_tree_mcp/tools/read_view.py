@@ -103,21 +103,25 @@ class Cut:
 _LINE_GOES_ON = " […line continues]\n"
 
 
-def slice_lines(view: FileView, first: int, last: int, room: int, label: str) -> tuple[str, Cut]:
-    """Numbered lines first..last fitted into ``room`` tokens, under ``label``.
+def slice_lines(
+    view: FileView, first: int, last: int, room: int, label: str, numbered: bool = True
+) -> tuple[str, Cut]:
+    """Numbered lines first..last fitted into ``room`` tokens, under ``label`` (plain lines,
+    as ``sed -n`` prints them, when not ``numbered``).
 
     Whole lines when at least one fits; otherwise the first line cut by characters (a line
     longer than the budget, e.g. minified JSON), marked as continuing.
     """
     head = f"{label}\n" if label else ""
-    body = number_lines(lines_of(view, first, last), first)
+    shown = lines_of(view, first, last)
+    body = number_lines(shown, first) if numbered else "".join(f"{ln}\n" for ln in shown)
     fitted, cut = fit_lines(body, max(0, room - estimate_tokens(head)))
     if not cut:
         return head + fitted, Cut(first, last, last)
     if fitted.endswith("\n"):
         return head + fitted, Cut(first, last, first + fitted.count("\n") - 1)
     fitted, _ = fit_lines(body, max(0, room - estimate_tokens(head + _LINE_GOES_ON)))
-    prefix = f"{first}\t"
+    prefix = f"{first}\t" if numbered else ""
     if len(fitted) <= len(prefix) or fitted.endswith("\n"):
         return "", Cut(first, last, first - 1)
     return head + fitted + _LINE_GOES_ON, Cut(first, last, first - 1, len(fitted) - len(prefix))
@@ -172,7 +176,7 @@ def line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
     return None
 
 
-def continue_call(view: FileView, cut: Cut) -> str:
+def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> str:
     """The call that shows what ``cut`` left out: the rest of a line cut by characters
     (``ctx_tree_get`` at a character offset), else the remaining lines."""
     line = cut.shown_to + 1
@@ -184,9 +188,9 @@ def continue_call(view: FileView, cut: Cut) -> str:
         rest = f"the rest of line {line} is {NOT_STORED}: raise {more}"
         if line == cut.last:
             return rest
-        after = call("ctx_tree_read", path=view.relative, start_line=line + 1, end_line=cut.last)
+        after = range_call(view, line + 1, cut.last, numbered)
         return f"{after}; {rest}"
-    return call("ctx_tree_read", path=view.relative, start_line=line, end_line=cut.last)
+    return range_call(view, line, cut.last, numbered)
 
 
 def not_shown(cut: Cut) -> str:
@@ -203,13 +207,18 @@ def not_shown(cut: Cut) -> str:
     return f"lines {cut.shown_to + 1}-{cut.last} not shown"
 
 
-def range_call(view: FileView, first: int, last: int) -> str:
-    """The exact read of lines ``first..last`` of the file."""
-    return call("ctx_tree_read", path=view.relative, start_line=first, end_line=last)
+def range_call(view: FileView, first: int, last: int, numbered: bool = True) -> str:
+    """The exact read of lines ``first..last`` of the file (plain when not ``numbered``)."""
+    plain = None if numbered else False
+    return call("ctx_tree_read", path=view.relative, start_line=first, end_line=last, numbers=plain)
 
 
 def ranges_answer(
-    view: FileView, ranges: Sequence[tuple[int, int, str]], budget: int, matches: str = ""
+    view: FileView,
+    ranges: Sequence[tuple[int, int, str]],
+    budget: int,
+    matches: str = "",
+    numbered: bool = True,
 ) -> str:
     """Lines of each ``(first, last, label)`` range in order, as far as the budget goes; the
     manifest's ``next`` continues the cut range, else reads the first range not reached."""
@@ -218,7 +227,7 @@ def ranges_answer(
         parts: list[str] = []
         cuts: list[Cut] = []
         for first, last, label in ranges:
-            text, cut = slice_lines(view, first, last, room, label)
+            text, cut = slice_lines(view, first, last, room, label, numbered)
             if cut.empty:
                 break
             parts.append(text)
@@ -233,7 +242,7 @@ def ranges_answer(
         m.add("matches", matches)
         if cuts and not cuts[-1].done:
             m.add("truncated", not_shown(cuts[-1]))
-            m.add("next", continue_call(view, cuts[-1]))
+            m.add("next", continue_call(view, cuts[-1], numbered))
         elif len(cuts) < len(ranges):
             first, last, _ = ranges[len(cuts)]
             m.add(
@@ -241,7 +250,7 @@ def ranges_answer(
                 f"lines {first}-{last}"
                 + (" and later matches" if len(ranges) - len(cuts) > 1 else ""),
             )
-            m.add("next", range_call(view, first, last))
+            m.add("next", range_call(view, first, last, numbered))
         else:  # every line asked for is shown: the answer is those lines
             m.complete = not view.root.truncated
         return m
@@ -249,9 +258,11 @@ def ranges_answer(
     return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view), terse=True)
 
 
-def range_answer(view: FileView, first: int, last: int, budget: int, label: str) -> str:
+def range_answer(
+    view: FileView, first: int, last: int, budget: int, label: str, numbered: bool = True
+) -> str:
     """The answer for one line range (see :func:`ranges_answer`)."""
-    return ranges_answer(view, [(first, last, label)], budget)
+    return ranges_answer(view, [(first, last, label)], budget, numbered=numbered)
 
 
 def truncation_hint(view: FileView) -> str:
