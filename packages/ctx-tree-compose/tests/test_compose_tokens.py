@@ -101,3 +101,55 @@ def test_fit_lines_is_a_prefix_never_over_budget(text: str, budget: int) -> None
         end = rest.find("\n")
         longer = prefix + (rest if end < 0 else rest[: end + 1])
         assert estimate_tokens(longer) > budget
+
+
+def _pytest_output(failed: int = 2, passed: int = 150) -> str:
+    dots = "." * 50
+    lines = ["============================= test session starts ==============================",
+             "platform linux -- Python 3.11.4, pytest-8.3.2, pluggy-1.5.0",
+             "rootdir: /repo", "collected 152 items", ""]  # fmt: skip
+    lines += [f"tests/test_mod{i}.py {dots} [{(i + 1) * 33:3d}%]" for i in range(3)]
+    lines += ["", "=================================== FAILURES ===================================",
+              "_______________________________ test_parse_port ________________________________",
+              "", "    def test_parse_port():", '        port = int("70000")',
+              ">       assert 0 <= port <= 65535, f\"Port out of range 0-65535: {port}\"",
+              "E       AssertionError: Port out of range 0-65535: 70000",
+              "E       assert 70000 <= 65535", "", "tests/test_mod1.py:12: AssertionError",
+              "=========================== short test summary info ============================",
+              "FAILED tests/test_mod1.py::test_parse_port - AssertionError: Port out of range",
+              f"======================== {failed} failed, {passed} passed in 1.23s ========================="]  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def test_a_rule_line_costs_a_few_tokens_not_fifty() -> None:
+    """An 80-character ``====`` line is one cl100k token; the estimate used to be 52."""
+    assert real("=" * 80) == 1 and estimate_tokens("=" * 80) <= 4
+    assert estimate_tokens("." * 80) <= 4
+
+
+def test_test_runner_output_within_15_percent() -> None:
+    """pytest output used to be estimated at about 2.2x its real count."""
+    text = _pytest_output()
+    assert 0.95 <= estimate_tokens(text) / real(text) <= 1.15, (estimate_tokens(text), real(text))
+
+
+def test_windows_of_real_sources_agree_within_15_percent() -> None:
+    from pathlib import Path
+
+    src = Path(__file__).parents[1] / "src" / "ctx_tree_compose"
+    text = "".join(p.read_text() for p in sorted(src.glob("*.py")))
+    ratios = sorted(
+        estimate_tokens(w) / real(w)
+        for w in (text[i : i + 1200] for i in range(0, len(text), 1200))
+        if w.strip()
+    )
+    assert 0.95 <= ratios[len(ratios) // 2] <= 1.15
+    assert ratios[len(ratios) // 20] >= 0.9
+
+
+@pytest.mark.parametrize(
+    "text", ["\n" * 1000, "=" * 1000, "." * 1000, "ABCDEFGH" * 100, "0" * 999, "x\n" * 500]
+)
+def test_degenerate_texts_are_not_badly_undercounted(text: str) -> None:
+    """Runs the merges discount still cost something: never under 0.75x the real count."""
+    assert estimate_tokens(text) >= 0.75 * real(text)
