@@ -88,6 +88,7 @@ def test_one_text_the_server_errors_on_does_not_block_the_other_forty(tmp_path: 
             fake.behaviour.pop("bad_word")
             assert "1 nodes embedded" in reembed(app, progress=False)
             assert app.store.vector_backlog(MODEL) == 0
+            assert rejected_nodes(app.store, MODEL) == {}  # the mark went with the fix
         finally:
             app.close()
 

@@ -194,7 +194,6 @@ def embed_missing(
             return report
     isolator = _Isolator(provider)
     refused = {} if replace else rejected(store, model)
-    refused_before = len(refused)
     stored_dims = store.vector_dimensions(model) if _has_vectors(store) else None
     if replace and stored_dims is not None:
         try:
@@ -254,7 +253,8 @@ def embed_missing(
             return report
     if replace and not report.failed:
         report.dropped_other = store.drop_other_vectors(model)
-        if refused_before:
+        # every mark was tried again: what is refused now replaces the old list
+        if refused or rejected(store, model):
             _save_rejected(store, model, refused)
     if not report.failed:
         _set_problem(store, None)
