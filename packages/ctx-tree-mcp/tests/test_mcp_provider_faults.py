@@ -463,3 +463,20 @@ def test_a_hung_embedding_provider_does_not_stall_the_other_walkers(tmp_path: Pa
             assert stop_took < 6.0, stop_took  # stop leaves a hung provider after its grace
         finally:
             app.close()
+
+
+def test_an_openai_compatible_gateway_gets_the_same_isolation_and_batch_sizes(tmp_path: Path):
+    with fake_server() as fake:
+        fake.behaviour.update(max_inputs=8, bad_word="poison")
+        app = make_app(
+            tmp_path, {"embedding": {"provider": "openai", "baseUrl": fake.url + "/v1"}}
+        )
+        try:
+            add_notes(app, 12)
+            note(app, "the poison text")
+            add_notes(app, 12)
+            out = line(walk(app, "embedding"))
+            assert "24 nodes embedded" in out and "1 nodes refused" in out, out
+            assert max(len(b["input"]) for b in fake.bodies("/v1/embeddings")[3:]) <= 8
+        finally:
+            app.close()
