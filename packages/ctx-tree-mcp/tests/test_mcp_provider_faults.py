@@ -468,9 +468,7 @@ def test_a_hung_embedding_provider_does_not_stall_the_other_walkers(tmp_path: Pa
 def test_an_openai_compatible_gateway_gets_the_same_isolation_and_batch_sizes(tmp_path: Path):
     with fake_server() as fake:
         fake.behaviour.update(max_inputs=8, bad_word="poison")
-        app = make_app(
-            tmp_path, {"embedding": {"provider": "openai", "baseUrl": fake.url + "/v1"}}
-        )
+        app = make_app(tmp_path, {"embedding": {"provider": "openai", "baseUrl": fake.url + "/v1"}})
         try:
             add_notes(app, 12)
             note(app, "the poison text")
