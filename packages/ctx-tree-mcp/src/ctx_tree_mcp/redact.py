@@ -129,7 +129,8 @@ class _Rule:
     hook's process ~6 ms)."""
 
     __slots__ = (
-        "anchored", "back", "folded", "group", "keep", "pattern", "replace", "tag", "triggers",
+        "anchored", "back", "folded", "gate", "group", "keep", "pattern", "replace", "tag",
+        "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -143,6 +144,7 @@ class _Rule:
         folded: _Lazy | None = None,
         anchored: bool = False,
         back: int = 8,
+        gate: _Lazy | None = None,
         replace: Callable[[re.Match[str]], str] | None = None,
     ) -> None:
         self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
@@ -156,6 +158,9 @@ class _Rule:
         self.anchored = anchored
         #: how far before a trigger an anchored match may start (``private_`` before ``key``)
         self.back = back
+        #: a cheaper pattern (a literal first) every match holds: the rule runs only where a
+        #: trigger alone is too common (``:`` for ``.pgpass`` lines)
+        self.gate = gate
         #: the match's replacement, for a rule that hides more than one part of its match
         #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
         self.replace = replace
@@ -504,6 +509,51 @@ def _keep_env_secret(m: re.Match[str]) -> bool:
 _CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*")
 
 
+#: Credential files' own formats (the secret files of docs/security.md, as a program that is
+#: not a file reader may print them):
+#: a ``.pgpass`` line ``host:port:database:user:password`` (the host has a letter or a dot, or
+#: is ``*``; the port is digits or ``*``),
+_PGPASS = _Lazy(
+    r"(?m)^([A-Za-z0-9._*-]+|\[[0-9A-Fa-f:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
+    r":((?:\\:|[^\s:])+)[ \t]*$"
+)
+
+
+def _keep_pgpass(m: re.Match[str]) -> bool:
+    host = m.group(1)
+    return not (host == "*" or any(c.isalpha() or c == "." for c in host))
+
+
+#: docker's ``config.json`` ``auths`` (``"auth": "<base64 user:password>"``) and its tokens,
+_DOCKER_AUTH = _Lazy(r'"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{4,})"')
+#: a kubeconfig's ``*-data`` keys (``client-key-data``; certificates too),
+_KUBE_DATA = _Lazy(r"(?m)^[ \t]*(?:-[ \t]+)?[a-z]+(?:-[a-z]+)*-data:[ \t]*\"?([A-Za-z0-9+/=]{16,})")
+#: gh's ``hosts.yml`` ``oauth_token``,
+_OAUTH_TOKEN = _Lazy(r"(?m)^[ \t]*oauth_token:[ \t]*[\"']?([^\s\"']{4,})")
+#: a Terraform state's or ``terraform output -json``'s sensitive value (a string, number or
+#: boolean; either key order),
+_TF_VALUE = r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
+_TF_TYPE = r'"type"\s*:\s*(?:"[^"\n]*"|\[[^\]\n]*\])'
+_TF_SENSITIVE = _Lazy(  # group 1 is empty: the value is group 2 to 5
+    rf'()(?:"value"\s*:\s*{_TF_VALUE}\s*,\s*{_TF_TYPE}\s*,\s*"sensitive"\s*:\s*true'
+    rf'|"sensitive"\s*:\s*true\s*,\s*{_TF_TYPE}\s*,\s*"value"\s*:\s*{_TF_VALUE})'
+)
+#: a ``.netrc`` entry's ``password``,
+_NETRC_SOURCE = r"\bmachine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)+\s+password[ \t]+(\S+)"
+_NETRC = _Lazy(_NETRC_SOURCE)
+_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, re.IGNORECASE)
+#: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
+_PASSWORD_HASH = _Lazy(
+    r"(?m)^[\w.@-]+:(\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/=]{8,})"
+)
+#: ``.npmrc``'s ``_auth``, ``_authToken`` and ``_password`` (any registry).
+_NPMRC_AUTH = _Lazy(r"(?im)(?:^|[\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})")
+
+
+def _keep_tf(m: re.Match[str]) -> bool:
+    return "[REDACTED:" in m.group(0)
+
+
 #: One of them is in every match of the rule above (lower case).
 _ENV_TRIGGERS = ("key", "secret", "token", "pass", "pw", "cred", "private", "signing", "auth")
 
@@ -625,6 +675,45 @@ _RULES: tuple[_Rule, ...] = (
         anchored=True,
     ),
     _Rule(
+        "pgpass_password",
+        _PGPASS,
+        2,
+        (":",),
+        _keep_pgpass,
+        gate=_Lazy(r":(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:[^\s:]"),
+    ),
+    _Rule("docker_auth", _DOCKER_AUTH, 1, ('"auth"', '"identitytoken"', '"registrytoken"')),
+    _Rule("kubeconfig_data", _KUBE_DATA, 1, ("-data:",)),
+    _Rule("oauth_token", _OAUTH_TOKEN, 1, ("oauth_token",)),
+    _Rule("terraform_sensitive", _TF_SENSITIVE, -1, ('"sensitive"',), _keep_tf),
+    _Rule("netrc_password", _NETRC, 1, ("machine",), folded=_NETRC_FOLDED, anchored=True, back=0),
+    _Rule(
+        "password_hash",
+        _PASSWORD_HASH,
+        1,
+        (
+            "$apr1$",
+            "$2a$",
+            "$2b$",
+            "$2x$",
+            "$2y$",
+            "$1$",
+            "$5$",
+            "$6$",
+            "$7$",
+            "$y$",
+            "$gy$",
+            "{sha}",
+        ),
+    ),
+    _Rule("npm_auth", _NPMRC_AUTH, 1, ("_auth", "_password")),
+    _Rule(
+        "vault_token",
+        _Lazy(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+        0,
+        ("hvs.", "hvb.", "hvr."),
+    ),
+    _Rule(
         "secret",
         _Lazy(_ENV_SECRET_SOURCE),
         -1,  # the value's group: 2 to 4, whichever matched
@@ -649,7 +738,9 @@ def redact(text: str) -> tuple[str, dict[str, int]]:
     lowered = text.lower()
     seen: dict[str, bool] = {}  # trigger -> in the text (rules share triggers)
     for rule in _RULES:
-        if not any(_holds(lowered, t, seen) for t in rule.triggers):
+        if not any(_holds(lowered, t, seen) for t in rule.triggers) or (
+            rule.gate is not None and rule.gate.search(text) is None
+        ):
             continue
 
         def _sub(m: re.Match[str], rule: _Rule = rule) -> str:
