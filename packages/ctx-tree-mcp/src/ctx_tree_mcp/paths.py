@@ -18,9 +18,13 @@ import stat
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .errors import PathMissing, ToolInputError
 from .surface import tool_ref
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 #: The secret-file denylist, each pattern with what such a file holds (gitignore syntax, lower
 #: case; matched case-insensitively). Aligned with the file-name rules of maintained scanners:
@@ -261,9 +265,10 @@ class _Union:
     regular expression: a path is denied when any pattern matches, which is what the spec
     answers, in one scan instead of one per pattern (the denylist has ~70)."""
 
-    def __init__(self, spec) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, spec: GitIgnoreSpec) -> None:
         head, tail = "^(?:.+/)?", "(?:(?P<ps_d>/)|$)"
-        anywhere, others = [], []  # ``**/NAME`` patterns share their head and tail
+        anywhere: list[str] = []  # ``**/NAME`` patterns share their head and tail
+        others: list[str] = []
         for p in spec.patterns:
             if not p.include or p.regex is None:
                 continue
