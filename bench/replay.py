@@ -79,8 +79,15 @@ def main() -> None:
         step("report", *common, "--out", str(out), "--budget", str(budget))
         results = out / f"results-b{budget}.jsonl"
         judged = subprocess.run(
-            [args.python, str(harness / "judge.py"), str(results), "--budget", str(budget),
-             "--label", f"b{budget}"],  # fmt: skip
+            [
+                args.python,
+                str(harness / "judge.py"),
+                str(results),
+                "--budget",
+                str(budget),
+                "--label",
+                f"b{budget}",
+            ],
             capture_output=True,
             text=True,
             cwd=harness,
