@@ -17,7 +17,10 @@ def test_a_store_deleted_under_a_running_server_is_noticed(project, home):
     async def body(c):
         out = {"first": await c.call_tool("ctx_tree_note", {"content": "before the delete"})}
         forgot = subprocess.run(
-            [CLI, "forget", str(project)], env=server_env(home), capture_output=True, text=True
+            [CLI, "forget", "--yes", str(project)],
+            env=server_env(home),
+            capture_output=True,
+            text=True,
         )
         out["forget"] = forgot.stdout
         assert forgot.returncode == 0, forgot.stderr

@@ -59,7 +59,7 @@ DEFAULTS = {
 
 #: Smallest values allowed (ctx_tree_schema.MINIMUMS; tests-e2e/test_e2e_hooks.py checks they
 #: agree): a smaller one counts as absent, as any malformed value does here.
-MINIMUMS = {"capture.maxBytes": 1024}
+MINIMUMS = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
 
 #: The ctx_tree_mcp modules the hook borrows (stdlib-only files, loaded by path): in a clone
 #: they sit beside the plugin; a marketplace install learns their paths from
@@ -430,8 +430,10 @@ def take_refused(home, root, session_id):
     return True
 
 
-def make_spool_dirs(home, base):
-    """Create the project's spool folders under ``home`` that are missing, 0700."""
+def make_spool_dirs(home, base, root=None):
+    """Create the project's spool folders under ``home`` that are missing, 0700; a new
+    project folder gets a ``root`` file naming ``root`` (``ctx-tree stores`` lists it)."""
+    fresh = not os.path.isdir(base)
     for folder in (
         home,
         os.path.join(home, "spool"),
@@ -442,6 +444,12 @@ def make_spool_dirs(home, base):
         if not os.path.isdir(folder):
             os.makedirs(folder, 0o700, exist_ok=True)
             os.chmod(folder, 0o700)
+    if fresh and root is not None:
+        fd = os.open(os.path.join(base, "root"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        try:
+            os.write(fd, root.encode("utf-8", "surrogateescape"))
+        finally:
+            os.close(fd)
 
 
 def spool(home, root, rec):
@@ -453,7 +461,7 @@ def spool(home, root, rec):
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileNotFoundError:
-        make_spool_dirs(home, base)
+        make_spool_dirs(home, base, root)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         if len(os.listdir(os.path.join(base, "new"))) >= SPOOL_MAX_FILES:

@@ -75,7 +75,7 @@ def test_forget_while_a_process_uses_the_store_then_that_process_starts_a_new_on
     tmp_path: Path,
 ):
     app = _project(tmp_path, "alpha", 1)
-    done = cli(tmp_path / "home", "forget", str(app.root))
+    done = cli(tmp_path / "home", "forget", "--yes", str(app.root))
     assert done.returncode == 0 and done.stdout.startswith("forgot "), done.stderr
     app.check_store()  # what the server does before its next call
     assert note(app, "after forget").startswith("note saved")
@@ -203,3 +203,96 @@ def test_doctor_checks_the_embedding_provider_and_the_store_s_model(
     line = next(x for x in report.splitlines() if " embedding " in x)
     assert status == 1 and line.startswith("FAIL") and "unreachable" in line, report
     assert "fix: start the provider" in report
+
+
+def _spool_event(home: Path, root: Path, text: str, name: str = "00000000000000000001-1.json"):
+    """One event written as the plugin's hook writes it (its own program, real payload)."""
+    hook = Path(__file__).resolve().parents[3] / "plugin" / "hooks" / "ctx_tree_hook.py"
+    payload = {"session_id": "s1", "cwd": str(root), "prompt": text}
+    env = {**os.environ, "CTX_TREE_HOME": str(home), "CLAUDE_PROJECT_DIR": str(root)}
+    subprocess.run(
+        [sys.executable, "-I", "-S", str(hook), "prompt"],
+        input=json.dumps(payload).encode(),
+        env=env,
+        check=True,
+        timeout=30,
+    )
+
+
+def test_forget_removes_the_spool_so_waiting_captures_do_not_come_back(tmp_path: Path):
+    from ctx_tree_mcp.capture.ingest import ingest
+    from ctx_tree_mcp.capture.spool import spool_dir
+
+    home = tmp_path / "home"
+    app = _project(tmp_path, "gamma", 1)
+    _spool_event(home, app.root, "a prompt still waiting in the spool zebra")
+    assert (spool_dir(home, app.root) / "root").read_text() == str(app.root.resolve())
+    app.close()
+    text = forget(app.root, home)
+    assert "removed its capture spool" in text and "1 events not yet ingested" in text
+    assert not spool_dir(home, app.root).exists()
+    again = App(app.root, home=home)
+    try:
+        report = ingest(again)
+        assert report.stored == 0
+        assert again.store.search("zebra") == []
+    finally:
+        again.close()
+
+
+def test_stores_lists_spools_and_a_server_sweeps_orphaned_and_old_ones(tmp_path: Path):
+    from ctx_tree_mcp.capture.spool import list_spools, spool_dir, sweep_spools
+
+    home = tmp_path / "home"
+    live_root, gone_root, old_root = (tmp_path / n for n in ("live", "gone", "old"))
+    for r in (live_root, gone_root, old_root):
+        r.mkdir()
+        _spool_event(home, r, f"prompt of {r.name}")
+    shutil.rmtree(gone_root)  # a deleted worktree
+    text = stores(home)
+    assert "capture spools" in text
+    assert f"{gone_root.resolve()} (gone)" in text and str(live_root.resolve()) in text
+    now = __import__("time").time()
+    day = 86400
+    two_days_ago = now - 2 * day
+    for r in (gone_root,):
+        for p in spool_dir(home, r).rglob("*"):
+            os.utime(p, (two_days_ago, two_days_ago))
+        os.utime(spool_dir(home, r), (two_days_ago, two_days_ago))
+    eight_days_ago = now - 8 * day
+    for p in [*spool_dir(home, old_root).rglob("*"), spool_dir(home, old_root)]:
+        os.utime(p, (eight_days_ago, eight_days_ago))
+    swept = sweep_spools(home, now=now)
+    assert {s.path for s in swept} == {spool_dir(home, gone_root), spool_dir(home, old_root)}
+    assert [s.path for s in list_spools(home)] == [spool_dir(home, live_root)]
+
+
+def test_forget_asks_on_a_terminal_and_refuses_without_yes_otherwise(tmp_path: Path):
+    import pty
+
+    app = _project(tmp_path, "delta", 1)
+    app.close()
+    home = tmp_path / "home"
+    refused = cli(home, "forget", str(app.root))
+    assert refused.returncode == 2 and "pass --yes" in refused.stderr
+    assert app.store_file.exists()
+    # on a terminal: asked, and a "n" keeps everything
+    env = {**os.environ, "CTX_TREE_HOME": str(home)}
+    env.pop("CLAUDE_PROJECT_DIR", None)
+    for answer, kept in ((b"n\n", True), (b"y\n", False)):
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.execve(sys.executable, [sys.executable, "-c", CLI, "forget", str(app.root)], env)
+        out = b""
+        os.write(fd, answer)
+        while True:
+            try:
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            out += chunk
+        os.waitpid(pid, 0)
+        assert b"for good? [y/N]" in out
+        assert app.store_file.exists() is kept, out

@@ -153,13 +153,32 @@ def _stores(args: argparse.Namespace) -> str:
     return stores(home, current=store_path(project_root(getattr(args, "root", None)), home))
 
 
-def _forget(args: argparse.Namespace) -> str:
+def _forget(args: argparse.Namespace) -> str | int:
+    """``ctx-tree forget``: on a terminal it asks first; without one it needs ``--yes``."""
+    import sys
     from pathlib import Path
 
+    from ctx_tree_store import ctx_tree_home
+
     from .app import project_root
-    from .maintenance import forget
+    from .maintenance import forget, forget_plan
 
     target = Path(args.path) if args.path else project_root(getattr(args, "root", None))
+    if not args.yes:
+        stores, spools = forget_plan(target, ctx_tree_home())
+        if stores or spools:
+            what = ", ".join([str(p.parent) for p in stores] + [str(p) for p in spools])
+            if not sys.stdin.isatty():
+                sys.stderr.write(
+                    f"ctx-tree forget: not deleting {what} without confirmation: stdin is not a "
+                    "terminal; pass --yes to delete\n"
+                )
+                return 2
+            sys.stderr.write(f"delete {what} for good? [y/N] ")
+            sys.stderr.flush()
+            if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+                sys.stderr.write("nothing deleted\n")
+                return 1
     return forget(target)
 
 
@@ -169,6 +188,12 @@ def _forget_args(p: argparse.ArgumentParser) -> None:
         nargs="?",
         help="the project directory, or a store directory listed by `ctx-tree stores` "
         "(default: --root, else $CLAUDE_PROJECT_DIR, else the current directory)",
+    )
+    p.add_argument(
+        "--yes",
+        "-y",
+        action="store_true",
+        help="delete without asking (needed when stdin is not a terminal)",
     )
 
 
@@ -292,7 +317,8 @@ COMMANDS: tuple[Command, ...] = (
     Command("stores", "every store: project path, size, node count, last use", _stores),
     Command(
         "forget",
-        "delete a project's store (safe while a server runs; it starts a new one)",
+        "delete a project's store and capture spool (asks first; --yes for scripts; safe "
+        "while a server runs: it starts a new one)",
         _forget,
         _forget_args,
     ),

@@ -134,8 +134,9 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
 
     home = home or ctx_tree_home()
     found = list_stores(home)
+    spools = _spools_table(home)
     if not found:
-        return f"no stores in {home}\n"
+        return f"no stores in {home}\n" + spools
     rows = [
         [
             ("* " if s.path == current else "")
@@ -160,24 +161,72 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
             if any(s.project and not Path(s.project).exists() for s in found)
             else ""
         )
+        + spools
     )
 
 
-def forget(target: Path, home: Path | None = None) -> str:
-    """Delete the store(s) of the project at ``target`` (its current store and any left under
-    a 0.1.0 hash), or the store directory ``target`` itself; safe while servers run (see
-    ``ctx_tree_store.forget``). Returns one line per store removed."""
-    from ctx_tree_store import STORE_FILE, ctx_tree_home, project_dir, project_stores
-    from ctx_tree_store import forget as forget_store
+def _spools_table(home: Path) -> str:
+    """The capture spools under ``home`` (plugin hooks' queues), for ``ctx-tree stores``:
+    project (``(gone)`` when its directory is gone), events waiting, last write. '' when none."""
+    from tabulate import tabulate
+
+    from .capture.spool import ORPHAN_AGE_S, SPOOL_MAX_AGE_S, list_spools
+
+    found = list_spools(home)
+    if not found:
+        return ""
+    rows = [
+        [
+            (s.project or "?") + (" (gone)" if s.orphaned else ""),
+            f"{s.waiting:,}",
+            _when(int(s.last_write * 1000)),
+            _short(s.path),
+        ]
+        for s in found
+    ]
+    return (
+        "\ncapture spools (events the plugin's hooks wrote, waiting to be ingested):\n"
+        + tabulate(rows, headers=["project", "waiting", "last write", "spool"])
+        + f"\na server sweeps spools idle {SPOOL_MAX_AGE_S // 86400} days, or "
+        f"{ORPHAN_AGE_S // 3600} h when the project is gone; `ctx-tree forget PROJECT` "
+        "removes one now\n"
+    )
+
+
+def forget_plan(target: Path, home: Path | None = None) -> tuple[list[Path], list[Path]]:
+    """What :func:`forget` would delete: ``(store files, spool folders)``."""
+    from ctx_tree_store import STORE_FILE, ctx_tree_home, describe, project_stores
+
+    from .capture.spool import spool_dir
 
     home = home or ctx_tree_home()
     target = target.expanduser().resolve()
     if (target / STORE_FILE).is_file() and target.parent == home.resolve():
         paths = [target / STORE_FILE]
+        project = describe(paths[0]).project
+        projects = [Path(project)] if project else []
     else:
         paths = project_stores(target, home)
-    if not paths:
-        return f"no store for {project_dir(target)} in {home}; nothing to forget\n"
+        projects = [target]
+    spools = [d for d in {spool_dir(home, p) for p in projects} if d.is_dir()]
+    return paths, spools
+
+
+def forget(target: Path, home: Path | None = None) -> str:
+    """Delete everything ctx-tree keeps of the project at ``target``: its store(s) (its
+    current store and any left under a 0.1.0 hash) and its capture spool, so events still
+    waiting there are not ingested into a new store; or the store directory ``target``
+    itself and its project's spool. Safe while servers run (see ``ctx_tree_store.forget``).
+    Returns one line per store or spool removed."""
+    from ctx_tree_store import ctx_tree_home, project_dir
+    from ctx_tree_store import forget as forget_store
+
+    from .capture.spool import remove
+
+    home = home or ctx_tree_home()
+    paths, spools = forget_plan(target, home)
+    if not paths and not spools:
+        return f"no store for {project_dir(target.expanduser().resolve())} in {home}; nothing to forget\n"
     lines = []
     for path in paths:
         info = forget_store(path)
@@ -186,4 +235,7 @@ def forget(target: Path, home: Path | None = None) -> str:
             f"forgot {info.project or project_dir(target)}: removed {path.parent} "
             f"({nodes} nodes, {_mb(info.size_bytes)})"
         )
+    for folder in spools:
+        waiting = remove(folder)
+        lines.append(f"removed its capture spool {folder} ({waiting:,} events not yet ingested)")
     return "\n".join(lines) + "\n"

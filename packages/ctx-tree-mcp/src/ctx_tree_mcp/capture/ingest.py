@@ -114,6 +114,8 @@ def ingest(
     spool.secure(base)
     spool.requeue_stale(base)
     names = spool.waiting(base)[:limit]
+    if names:
+        spool.record_root(base, app.root)
     for name in names:
         if not keep_going():
             report.stopped = True
@@ -511,6 +513,16 @@ def capture_walker(root: Path, home: Path | None = None):
 
             with contextlib.suppress(OSError):
                 spool.record_modules(home or ctx_tree_home())
+            # once per server: spools of deleted worktrees and long-idle projects go
+            with contextlib.suppress(OSError):
+                for gone in spool.sweep_spools(
+                    home or ctx_tree_home(), keep=spool.spool_dir(home or ctx_tree_home(), root)
+                ):
+                    log.info(
+                        "capture: swept the spool of %s (%d events waiting, idle)",
+                        gone.project or gone.path.name,
+                        gone.waiting,
+                    )
             recorded.append(True)
         return ingest(App.over(root, store, config, home), keep_going=keep_going)
 

@@ -9,6 +9,8 @@ Layout, per project root (docs/capture.md)::
             new/   ... and renames here: one JSON event per file, 0600, name sorts by time
             cur/   claimed by an ingester (a rename), deleted once stored
             state.json                    counts the SessionStart hook reports (no content)
+            root                          the project root's path (written by the hook that
+                                          made the folder, and by the ingester)
             refused-<session id>          empty: a command of that session was refused since
                                           its last answer (the next answer is redacted strictly)
 
@@ -26,12 +28,18 @@ import hashlib
 import json
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 SPOOL_VERSION = 1
 #: A claimed file older than this (its ingester died) goes back to ``new/``.
 CLAIM_TIMEOUT_S = 120
+#: A spool nothing wrote to for this long is swept, whatever it holds (the hooks' own sweep
+#: deletes events older than this too: plugin/hooks/ctx_tree_hook.py ``SPOOL_MAX_AGE_S``).
+SPOOL_MAX_AGE_S = 7 * 24 * 3600
+#: A spool whose project directory is gone (a deleted worktree) is swept after this long idle.
+ORPHAN_AGE_S = 24 * 3600
 
 
 def root_key(root: os.PathLike[str] | str) -> str:
@@ -187,3 +195,108 @@ def record_modules(home: Path) -> None:
         if path.read_bytes() == data:
             return
     _write_private(path, data)
+
+
+def record_root(base: Path, root: os.PathLike[str] | str) -> None:
+    """Write ``base/root`` (the project root's real path) when it is missing or differs."""
+    data = os.path.realpath(os.fspath(root)).encode("utf-8", "surrogateescape")
+    with contextlib.suppress(OSError):
+        if (base / "root").read_bytes() == data:
+            return
+    with contextlib.suppress(OSError):
+        if base.is_dir():
+            _write_private(base / "root", data)
+
+
+@dataclass(frozen=True, slots=True)
+class SpoolInfo:
+    """One project's spool: its folder, the project root it belongs to (None when unknown),
+    how many events wait in ``new/`` and ``cur/``, and its last write (epoch seconds)."""
+
+    path: Path
+    project: str | None
+    waiting: int
+    last_write: float
+
+    @property
+    def orphaned(self) -> bool:
+        """The project directory it belongs to is gone."""
+        return self.project is not None and not os.path.isdir(self.project)
+
+
+def _project_of(base: Path) -> str | None:
+    with contextlib.suppress(OSError):
+        text = (base / "root").read_bytes().decode("utf-8", "surrogateescape").strip()
+        if text and root_key(text) == base.name:
+            return text
+    # no root file (an older hook): an event's cwd, when it is the root itself
+    for sub in ("new", "cur"):
+        for name in sorted(_names(base / sub), reverse=True)[:5]:
+            event = read_event(base / sub / name)
+            cwd = event.get("cwd") if event else None
+            if isinstance(cwd, str) and root_key(cwd) == base.name:
+                return os.path.realpath(cwd)
+    return None
+
+
+def _names(folder: Path) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def describe(base: Path) -> SpoolInfo:
+    """:class:`SpoolInfo` of the spool folder ``base``."""
+    newest = 0.0
+    waiting = 0
+    for folder in (base, base / "new", base / "cur", base / "tmp"):
+        for name in [""] if folder == base else _names(folder):
+            with contextlib.suppress(OSError):
+                newest = max(newest, (folder / name).stat().st_mtime)
+            if name.endswith(".json") and folder.name in ("new", "cur"):
+                waiting += 1
+    return SpoolInfo(base, _project_of(base), waiting, newest)
+
+
+def list_spools(home: Path) -> list[SpoolInfo]:
+    """Every project spool under ``home/spool``, most recently written first."""
+    found = [
+        describe(Path(home) / "spool" / name)
+        for name in _names(Path(home) / "spool")
+        if len(name) == 16 and (Path(home) / "spool" / name).is_dir()
+    ]
+    return sorted(found, key=lambda s: -s.last_write)
+
+
+def remove(base: Path) -> int:
+    """Delete the spool folder ``base`` with everything in it (renamed away first, so no
+    ingester claims from a half-deleted one); returns how many events were waiting."""
+    import shutil
+
+    if not base.is_dir():
+        return 0
+    waiting = describe(base).waiting
+    trash = base.with_name(f".gone-{base.name}-{os.getpid()}")
+    try:
+        os.rename(base, trash)
+    except OSError:
+        return 0
+    shutil.rmtree(trash, ignore_errors=True)
+    return waiting
+
+
+def sweep_spools(home: Path, now: float | None = None, keep: Path | None = None) -> list[SpoolInfo]:
+    """Delete the spools of ``home`` that nothing wrote to for :data:`SPOOL_MAX_AGE_S`, and
+    those whose project directory is gone and idle for :data:`ORPHAN_AGE_S` (a deleted
+    worktree); ``keep`` (this project's spool) is never swept. Returns what was deleted."""
+    now = time.time() if now is None else now
+    gone = []
+    for info in list_spools(home):
+        if keep is not None and info.path == keep:
+            continue
+        idle = now - info.last_write
+        if idle > SPOOL_MAX_AGE_S or (info.orphaned and idle > ORPHAN_AGE_S):
+            remove(info.path)
+            gone.append(info)
+    return gone
