@@ -137,6 +137,7 @@ SEARCH_FLOOR = (
     "ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
 )
 # Whether a single word has at least cap matches (a walk of its doclist, no scoring).
+WORD_COUNT = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
 WORD_AT_LEAST = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 NODE_ROWIDS = "SELECT id, rowid FROM nodes WHERE id IN ({marks})"
 FTS_SCORE_ROWID = "SELECT -bm25(fts) FROM fts WHERE fts MATCH ? AND rowid = ?"

@@ -940,6 +940,38 @@ class Store:
             )
         return sorted(hits, key=lambda h: (not h.matched_all, _low_rank(h.node), -h.score))
 
+    def search_any(
+        self,
+        words: Sequence[str],
+        limit: int = 200,
+        filters: Filters | None = None,
+        *,
+        window: int = 50_000,
+    ) -> list[SearchHit]:
+        """Nodes holding any of ``words`` (each a quoted FTS5 string), BM25-ranked (``terms``
+        x2) over the ``window`` newest matches after filters, not :data:`SEARCH_CAP`: for a
+        long query's chosen words, whose OR matches much of a store (an indexed project's
+        oldest files are its first indexed, not its least relevant). No snippets;
+        ``matched_all`` False. ``limit`` is clamped to 1..1000."""
+        if not words:
+            return []
+        limit = max(1, min(int(limit), 1000))
+        where, args = self._filter_sql(filters, "n")
+        expr = " OR ".join(_quote(w) for w in words)
+        hits = self._search(expr, expr, where, args, limit, False, cap=max(1, window))
+        return [replace(h, matched_all=False) for h in hits]
+
+    def word_counts(self, words: Iterable[str], cap: int = 2000) -> dict[str, int]:
+        """``{word: nodes holding it}`` in the keyword index, each count stopped at ``cap``
+        (a word at ``cap`` is frequent: its IDF is low). Pruned nodes are not counted; other
+        statuses are. Long-query search picks its informative words with it
+        (docs/search.md#long-queries)."""
+        out: dict[str, int] = {}
+        for word in words:
+            rows = self._query(_sql.WORD_COUNT, (_quote(word), cap))
+            out[word] = int(rows[0][0]) if rows else 0
+        return out
+
     def _word_at_least(self, word: str, count: int) -> bool:
         return bool(self._query(_sql.WORD_AT_LEAST, (_quote(word), count - 1)))
 
@@ -964,6 +996,7 @@ class Store:
         limit: int,
         snippets: bool = True,
         words: int = 0,
+        cap: int | None = None,
     ) -> list[SearchHit]:
         """Hits for the FTS expression ``expr`` (``rank_expr`` itself, or an AND of the words),
         ranked by BM25 of ``rank_expr`` (newest first when None), among the
@@ -976,7 +1009,8 @@ class Store:
                 ranked = self._query(_sql.SEARCH_NEWEST.format(where=where), [expr, *args, limit])
             elif expr == rank_expr:
                 floor = self._query(
-                    _sql.SEARCH_FLOOR.format(where=where), [expr, *args, SEARCH_CAP - 1]
+                    _sql.SEARCH_FLOOR.format(where=where),
+                    [expr, *args, (cap or SEARCH_CAP) - 1],
                 )
                 low = floor[0][0] if floor else -(2**63)
                 scored = self._query(

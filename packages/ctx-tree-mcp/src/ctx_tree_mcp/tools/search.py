@@ -79,6 +79,10 @@ def find(
     ``retrieval.search``. Raises ``ToolInputError`` (``mode``) when the store holds another
     model's vectors."""
     if mode == "keyword":
+        from .. import longquery
+
+        if longquery.is_long(query):  # a pasted issue or trace: docs/search.md#long-queries
+            return longquery.search(app, query, limit, filters), []
         return list(app.store.search(query, limit=limit, filters=filters)), []
     from ..retrieval import MixedModels
     from ..retrieval import search as vector_search
