@@ -72,6 +72,53 @@ def payloads(project: Path) -> dict[str, tuple[str, bytes]]:
             tool_response={"mode": "content", "content": hundred_kb},
         ),
         "Stop, 10 KB answer": make("stop", last_assistant_message="The cache evicts. " * 550),
+        # other hosts' payloads through their adapters (ctx_tree_hook.py HOST EVENT)
+        "Gemini AfterTool shell 100 KB (hint)": make(
+            "gemini AfterTool",
+            hook_event_name="AfterTool",
+            tool_name="run_shell_command",
+            tool_input={"command": "pytest -q"},
+            tool_response={"llmContent": hundred_kb + TOKEN, "returnDisplay": ""},
+        ),
+        "Copilot PostToolUse Bash 100 KB": make(
+            "copilot PostToolUse",
+            hook_event_name="PostToolUse",
+            tool_name="Bash",
+            tool_input={"command": "pytest -q"},
+            tool_result={"result_type": "success", "text_result_for_llm": hundred_kb},
+        ),
+        "Cline PreToolUse read_files (hint)": make(
+            "cline PreToolUse",
+            hookName="PreToolUse",
+            taskId="t",
+            workspaceRoots=[str(project)],
+            preToolUse={"toolName": "read_files", "parameters": {"files": [{"path": str(big)}]}},
+        ),
+        "Cline PostToolUse run_commands 100 KB": make(
+            "cline PostToolUse",
+            hookName="PostToolUse",
+            taskId="t",
+            workspaceRoots=[str(project)],
+            postToolUse={
+                "toolName": "run_commands",
+                "parameters": {"commands": ["pytest -q"]},
+                "result": hundred_kb,
+                "success": True,
+            },
+        ),
+        "OpenCode tool.execute.after bash 100 KB": make(
+            "opencode tool.execute.after",
+            tool="bash",
+            args={"command": "pytest -q"},
+            output=hundred_kb,
+        ),
+        "Cursor afterShellExecution 100 KB": make(
+            "cursor afterShellExecution",
+            hook_event_name="afterShellExecution",
+            workspace_roots=[str(project)],
+            command="pytest -q",
+            output=hundred_kb,
+        ),
     }
 
 
@@ -117,12 +164,14 @@ def main() -> None:
                      "python3 -I -S -c pass": [python, "-I", "-S", "-c", "pass"]}  # fmt: skip
         times.update({name: [] for name in baselines})
         for event, data in cases.values():  # warm-up (page cache, __pycache__)
-            timed([python, "-I", "-S", str(HOOK), event], data, env)
+            timed([python, "-I", "-S", str(HOOK), *event.split()], data, env)
         for _ in range(args.runs):
             for name, argv in baselines.items():
                 times[name].append(timed(argv, b"", env))
             for name, (event, data) in cases.items():
-                times[name].append(timed([python, "-I", "-S", str(HOOK), event], data, env))
+                times[name].append(
+                    timed([python, "-I", "-S", str(HOOK), *event.split()], data, env)
+                )
             for stale in (base / "new").glob("*.json"):
                 stale.unlink()  # keep the spool at a realistic size
         real = os.path.realpath(python)

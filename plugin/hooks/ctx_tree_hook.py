@@ -25,6 +25,8 @@ from fastjson import dumps, loads
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_ROOT = os.path.dirname(HERE)
+#: Hosts whose payloads host_adapters.py maps (``ctx_tree_hook.py HOST EVENT``).
+HOSTS = ("gemini", "copilot", "vscode", "cline", "cursor", "opencode")
 #: Spool format version, checked by ctx_tree_mcp.capture.spool.
 SPOOL_VERSION = 1
 #: At most this many events wait in one spool; later ones are dropped (logged).
@@ -81,10 +83,22 @@ def ctx_tree_home():
     return os.path.realpath(os.path.expanduser(os.environ.get("CTX_TREE_HOME") or "~/.ctx-tree"))
 
 
+#: The hosts' own variables naming the project (docs/install.md), first set wins.
+PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
+
+
 def project_root(payload):
-    return os.path.realpath(
-        os.environ.get("CLAUDE_PROJECT_DIR") or payload.get("cwd") or os.getcwd()
-    )
+    """The host's project variable, else the payload's ``cwd``, else the cwd (when that is
+    not the plugin directory: then ``$PWD``, which the host inherited from the project)."""
+    for name in PROJECT_VARIABLES:
+        if os.environ.get(name):
+            return os.path.realpath(os.environ[name])
+    if payload.get("cwd"):
+        return os.path.realpath(payload["cwd"])
+    here = os.getcwd()
+    if os.path.realpath(here) == os.path.realpath(PLUGIN_ROOT) and os.environ.get("PWD"):
+        here = os.environ["PWD"]
+    return os.path.realpath(here)
 
 
 def root_key(root):
@@ -667,12 +681,28 @@ def bash_permission(payload, home, root):
 # --- entry point --------------------------------------------------------------------------
 
 
-def run(event, raw):
-    """What to print for ``event`` given the hook's stdin bytes ('' for nothing)."""
+def run_host(host, event, raw):
+    """What to print for another host's ``event`` (host_adapters.py maps its payload onto
+    ctx-tree's events and ctx-tree's answer back onto the host's stdout)."""
+    import host_adapters
+
     try:
         payload = loads(raw.decode("utf-8", "surrogateescape") or "{}")
     except ValueError:
-        return ""
+        payload = None
+    events = host_adapters.translate(host, event, payload) if isinstance(payload, dict) else []
+    outputs = [(ctx_event, run(ctx_event, b"", claude)) for ctx_event, claude in events]
+    return host_adapters.answer(host, event, outputs)
+
+
+def run(event, raw, payload=None):
+    """What to print for ``event`` given the hook's stdin bytes ('' for nothing); ``payload``,
+    when given, is the already parsed Claude-format payload (an adapter's)."""
+    if payload is None:
+        try:
+            payload = loads(raw.decode("utf-8", "surrogateescape") or "{}")
+        except ValueError:
+            return ""
     if not isinstance(payload, dict):
         return ""
     home, root = ctx_tree_home(), project_root(payload)
@@ -707,7 +737,11 @@ def main():
         pass
     event = sys.argv[1] if len(sys.argv) > 1 else ""
     try:
-        out = run(event, sys.stdin.buffer.read())
+        if event in HOSTS and len(sys.argv) > 2:
+            host, event = event, sys.argv[2]
+            out = run_host(host, event, sys.stdin.buffer.read())
+        else:
+            out = run(event, sys.stdin.buffer.read())
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()

@@ -78,10 +78,37 @@ def _fresh_session_key() -> str:
     return new_id()
 
 
+#: The hosts' variables naming the project, first set wins (docs/install.md).
+PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
+
+
+def _is_plugin_dir(path: Path) -> bool:
+    """True for a ctx-tree plugin directory (a clone's ``plugin/`` or a host's cached copy)."""
+    return (path / ".claude-plugin" / "plugin.json").is_file() and (
+        path / "hooks" / "ctx_tree_hook.py"
+    ).is_file()
+
+
 def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The project root: ``explicit``, else ``$CLAUDE_PROJECT_DIR`` when set, else the cwd."""
-    chosen = explicit or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
-    return Path(chosen).expanduser().resolve()
+    """The project root: ``explicit``, else the host's project variable
+    (:data:`PROJECT_VARIABLES`), else the cwd. A cwd that is ctx-tree's own plugin directory
+    (a host that starts plugin servers there) is never the root: ``$PWD``, inherited from the
+    host's project, is taken instead when it names another directory, else the host's own
+    working directory (the parent process's, where the system shows it: ``/proc``); a shell
+    between the host and the server resets ``$PWD``."""
+    chosen = explicit or next((os.environ[v] for v in PROJECT_VARIABLES if os.environ.get(v)), None)
+    if chosen:
+        return Path(chosen).expanduser().resolve()
+    here = Path.cwd().resolve()
+    if _is_plugin_dir(here):
+        for candidate in (os.environ.get("PWD"), f"/proc/{os.getppid()}/cwd"):
+            try:
+                where = Path(candidate).resolve(strict=True) if candidate else None
+            except OSError:
+                continue
+            if where is not None and where.is_dir() and not _is_plugin_dir(where):
+                return where
+    return here
 
 
 #: Tool calls between writes of the usage counters (see :meth:`App.count`).

@@ -205,6 +205,14 @@ def _doctor(args: argparse.Namespace) -> str | int:
     from .app import project_root
     from .doctor import doctor
 
+    if args.host:
+        from .install import status as host_status
+
+        report, status = host_status(
+            args.host, args.scope, project_root(getattr(args, "root", None))
+        )
+        sys.stdout.write(report)
+        return status
     report, status = doctor(
         project_root(getattr(args, "root", None)), ctx_tree_home(), startup=not args.no_startup
     )
@@ -218,6 +226,37 @@ def _doctor_args(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip measuring the server's start-up time (about 2 s)",
     )
+    p.add_argument(
+        "--host",
+        help="only check ctx-tree's entries in this agent host's config (ctx-tree install --help)",
+    )
+    p.add_argument("--scope", choices=("user", "project"), default="user", help="with --host")
+
+
+def _install(args: argparse.Namespace) -> str:
+    from .app import project_root
+    from .install import apply
+
+    return apply(
+        args.host,
+        args.scope,
+        project_root(getattr(args, "root", None)),
+        install=args._command.name == "install",
+        dry_run=args.dry_run,
+    )
+
+
+def _install_args(p: argparse.ArgumentParser) -> None:
+    from .install import HOSTS
+
+    p.add_argument("host", metavar="HOST", help="one of: " + ", ".join(HOSTS))
+    p.add_argument(
+        "--scope",
+        choices=("user", "project"),
+        default="user",
+        help="the user's config (default) or the project's (--root, else the cwd)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print the diff, write nothing")
 
 
 def _demo(args: argparse.Namespace) -> str:
@@ -327,6 +366,18 @@ COMMANDS: tuple[Command, ...] = (
         "check Python, uv, rg, grammars, the store, the config, the plugin's hooks and start-up",
         _doctor,
         _doctor_args,
+    ),
+    Command(
+        "install",
+        "add ctx-tree's MCP server and hooks to an agent host's config (docs/install.md)",
+        _install,
+        _install_args,
+    ),
+    Command(
+        "uninstall",
+        "remove ctx-tree's entries from an agent host's config (backup kept)",
+        _install,
+        _install_args,
     ),
     Command(
         "demo", "read, grep and search a real tree and show the tokens saved", _demo, _demo_args

@@ -1,0 +1,60 @@
+// ctx-tree-managed: ctx-tree's OpenCode plugin (docs/install.md). OpenCode has no command
+// hooks, so this in-process plugin runs ctx-tree's hook entry once per event:
+//   python3 -I -S ctx_tree_hook.py opencode EVENT   (the event's JSON on stdin)
+// and puts the session note it prints into the system prompt. It never throws: a failed
+// hook is ignored (hooks fail open). Written by `ctx-tree install opencode`.
+import { spawnSync } from "node:child_process";
+
+const HOOK = __CTX_TREE_HOOK__;
+let note = "";
+
+function hook(event, payload) {
+  try {
+    const r = spawnSync("python3", ["-I", "-S", HOOK, "opencode", event], {
+      input: JSON.stringify(payload),
+      encoding: "utf8",
+      timeout: 10000,
+      env: process.env,
+    });
+    return (r.stdout || "").trim();
+  } catch {
+    return "";
+  }
+}
+
+export const CtxTree = async ({ directory, worktree }) => {
+  const cwd = worktree || directory || process.cwd();
+  const base = { cwd };
+  const first = hook("session.start", base);
+  if (first) note = first;
+  return {
+    "chat.message": async (input, output) => {
+      const text = (output?.parts || [])
+        .filter((p) => p && p.type === "text" && !p.synthetic)
+        .map((p) => p.text)
+        .join("\n");
+      if (text) hook("chat.message", { ...base, sessionID: input?.sessionID, text });
+    },
+    "tool.execute.after": async (input, output) => {
+      hook("tool.execute.after", {
+        ...base,
+        sessionID: input?.sessionID,
+        callID: input?.callID,
+        tool: input?.tool,
+        args: input?.args ?? {},
+        output: output?.output ?? "",
+      });
+    },
+    event: async ({ event }) => {
+      if (event?.type === "message.updated" || event?.type === "message.part.updated") {
+        const part = event.properties?.part;
+        if (part && part.type === "text" && part.time?.end && event.type === "message.part.updated") {
+          hook("answer", { ...base, sessionID: part.sessionID, text: part.text });
+        }
+      }
+    },
+    "experimental.chat.system.transform": async (_input, output) => {
+      if (note && Array.isArray(output?.system)) output.system.push(note);
+    },
+  };
+};
