@@ -291,3 +291,56 @@ def test_cli_inspect_without_a_display_opens_no_text_browser(built: dict):
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=10)
     assert proc.returncode == 0
+
+
+def test_the_browser_is_opened_on_a_private_one_time_file_never_on_the_token(
+    built: dict, tmp_path: Path
+):
+    """A command line is readable by every local user (``ps``): the browser gets the path of
+    a 0600 redirect file, whose one-time code is spent by the first request."""
+    import html
+    import re
+    import stat
+    from urllib.parse import unquote, urlparse
+
+    record = tmp_path / "browser-argv.txt"
+    browser = tmp_path / "fake-browser"
+    browser.write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$0" "$@" > "{record}.tmp"\nmv "{record}.tmp" "{record}"\n'
+    )
+    browser.chmod(0o755)
+    env = {**os.environ, "CTX_TREE_HOME": str(built["home"]), "DISPLAY": ":99",
+           "BROWSER": str(browser)}  # fmt: skip
+    proc, url = _start(["inspect", str(built["root"])], env)
+    try:
+        base, token = url.split("/?token=")
+        deadline = time.monotonic() + 15
+        while not record.exists():
+            assert time.monotonic() < deadline, "the browser was never started"
+            time.sleep(0.05)
+        argv = record.read_text().splitlines()
+        assert argv[0] == str(browser) and len(argv) == 2
+        assert token not in "".join(argv)
+        opener = Path(unquote(urlparse(argv[1]).path))
+        assert argv[1].startswith("file://") and opener.name == "open.html"
+        assert stat.S_IMODE(opener.stat().st_mode) == 0o600
+        assert stat.S_IMODE(opener.parent.stat().st_mode) == 0o700
+        page = opener.read_text()
+        assert token not in page
+        target = html.unescape(re.search(r'url=([^"]+)"', page).group(1))
+        assert target.startswith(base + "/?once=")
+        while True:
+            try:
+                first = httpx.get(target, follow_redirects=False)
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
+        assert first.status_code == 303 and first.headers["location"] == f"/?token={token}"
+        assert not opener.exists() and not opener.parent.exists()  # spent: the file is gone
+        assert httpx.get(target, follow_redirects=False).status_code == 403  # works once
+        assert httpx.get(base + first.headers["location"]).status_code == 200
+    finally:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=10)
+    assert proc.returncode == 0, err

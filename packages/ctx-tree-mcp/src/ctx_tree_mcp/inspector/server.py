@@ -4,6 +4,11 @@ Every request must carry the run's token (``?token=`` or the ``X-Ctx-Tree-Token`
 else 403; the ``Host`` must be ``127.0.0.1`` or ``localhost`` (no DNS rebinding); no CORS
 header is ever sent, and a strict Content-Security-Policy keeps the page to its own files.
 Only GET (and HEAD) routes exist. The store is opened read-only (``docs/inspector.md``).
+
+The browser is opened on a private redirect file, never on the URL: a command line is
+readable by every local user (``ps``), so the token would leak. The file (``0600``, in a
+``0700`` directory) holds a one-time code; the first request with it is redirected to the
+tokened URL, the code is spent and the file deleted (Jupyter's approach).
 """
 
 from __future__ import annotations
@@ -50,9 +55,10 @@ class TokenGate:
     """ASGI middleware: 403 unless the request carries ``token``; adds the security headers
     to every response."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(self, app: ASGIApp, token: str, once: OnceCode | None = None) -> None:
         self.app = app
         self.token = token.encode()
+        self.once = once
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """Refuse HTTP requests without the session's token; pass the rest on."""
@@ -60,8 +66,8 @@ class TokenGate:
             await self.app(scope, receive, send)
             return
         given = dict(scope["headers"]).get(TOKEN_HEADER.encode(), b"")
+        query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
         if not given:
-            query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
             given = (query.get("token") or [""])[0].encode()
 
         async def send_with_headers(message: Message) -> None:
@@ -70,6 +76,13 @@ class TokenGate:
                 message["headers"] = [*message["headers"], *SECURITY_HEADERS]
             await send(message)
 
+        code = (query.get("once") or [""])[0]
+        if code and scope.get("path") == "/" and self.once is not None and self.once.spend(code):
+            from starlette.responses import RedirectResponse
+
+            redirect = RedirectResponse("/?token=" + self.token.decode(), status_code=303)
+            await redirect(scope, receive, send_with_headers)
+            return
         if not secrets.compare_digest(given, self.token):
             from starlette.responses import PlainTextResponse
 
@@ -81,6 +94,54 @@ class TokenGate:
             await response(scope, receive, send_with_headers)
             return
         await self.app(scope, receive, send_with_headers)
+
+
+class OnceCode:
+    """A one-time code for the browser's first request, written to a private redirect file
+    (:meth:`write`); :meth:`spend` accepts it once, then deletes the file."""
+
+    def __init__(self) -> None:
+        self.code = secrets.token_urlsafe(24)
+        self.path: Path | None = None
+        self._lock = threading.Lock()
+
+    def write(self, url: str) -> Path:
+        """Write ``<dir>/open.html`` (a fresh ``0700`` directory, the file ``0600``) that
+        redirects to ``url + "?once=<code>"``; returns its path."""
+        import html
+        import tempfile
+
+        folder = Path(tempfile.mkdtemp(prefix="ctx-tree-inspect-"))  # 0700
+        target = f"{url}?once={self.code}"
+        page = (
+            "<!doctype html>\n<meta charset=utf-8>\n"
+            f'<meta http-equiv="refresh" content="0;url={html.escape(target)}">\n'
+            "<title>ctx-tree inspect</title>\n"
+            f'<p><a href="{html.escape(target)}">Open the ctx-tree inspector</a></p>\n'
+        )
+        path = folder / "open.html"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(page)
+        self.path = path
+        return path
+
+    def spend(self, code: str) -> bool:
+        """True the first time ``code`` is this code (the redirect file is deleted then)."""
+        with self._lock:
+            if not self.code or not secrets.compare_digest(code.encode(), self.code.encode()):
+                return False
+            self.code = ""
+            self.remove()
+            return True
+
+    def remove(self) -> None:
+        """Delete the redirect file and its directory (at first use or at exit)."""
+        if self.path is not None:
+            import shutil
+
+            shutil.rmtree(self.path.parent, ignore_errors=True)
+            self.path = None
 
 
 def _json_endpoint(app: App, fn: Callable[[App, Any], dict[str, Any]]) -> Callable:
@@ -106,8 +167,9 @@ def _static_dir() -> Path:
     return Path(str(resources.files(__package__) / "static"))
 
 
-def create_app(app: App, token: str) -> Starlette:
-    """The inspector's ASGI app for ``app`` (whose store must be read-only) and ``token``."""
+def create_app(app: App, token: str, once: OnceCode | None = None) -> Starlette:
+    """The inspector's ASGI app for ``app`` (whose store must be read-only) and ``token``;
+    ``once``, when given, is accepted once at ``/?once=`` for a redirect to the token's URL."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
     from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -144,7 +206,7 @@ def create_app(app: App, token: str) -> Starlette:
         routes=routes,
         middleware=[
             Middleware(TrustedHostMiddleware, allowed_hosts=list(ALLOWED_HOSTS)),
-            Middleware(TokenGate, token=token),
+            Middleware(TokenGate, token=token, once=once),
         ],
     )
 
@@ -171,7 +233,8 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
     import uvicorn
 
     token = new_token()
-    asgi = create_app(app, token)
+    once = OnceCode()
+    asgi = create_app(app, token, once)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -182,7 +245,8 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
     except OSError:
         sock.close()
         raise
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/?token={token}"
+    base = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    url = f"{base}?token={token}"
     server = uvicorn.Server(
         uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
     )
@@ -191,7 +255,9 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
         if open_browser and _has_display():
             import webbrowser
 
-            threading.Thread(target=webbrowser.open, args=(url,), daemon=True).start()
+            # the browser's command line holds the private file's path, never the token
+            opener = once.write(base).as_uri()
+            threading.Thread(target=webbrowser.open, args=(opener,), daemon=True).start()
         elif open_browser:
             out.write("(no display here: open the URL in a browser on this machine)\n")
         out.flush()
@@ -202,6 +268,7 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
         pass
     finally:
         sock.close()
+        once.remove()
     out.write("ctx-tree inspect: stopped\n")
     out.flush()
     return 0
