@@ -342,5 +342,5 @@ def test_the_browser_is_opened_on_a_private_one_time_file_never_on_the_token(
         assert httpx.get(base + first.headers["location"]).status_code == 200
     finally:
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=10)
+        _out, err = proc.communicate(timeout=10)
     assert proc.returncode == 0, err
