@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -720,3 +721,134 @@ def test_the_hosts_bash_rules_decide_a_ctx_tree_bash_call(
     assert ("Bash(curl:*)" if decision == "deny" else "Bash(git push:*)") in spec[
         "permissionDecisionReason"
     ]
+
+
+# --- what a capture says of itself: alarm, cut, the turn's own answer ----------------------
+
+
+def test_a_payload_that_never_comes_leaves_the_promised_log_line(project: Path, home: Path) -> None:
+    """The alarm used to end the hook with nothing written, not even a log line."""
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),
+           "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
+    proc = subprocess.Popen(
+        [HOOK_PYTHON, "-I", "-S", str(HOOK), "prompt"], stdin=subprocess.PIPE, env=env
+    )
+    try:
+        assert proc.wait(timeout=10) == 0  # stdin left open: the payload never ends
+    finally:
+        proc.stdin.close()
+    log = (home / "logs" / "hooks.log").read_text()
+    assert "prompt: alarm after 3 s while reading its payload: event dropped" in log
+
+
+def test_a_hook_slow_to_redact_spools_its_record_for_the_ingester(
+    project: Path, home: Path
+) -> None:
+    """A record past its checks is written when the alarm rings (here redact.py hangs), marked
+    unredacted: the ingester redacts it, so the secret never reaches the store."""
+    slow = home / "slow_redact.py"
+    slow.write_text("import time\ntime.sleep(30)\ndef redact_text(t):\n    return t\n")
+    (home / "spool").mkdir(mode=0o700)
+    (home / "spool" / "modules.json").write_text(json.dumps({"redact": str(slow)}))
+    payload = base_payload(project, prompt=f"deploy with {TOKEN} then check", prompt_id="p9")
+    # an installed plugin (no clone beside it): the hook loads redact.py from modules.json
+    installed = home.parent / "installed" / "plugin" / "hooks"
+    shutil.copytree(HOOK.parent, installed)
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),
+           "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
+    started = time.monotonic()
+    done = subprocess.run(
+        [HOOK_PYTHON, "-I", "-S", str(installed / HOOK.name), "prompt"],
+        input=json.dumps(payload).encode(),
+        env=env,
+        timeout=20,
+    )
+    assert done.returncode == 0 and time.monotonic() - started < 6
+    (record,) = spooled(home, project)
+    assert record["kind"] == "prompt" and record["redacted"] is False
+    assert "spooled unredacted" in (home / "logs" / "hooks.log").read_text()
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 1
+        (node,) = app.store.recent(kind="prompt")
+        assert TOKEN not in node.content and "deploy with" in node.content
+    finally:
+        app.close()
+
+
+def test_a_capture_cut_at_max_bytes_is_stored_truncated_with_the_whole_count(
+    project: Path, home: Path
+) -> None:
+    (home / "config.json").write_text(
+        json.dumps({"index": {"enabled": False}, "capture": {"maxBytes": 2000}})
+    )
+    lines = [f"pkg/m{i}.py:{i}:value = compute({i})" for i in range(400)]
+    whole = "\n".join(lines)
+    payload = base_payload(project, tool_name="Grep",
+                           tool_input={"pattern": "compute", "output_mode": "content"},
+                           tool_response={"content": whole, "mode": "content"})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    page = "".join(f"<p>paragraph {i} of the fetched page</p>\n" for i in range(300))
+    payload = base_payload(project, tool_name="WebFetch", tool_input={"url": "https://x.test/a"},
+                           tool_response={"result": page, "url": "https://x.test/a"})  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    app = App(project, home=home)
+    try:
+        assert ingest(app).stored == 2
+        (grep_node,) = app.store.recent(kind="tool_output")
+        assert grep_node.truncated and grep_node.original_bytes == len(whole.encode())
+        assert grep_node.metadata["match_count"] == 400
+        (web_node,) = app.store.recent(kind="web_chunk")
+        assert web_node.truncated and web_node.original_bytes == len(page.encode())
+    finally:
+        app.close()
+
+
+def _turns(*entries: tuple[str, str]) -> str:
+    out = []
+    for role, text in entries:
+        if role == "user":
+            out.append({"type": "user", "message": {"role": "user", "content": text}})
+        else:
+            out.append(
+                {"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}
+            )
+    return "".join(json.dumps(x) + "\n" for x in out)
+
+
+def test_a_lagging_transcript_never_stores_the_previous_turns_answer(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        _turns(("user", "first question"), ("assistant", "FIRST ANSWER"), ("user", "second one"))
+    )
+    payload = base_payload(project, prompt_id="p2", transcript_path=str(transcript))
+    assert hook("stop", payload, home=home, root=project).returncode == 0
+    assert spooled(home, project) == []  # nothing rather than a wrong answer
+    assert (
+        "no answer of this turn in the transcript yet" in (home / "logs" / "hooks.log").read_text()
+    )
+
+
+def test_a_transcript_that_catches_up_within_the_wait_gives_this_turns_answer(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text(
+        _turns(("user", "first question"), ("assistant", "FIRST ANSWER"), ("user", "second one"))
+    )
+    payload = base_payload(project, prompt_id="p2", transcript_path=str(transcript))
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),
+           "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
+    proc = subprocess.Popen(
+        [HOOK_PYTHON, "-I", "-S", str(HOOK), "stop"], stdin=subprocess.PIPE, env=env
+    )
+    proc.stdin.write(json.dumps(payload).encode())
+    proc.stdin.close()
+    time.sleep(0.3)
+    with transcript.open("a") as fh:
+        fh.write(_turns(("assistant", "SECOND ANSWER")))
+    assert proc.wait(timeout=10) == 0
+    (record,) = spooled(home, project)
+    assert record["text"] == "SECOND ANSWER"

@@ -226,8 +226,29 @@ def _text_of(value):
     return ""
 
 
-def last_answer(transcript_path, tail_bytes=262144):
-    """The last assistant text in a Claude Code transcript (JSON lines), or ''."""
+#: A Stop whose transcript holds no answer after the turn's prompt yet (Claude Code writes it
+#: a moment later) reads it again, this often and at most this long, then stores nothing.
+TRANSCRIPT_WAIT_S = 1.0
+TRANSCRIPT_POLL_S = 0.1
+
+
+def _is_prompt(entry):
+    """A user entry that is a prompt typed by the user (not a tool result)."""
+    message = entry.get("message")
+    if entry.get("type") != "user" or not isinstance(message, dict) or entry.get("isMeta"):
+        return False
+    content = message.get("content")
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        kinds = [b.get("type") for b in content if isinstance(b, dict)]
+        return "text" in kinds and "tool_result" not in kinds
+    return False
+
+
+def _turn_answer(transcript_path, tail_bytes):
+    """``(answer, found)``: the last assistant text after the transcript's last prompt;
+    ``found`` is False when that prompt has no answer yet (the transcript lags)."""
     try:
         with open(transcript_path, "rb") as fh:
             fh.seek(0, 2)
@@ -235,13 +256,17 @@ def last_answer(transcript_path, tail_bytes=262144):
             fh.seek(max(0, size - tail_bytes))
             lines = fh.read(tail_bytes).splitlines()  # bounded: a device never ends
     except (OSError, TypeError):
-        return ""
+        return "", True
     for raw in reversed(lines):
         try:
             entry = loads(raw)
         except ValueError:
             continue
-        message = entry.get("message") if isinstance(entry, dict) else None
+        if not isinstance(entry, dict):
+            continue
+        if _is_prompt(entry):
+            return "", False  # this turn's prompt, and no answer after it (yet)
+        message = entry.get("message")
         if entry.get("type") == "assistant" and isinstance(message, dict):
             blocks = message.get("content")
             texts = (
@@ -254,8 +279,21 @@ def last_answer(transcript_path, tail_bytes=262144):
                 else []
             )
             if any(texts):
-                return "\n".join(texts)
-    return ""
+                return "\n".join(texts), True
+    return "", True
+
+
+def last_answer(transcript_path, tail_bytes=262144, wait_s=TRANSCRIPT_WAIT_S):
+    """The answer of the turn that just ended, from a Claude Code transcript (JSON lines):
+    the last assistant text after the last prompt, or ''. When the transcript does not hold
+    it yet (it lags the Stop event), it is read again every TRANSCRIPT_POLL_S for at most
+    ``wait_s``; then '' (nothing stored rather than the previous turn's answer)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        text, found = _turn_answer(transcript_path, tail_bytes)
+        if found or time.monotonic() >= deadline:
+            return text
+        time.sleep(TRANSCRIPT_POLL_S)
 
 
 def build_record(event, payload, cfg):
@@ -347,7 +385,11 @@ def build_record(event, payload, cfg):
     text = rec["text"]
     if len(text) > limit:  # characters >= UTF-8 bytes: the ingester cuts exactly
         # cut to the limit only once redacted (cut_redacted): a secret across it goes whole
+        # what the whole held, for the stored node (truncated=1, original_bytes) and a grep's
+        # match count: the ingester sees only the cut copy
         rec["original_chars"] = len(text)
+        rec["original_bytes"] = len(text.encode("utf-8", "surrogatepass"))
+        rec["original_lines"] = text.count("\n") + (0 if text.endswith("\n") else 1)
         if rec["kind"] == "bash":
             # the ingester keeps a command's first and last parts (its verdict is at the end,
             # bash/record.py): both halves go, each with its window
@@ -502,8 +544,12 @@ def spool(home, root, rec):
 def capture_event(event, payload, home, root, cfg):
     # an answer ends the turn: a refused command's mark holds until then, captured or not
     refused = event == "stop" and take_refused(home, root, payload.get("session_id") or "")
+    _STATE["stage"] = "building the record"
     rec = build_record(event, payload, cfg)
     if rec is None:
+        lagged = payload.get("transcript_path") and not payload.get("last_assistant_message")
+        if event == "stop" and cfg["capture"]["response"] and lagged:
+            log(home, "stop: no answer of this turn in the transcript yet; not stored")
         return
     if rec["kind"] == "bash":
         reason = refused_command(home, rec["command"], cfg["bash"]["deny"])
@@ -515,9 +561,6 @@ def capture_event(event, payload, home, root, cfg):
         rec["command_checked"] = reason is None
     elif refused:
         rec["env_refused"] = True
-    if rec["kind"] != "read":
-        redact_record(home, rec)
-        cut_redacted(rec, cfg["capture"]["maxBytes"])
     rec.update(
         v=SPOOL_VERSION,
         session_id=payload.get("session_id") or "",
@@ -527,6 +570,15 @@ def capture_event(event, payload, home, root, cfg):
         duration_ms=payload.get("duration_ms"),
         at=int(time.time() * 1000),
     )
+    if rec["kind"] != "read":
+        # past its checks: should the alarm ring while redacting, the record is spooled
+        # unredacted (0600) and the ingester redacts it (_bail)
+        _STATE["pending"] = (home, root, dict(rec, redacted=False))
+        _STATE["stage"] = "redacting"
+        redact_record(home, rec)
+        cut_redacted(rec, cfg["capture"]["maxBytes"])
+    _STATE["pending"] = None
+    _STATE["stage"] = "writing the spool"
     try:
         spool(home, root, rec)
     except OSError as exc:
@@ -723,7 +775,40 @@ def run(event, raw, payload=None):
     return ""
 
 
+#: What the hook is doing, for the line the alarm writes, and a record ready to spool.
+_STATE = {"event": "", "stage": "reading its payload", "pending": None, "rang": False}
+
+
 def _bail(*_args):
+    """The alarm: write what there is (a record past its checks is spooled for the ingester
+    to redact), else one log line saying what it was waiting on; exit 0 either way."""
+    if _STATE["rang"]:
+        os._exit(0)
+    _STATE["rang"] = True
+    try:
+        import _signal
+
+        _signal.alarm(1)  # the write below is bounded too
+    except Exception:
+        pass
+    home = ctx_tree_home()
+    pending = _STATE["pending"]
+    event = _STATE["event"] or "?"
+    try:
+        if pending is not None:
+            spool(pending[0], pending[1], pending[2])
+            log(
+                home,
+                "%s %s: alarm after %d s while %s: spooled unredacted, the ingester redacts it"
+                % (event, pending[2].get("kind"), ALARM_S, _STATE["stage"]),
+            )
+        else:
+            log(
+                home,
+                "%s: alarm after %d s while %s: event dropped" % (event, ALARM_S, _STATE["stage"]),
+            )
+    except BaseException:
+        pass
     os._exit(0)
 
 
@@ -736,12 +821,18 @@ def main():
     except (ImportError, AttributeError, ValueError):  # no SIGALRM on Windows
         pass
     event = sys.argv[1] if len(sys.argv) > 1 else ""
+    _STATE["event"] = event
     try:
         if event in HOSTS and len(sys.argv) > 2:
             host, event = event, sys.argv[2]
-            out = run_host(host, event, sys.stdin.buffer.read())
+            _STATE["event"] = host + " " + event
+            raw = sys.stdin.buffer.read()
+            _STATE["stage"] = "handling the event"
+            out = run_host(host, event, raw)
         else:
-            out = run(event, sys.stdin.buffer.read())
+            raw = sys.stdin.buffer.read()
+            _STATE["stage"] = "handling the event"
+            out = run(event, raw)
         if out:
             sys.stdout.write(out)
             sys.stdout.flush()

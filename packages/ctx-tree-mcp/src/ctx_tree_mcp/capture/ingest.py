@@ -203,8 +203,11 @@ def _store(
     source_uri: str,
     metadata: Mapping[str, object],
     terms: str = "",
+    event: Mapping[str, object] | None = None,
 ) -> tuple[str, str]:
-    """Capture ``text`` (redacted and cut by :meth:`App.capture`); returns (outcome, node id)."""
+    """Capture ``text`` (redacted and cut by :meth:`App.capture`); returns (outcome, node id).
+    An ``event`` the hook cut at ``capture.maxBytes`` (its ``original_bytes``, UTF-8 bytes of
+    the whole) is stored ``truncated=1`` with that size (docs/capture.md)."""
     from ctx_tree_schema import NodeKind
 
     from ..redact import redact_text
@@ -212,10 +215,29 @@ def _store(
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     source_uri = redact_text(source_uri)
     before = app.store.find_live(source_uri, text)
+    whole = _original_bytes(event)
     node_id = app.capture(
-        NodeKind(kind), text, source_uri=source_uri, metadata=metadata, terms=terms, redacted=True
+        NodeKind(kind),
+        text,
+        source_uri=source_uri,
+        metadata=metadata,
+        terms=terms,
+        redacted=True,
+        original_bytes=whole,
     )
     return ("unchanged" if before == node_id else "stored"), node_id
+
+
+def _original_bytes(event: Mapping[str, object] | None) -> int | None:
+    """The UTF-8 size of the whole text the hook cut (``original_bytes``, else an older
+    hook's ``original_chars``), or None when it was not cut."""
+    if event is None:
+        return None
+    for key in ("original_bytes", "original_chars"):
+        value = event.get(key)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _latest(app: App, kind: str):
@@ -248,7 +270,7 @@ def _prompt(app: App, event: dict[str, Any]) -> str:
         "prompt_id": pid,
     }
     outcome, node_id = _store(
-        app, "prompt", text, source_uri=uri, metadata=meta, terms=_title(text)
+        app, "prompt", text, source_uri=uri, metadata=meta, terms=_title(text), event=event
     )
     if outcome == "stored" and answer is not None and answer.id != node_id:
         app.store.add_edges([(node_id, answer.id, EdgeKind.FOLLOWS)])
@@ -278,7 +300,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
         "prompt_id": pid,
     }
     uri = f"response://{key}/{pid or event.get('at')}"
-    outcome, node_id = _store(app, "response", text, source_uri=uri, metadata=meta)
+    outcome, node_id = _store(app, "response", text, source_uri=uri, metadata=meta, event=event)
     if outcome == "stored" and prompt is not None:
         edges = [(node_id, prompt.id, EdgeKind.FOLLOWS)]
         edges += [(node_id, used, EdgeKind.DERIVED_FROM) for used in _used_in_turn(app, prompt)]
@@ -411,12 +433,22 @@ def _grep(app: App, event: dict[str, Any]) -> str:
         "file_glob": event.get("glob"),
         "type": event.get("type"),
         "output_mode": mode,
-        "match_count": text.count("\n") + 1,
+        "match_count": _whole_lines(event, text),
         "cwd": str(cwd),
         "session_id": app.session_key,
     }
     uri = f"{tool.lower()}://{_hash(tool, pattern, target, event.get('glob'), mode, cwd)}"
-    return _store(app, "tool_output", text, source_uri=uri, metadata=meta, terms=pattern)[0]
+    return _store(
+        app, "tool_output", text, source_uri=uri, metadata=meta, terms=pattern, event=event
+    )[0]
+
+
+def _whole_lines(event: Mapping[str, object], text: str) -> int:
+    """Lines (matches) of the whole output: the hook's count when it cut it, else the text's."""
+    whole = event.get("original_lines")
+    if isinstance(whole, int) and not isinstance(whole, bool) and whole > 0:
+        return whole
+    return text.count("\n") + 1
 
 
 def _bash(app: App, event: dict[str, Any]) -> str:
@@ -447,7 +479,7 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         source="hook:Bash",
         exit_code=event.get("exit_code"),
         duration_ms=event.get("duration_ms"),
-        original_bytes=event.get("original_chars"),
+        original_bytes=_original_bytes(event),
         metadata={"interrupted": bool(event.get("interrupted")), "session_id": app.session_key},
     )
     # the same output of the same command already stored live: its id comes back
@@ -469,7 +501,9 @@ def _web(app: App, event: dict[str, Any]) -> str:
         "fetched_at": event.get("at") or now_ms(),
         "session_id": app.session_key,
     }
-    return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=title)[0]
+    return _store(app, "web_chunk", text, source_uri=url, metadata=meta, terms=title, event=event)[
+        0
+    ]
 
 
 def _agent(app: App, event: dict[str, Any]) -> str:
@@ -483,7 +517,7 @@ def _agent(app: App, event: dict[str, Any]) -> str:
         "session_id": app.session_key,
     }
     uri = f"agent://{event.get('tool_use_id') or _hash(title, text)}"
-    return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title)[0]
+    return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title, event=event)[0]
 
 
 _HANDLERS = {
