@@ -53,3 +53,28 @@ def test_a_pasted_issue_finds_its_file_first(tmp_path: Path, monkeypatch) -> Non
         assert "nargs" in short
     finally:
         app.close()
+
+
+def test_compose_with_a_query_and_no_seeds_seeds_itself_from_search(tmp_path: Path) -> None:
+    import pytest
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.tools.compose import compose
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    shutil.copy(STDLIB / "argparse.py", root / "aaa_argparse.py")
+    shutil.copy(STDLIB / "shlex.py", root / "shlex.py")
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        index_project(app.store, root, app.policy, app.config, workers=1)
+        answer = compose(app, query=ISSUE, budget_tokens=2000)
+        assert "compose from 5 seed(s)" in answer
+        assert "## aaa_argparse.py:" in answer
+        with pytest.raises(ToolInputError) as err:
+            compose(app, seed_ids=[], budget_tokens=2000)
+        assert err.value.argument == "seed_ids"
+        with pytest.raises(ToolInputError) as err:
+            compose(app, query="zzqqxxvv", budget_tokens=2000)
+        assert err.value.argument == "query"
+    finally:
+        app.close()

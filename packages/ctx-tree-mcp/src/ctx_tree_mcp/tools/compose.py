@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Pack the context around seed_ids (BFS over spine + edges, scored by distance, recency, "
+    "Pack the context around seed_ids (or query's top hits; BFS over spine + edges, scored by distance, recency, "
     "query) into budget_tokens; the manifest lists included, truncated and dropped nodes."
 )
 _STATUSES = ("live", "pending")
@@ -59,7 +59,10 @@ _STALE = ("live", "pending", "stale", "superseded")
 class Args(Input):
     """Arguments of ``ctx_tree_compose``."""
 
-    seed_ids: Annotated[list[str], Cli("1..50 node ids", positional=True, metavar="SEED")]
+    seed_ids: Annotated[
+        list[str],
+        Cli("1..50 node ids (none: the query's top hits)", positional=True, metavar="SEED"),
+    ] = []  # noqa: RUF012 (pydantic copies defaults)
     query: Annotated[str | None, Cli("adds the query term to the score", short="-q")] = None
     budget_tokens: Budget = DEFAULT_BUDGET
     depth: Annotated[int, Field(ge=0, le=MAX_DEPTH, description="BFS hops"), Cli("BFS hops")] = 2
@@ -84,6 +87,34 @@ def _body(node, content: str) -> str:
     return content if content.endswith("\n") or not content else content + "\n"
 
 
+#: Seeds a compose takes from its query's search hits when it is given none.
+QUERY_SEEDS = 5
+
+
+def seeds_for(app: App, seed_ids: Any, query: str | None) -> Any:
+    """``seed_ids`` as given, or, when there are none and a query is, the ids of the query's
+    top :data:`QUERY_SEEDS` search hits (a long query searched as ``ctx_tree_search`` does,
+    docs/search.md#long-queries). Raises ``ToolInputError`` (``seed_ids``) with neither, or
+    when the query finds nothing."""
+    if seed_ids or (seed_ids is None and not query):
+        return seed_ids
+    if not query or not isinstance(query, str) or not query.strip():
+        raise ToolInputError(
+            "seed_ids", "give node ids (from search hits or manifests), or a query to seed from"
+        )
+    from ctx_tree_schema import Filters
+
+    from .search import find
+
+    hits, _notes = find(app, query, "keyword", QUERY_SEEDS * 2, Filters())
+    ids = [h.node.id for h in hits if not app.hidden(h.node)][:QUERY_SEEDS]
+    if not ids:
+        raise ToolInputError(
+            "query", f"{query[:60]!r} finds nothing stored to seed from; give seed_ids instead"
+        )
+    return ids
+
+
 def plan(
     app: App,
     seed_ids: list[str],
@@ -105,6 +136,7 @@ def plan(
     depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
+    seed_ids = seeds_for(app, seed_ids, query)
     if (
         not isinstance(seed_ids, list)
         or not seed_ids
@@ -174,7 +206,7 @@ def plan(
 
 def compose(
     app: App,
-    seed_ids: list[str],
+    seed_ids: list[str] | None = None,
     query: str | None = None,
     budget_tokens: int = 4000,
     depth: int = 2,
@@ -188,6 +220,7 @@ def compose(
     depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
+    seed_ids = seeds_for(app, seed_ids, query)
     nodes: dict[str, Any] = {}
 
     def body(room: int) -> tuple[str, Any]:
