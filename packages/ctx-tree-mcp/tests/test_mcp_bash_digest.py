@@ -87,3 +87,68 @@ def test_runs_of_passing_lines_are_not_spent_on() -> None:
     assert "1 failed, 2000 passed" in shown and "collected 2001 items" in shown
     assert shown.count("PASSED") <= 6  # the failure's context, nothing more
     assert estimate_tokens(shown) < 300
+
+
+def _pytest_run(failed: int = 2, passed: int = 150) -> list[str]:
+    lines = ["============================= test session starts ==============================",
+             "platform linux -- Python 3.11.4, pytest-8.3.2, pluggy-1.5.0", "rootdir: /repo",
+             f"collected {failed + passed} items", ""]  # fmt: skip
+    lines += [f"tests/test_mod{i}.py {'.' * 50} [{(i + 1) * 33:3d}%]" for i in range(3)]
+    lines += ["", "=================================== FAILURES ===================================",
+              "_______________________________ test_parse_port ________________________________",
+              "", "    def test_parse_port():", '        port = int("70000")',
+              "E       ValueError: Port out of range 0-65535", "",
+              "tests/test_mod1.py:12: ValueError",
+              "=========================== short test summary info ============================",
+              "FAILED tests/test_mod1.py::test_parse_port - ValueError: Port out of range 0-65535",
+              "FAILED tests/test_mod2.py::test_other - assert 1 == 2",
+              f"======================== {failed} failed, {passed} passed in 1.23s ========================="]  # fmt: skip
+    return lines
+
+
+@pytest.mark.parametrize("room", [60, 90, 200, 500, 680])
+def test_a_failing_run_keeps_its_result_at_any_room(room: int) -> None:
+    """The run's result line is the first summary taken, so a small budget still says
+    '2 failed, 150 passed' (before, the first summaries in order filled the room)."""
+    lines = [*_pytest_run()[:9], *[f"log line {i}: nothing to see" for i in range(400)],
+             *_pytest_run()[9:]]  # fmt: skip
+    shown = _shown(lines, room)
+    assert "2 failed, 150 passed" in shown
+    assert estimate_tokens(shown) <= room
+    if room >= 200:
+        assert "ValueError: Port out of range 0-65535" in shown
+        assert "FAILED tests/test_mod1.py::test_parse_port" in shown
+
+
+def test_a_diagnostic_print_among_repeated_messages_is_kept() -> None:
+    """A linter's messages repeat one shape; the script's own print stands out."""
+    lines = ["Running: pylint --recursive=y ."]
+    for module in range(12):
+        lines.append(f"************* Module mod_{module}")
+        lines += [f"mod_{module}.py:{i}:0: C0114: Missing module docstring (missing-module-docstring)"
+                  for i in range(1, 9)]  # fmt: skip
+        if module == 6:
+            lines.append("DEBUG: ignore=('CVS',)")
+    lines += ["", "-" * 66, "Your code has been rated at 5.87/10", ""]
+    shown = _shown(lines, 400)
+    assert "DEBUG: ignore=('CVS',)" in shown
+    assert "rated at 5.87/10" in shown and estimate_tokens(shown) <= 400
+
+
+def test_one_created_file_among_hundreds_of_progress_lines_is_kept() -> None:
+    lines = ["Found 3 JSONL file(s) to process..."]
+    for n in range(300):
+        lines.append(f"#{n} {'user' if n % 3 else 'assistant'}")
+        if n == 150:
+            lines.append("✅ Created 2025-08-10_14-42-56Z-ive-got-the-code-for_70970a80.md")
+    lines += [f"Line #{n} is already processed, skipping" for n in range(300)]
+    shown = _shown(lines, 500)
+    assert "✅ Created 2025-08-10_14-42-56Z-ive-got-the-code-for_70970a80.md" in shown
+    assert estimate_tokens(shown) <= 500
+
+
+def test_standouts_need_a_repeated_bulk() -> None:
+    """An output where every line differs has nothing that stands out."""
+    from ctx_tree_mcp.bash.digest import standouts
+
+    assert standouts([f"{w} happened" for w in ("alpha beta gamma delta " * 10).split()]) == []

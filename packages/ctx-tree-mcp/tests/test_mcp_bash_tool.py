@@ -17,13 +17,14 @@ from ctx_tree_mcp.tools.get import get
 
 
 def _node_id(answer: str) -> str:
-    return answer.split("-- ctx-tree: node ", 1)[1].split(" ", 1)[0]
+    return answer.split("-- ctx-tree: node ", 1)[1].split()[0].rstrip(";")
 
 
 def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
     answer = bash(app, "echo hello; echo oops >&2; exit 3")
     assert answer.startswith("exit 3 · 2 lines · ")
-    assert "1\thello\n2\toops\n" in answer
+    # all of it fits: the output as printed, then one footer line naming the node
+    assert answer.split("\n", 1)[1] == f"hello\noops\n-- ctx-tree: node {_node_id(answer)}\n"
     node = app.store.get(_node_id(answer))
     assert node is not None and node.kind.value == "tool_output"
     assert node.content == "hello\noops\n"
@@ -275,3 +276,28 @@ def test_cancelling_the_call_ends_the_command(app: App, tmp_path: Path) -> None:
     else:
         raise AssertionError(f"sleep {pid} still running after cancel")
     assert time.monotonic() - start < 8
+
+
+def test_an_output_that_fits_is_answered_whole_with_its_tail(app: App) -> None:
+    """Before, fit was checked with chars / 4 and the answer then cut from its end by the
+    estimator: a pytest run of ~1.3k tokens lost its exception and summary in a 2,000 budget."""
+    lines = ["============================= test session starts =============================="]
+    lines += [f"tests/test_m{i}.py {'.' * 70} [{i % 100:3d}%]" for i in range(100)]
+    lines += ["E       ValueError: Port out of range 0-65535",
+              "=================== 1 failed, 10499 passed in 12.00s ==================="]  # fmt: skip
+    (app.root / "out.txt").write_text("\n".join(lines) + "\n")
+    answer = bash(app, "cat out.txt; exit 1", budget_tokens=2000)
+    assert estimate_tokens(answer) <= 2000
+    assert "[…cut" not in answer and "omitted" not in answer
+    assert answer.endswith(f"1 failed, 10499 passed in 12.00s ===================\n"
+                           f"-- ctx-tree: node {_node_id(answer)}\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("budget", [100, 120, 500])
+def test_a_small_budget_still_gives_the_exit_code_and_the_result(app: App, budget: int) -> None:
+    lines = [f"tests/test_m{i}.py {'.' * 70} [{i % 100:3d}%]" for i in range(300)]
+    lines += ["=================== 2 failed, 150 passed in 1.00s ==================="]
+    (app.root / "out.txt").write_text("\n".join(lines) + "\n")
+    answer = bash(app, "cat out.txt; exit 1", budget_tokens=budget)
+    assert answer.startswith("exit 1 · 301 lines · ")
+    assert "2 failed, 150 passed" in answer and estimate_tokens(answer) <= budget

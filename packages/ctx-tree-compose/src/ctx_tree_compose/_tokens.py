@@ -44,7 +44,7 @@ MAX_CHARS_PER_TOKEN = 48
 
 def _class_table() -> bytes:
     """Byte → class letter: ``a`` ASCII lower-case letter, ``A`` upper-case, ``0`` digit,
-    space, ``n`` line end, ``.`` other ASCII; UTF-8 lead bytes: ``l`` Latin-1 and extended,
+    space, ``n`` line end, ``.`` other ASCII; UTF-8 lead bytes: ``p`` Latin-1 signs, ``l`` Latin-1 letters and extended,
     ``g`` Greek, ``y`` Cyrillic, ``w`` Hebrew, ``r`` Arabic, ``b`` other 2-byte, ``e``
     U+0800-1FFF, ``s`` U+2000-2FFF, ``k`` U+3000-3FFF, ``c`` U+4000-9FFF, ``h`` U+A000-DFFF,
     ``f`` U+E000-FFFF, ``d`` 4-byte; ``x`` continuation byte (not counted)."""
@@ -64,7 +64,9 @@ def _class_table() -> bytes:
                 cls = "."
         elif byte < 0xC0:
             cls = "x"
-        elif byte < 0xCE:  # U+0080-037F: Latin-1, Latin extended, IPA, diacritics
+        elif byte == 0xC2:  # U+0080-00BF: Latin-1 punctuation and signs (· « © ¿), one token
+            cls = "p"
+        elif byte < 0xCE:  # U+00C0-037F: Latin-1 letters, Latin extended, IPA, diacritics
             cls = "l"
         elif byte < 0xD0:  # U+0380-03FF: Greek
             cls = "g"
@@ -142,6 +144,7 @@ _RUN_PATTERNS: list[re.Pattern[bytes] | None] = [None] * 256
 for _seed, _pattern in _RUNS:
     _RUN_PATTERNS[_seed[0]] = _pattern
 _W_NON_ASCII = (
+    (b"p", 1.0),
     (b"l", 2.5),  # an accent marks a language whose words split into more tokens than English
     (b"g", 1.15),
     (b"y", 0.7),

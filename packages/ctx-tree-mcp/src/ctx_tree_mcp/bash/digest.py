@@ -1,10 +1,13 @@
 """Which lines of a command's output an answer shows when all of them do not fit.
 
 In order, while room is left: test-runner and build summaries (pytest, unittest, go test,
-cargo, jest, vitest, mocha, npm, make, tsc), the tail, error and failure lines with two lines
-of context either side (first ones first), more of the tail, then the head. The tail and the
-head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``, ``--- PASS``,
-``… ok``): a run of 400 passing tests costs nothing. The patterns are
+cargo, jest, vitest, mocha, npm, make, tsc; the last one, the run's result, first), the tail,
+error and failure lines with two lines of context either side (first ones first), the lines
+that stand out from the repeated bulk (:func:`standouts`: a diagnostic print, one ``Created
+<file>`` among hundreds of progress lines, a warning), more of the tail, then the head. The
+tail and the head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``,
+``--- PASS``, ``… ok``): a run of 400 passing tests costs nothing. Every cost is measured with
+the estimator that measures the answer (:func:`~ctx_tree_compose.estimate_tokens`). The patterns are
 data (:data:`SUMMARY`, :data:`PROBLEM`; ``\\s`` is avoided there because the patterns run over
 the whole output at once): adding a runner is adding a line. Pure functions.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..budget import estimate_tokens, tokens_for_chars
+from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "select_lines"]
 
@@ -65,6 +68,21 @@ NOISE = re.compile(
 CONTEXT = 2
 #: Longest line shown in an answer; the stored output keeps whole lines.
 MAX_LINE_CHARS = 400
+#: A line stands out when its shape (:func:`_shape`) occurs at most this many times, in an
+#: output of at least :data:`STANDOUT_MIN_LINES` lines where most lines share their shape
+#: with others.
+STANDOUT_MAX_REPEATS = 3
+STANDOUT_MIN_LINES = 20
+#: Words that make a standing-out line come first (lower case): prints and reports of what a
+#: command made or decided.
+STANDOUT_WORDS = (
+    "warn", "debug", "created", "wrote", "written", "saved", "generated", "output", "result",
+    "deprecat", "skipp", "ignor", "expected", "got", "=",
+)  # fmt: skip
+#: A problem line that names what went wrong: pytest's ``E   …`` details, ``XError: …`` and
+#: ``XException: …`` lines, ``FAILED``/``FAIL:`` lines; shown before the others' context.
+_EXCEPTION = re.compile(r"^(E {2,}\S|\s*\w*(Error|Exception|Exit)\b.*:|FAIL(ED)?\b|error\b)")
+_SHAPE_DIGITS = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,29 +142,72 @@ def _line_indexes(text: str, offsets: list[int]) -> list[int]:
     return list(found)
 
 
+def _shape(line: str) -> str:
+    """What a line shares with the lines of its kind: its first two words, lower-cased, with
+    numbers and hex ids made ``0`` (``#0 user``, ``line #0``, ``✅ created``)."""
+    return " ".join(_SHAPE_DIGITS.sub("0", line.lower()).split()[:2])
+
+
+def standouts(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
+    """Indexes of the lines that stand out from the repeated bulk, best first.
+
+    A line stands out when its shape (:func:`_shape`) occurs at most
+    :data:`STANDOUT_MAX_REPEATS` times while the output repeats itself (at least
+    :data:`STANDOUT_MIN_LINES` lines, at most half of them of a rare shape): a diagnostic print
+    among pylint messages, one ``Created <file>`` among hundreds of progress lines. Those
+    holding one of :data:`STANDOUT_WORDS` come first, then the rarer, then the earlier.
+    Blank lines and ``skip`` are left out."""
+    n = len(lines)
+    if n < STANDOUT_MIN_LINES:
+        return []
+    shapes = [_shape(line) for line in lines]
+    counts: dict[str, int] = {}
+    for shape in shapes:
+        counts[shape] = counts.get(shape, 0) + 1
+    rare = [i for i, shape in enumerate(shapes) if shape and counts[shape] <= STANDOUT_MAX_REPEATS]
+    if len(rare) > n // 2:
+        return []  # nothing is bulk: every line is as rare as the others
+
+    def rank(i: int) -> tuple[int, int, int]:
+        low = lines[i].lower()
+        return (0 if any(w in low for w in STANDOUT_WORDS) else 1, counts[shapes[i]], i)
+
+    return sorted((i for i in rare if i not in skip), key=rank)
+
+
 @dataclass(frozen=True, slots=True)
 class Scan:
-    """One pass over the output: its lines, whether all of them fit ``room`` tokens as they
-    are, and the indexes (0-based, ascending) of summary and problem lines."""
+    """One pass over the output: its lines, what they cost shown all together, and the
+    indexes (0-based) of summary, problem and standing-out lines."""
 
     lines: list[str]
     tokens: int  #: of every line numbered, as shown when nothing is left out
-    summaries: list[int]
+    summaries: list[int]  #: the last one (the run's result) first, then in order
     problems: list[int]
     noise: frozenset[int]
+    standouts: list[int]  #: best first (:func:`standouts`)
+
+
+#: Outputs longer than this many characters are not estimated whole: no budget holds them.
+_WHOLE_ESTIMATE_CHARS = MAX_CHARS_PER_TOKEN * 200_000
 
 
 def scan(lines: list[str]) -> Scan:
-    """Find the summary and problem lines of ``lines`` (one regex pass each)."""
+    """Find the summary, problem and standing-out lines of ``lines`` (one pass each)."""
     text = "\n".join(lines)
     n = len(lines)
     long_lines = n and max(map(len, lines)) > MAX_LINE_CHARS
-    numbered = len(text) + n * (len(str(n)) + 2)  # with "<n>\t" prefixes and newlines
-    tokens = tokens_for_chars(numbered) + (1 << 30 if long_lines else 0)
+    if long_lines or len(text) > _WHOLE_ESTIMATE_CHARS:
+        tokens = 1 << 30
+    else:  # measured as it would be shown, with the estimator that measures the answer
+        tokens = estimate_tokens("".join(f"{i}\t{line}\n" for i, line in enumerate(lines, 1)))
     summaries = _line_indexes(text, [m.start() for m in _ANY_SUMMARY.finditer(text)])
+    if summaries:
+        summaries = [summaries[-1], *summaries[:-1]]
     problems = _line_indexes(text, _problem_starts(text))
     noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))
-    return Scan(lines, tokens, summaries, problems, noise)
+    marked = set(summaries) | set(problems) | noise
+    return Scan(lines, tokens, summaries, problems, noise, standouts(lines, marked))
 
 
 def select_lines(found: Scan, room: int) -> Selection:
@@ -175,17 +236,24 @@ def select_lines(found: Scan, room: int) -> Selection:
         """A success line not yet shown: the tail and head stop there (once a few are shown)."""
         return i in found.noise and i not in chosen and len(chosen) >= 3
 
-    for i in found.summaries:
-        if not take(i, room * 2 // 5):
+    for k, i in enumerate(found.summaries):  # the run's result first, in all the room
+        if not take(i, room if k == 0 else room * 2 // 5) and k:
             break
     tail_limit = used + room // 4
     for i in range(n - 1, -1, -1):
         if quiet(i) or not take(i, tail_limit):
             break
+    # a fifth of the room is left for the standing-out lines, when there are any
+    problem_limit = room - room // 5 if found.standouts else room
+    for i in sorted(found.problems, key=lambda i: (not _EXCEPTION.search(lines[i]), i))[:8]:
+        take(i, problem_limit)  # the exceptions and assertions first, each alone
     for i in found.problems:
         window = range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1))
-        if not all(take(j, room) for j in window):
+        if not all(take(j, problem_limit) for j in window):
             break
+    standout_limit = used + room // 5
+    for i in found.standouts:  # each alone; a line that does not fit leaves room for others
+        take(i, min(room, standout_limit))
     for i in range(n - 1, -1, -1):  # more of the tail
         if quiet(i) or not take(i, room):
             break
@@ -198,8 +266,11 @@ def select_lines(found: Scan, room: int) -> Selection:
 _GAP = 8  # tokens of one "…\t(lines a-b omitted)" marker
 
 
-def render_lines(lines: list[str], shown: list[int]) -> tuple[str, list[tuple[int, int]]]:
-    """Numbered lines (``<n>\\t<text>``, 1-based) with a marker for each omitted run.
+def render_lines(
+    lines: list[str], shown: list[int], *, terse: bool = False
+) -> tuple[str, list[tuple[int, int]]]:
+    """Numbered lines (``<n>\\t<text>``, 1-based) with a marker for each omitted run
+    (``terse``: a bare ``…`` line, the line numbers either side telling what is left out).
 
     Returns the text and the omitted runs as 1-based inclusive ``(first, last)`` pairs.
     """
@@ -209,10 +280,10 @@ def render_lines(lines: list[str], shown: list[int]) -> tuple[str, list[tuple[in
     for i in shown:
         if i > prev + 1:
             gaps.append((prev + 2, i))
-            out.append(f"…\t(lines {prev + 2}-{i} omitted)\n")
+            out.append("…\n" if terse else f"…\t(lines {prev + 2}-{i} omitted)\n")
         out.append(f"{i + 1}\t{_display(lines[i])}\n")
         prev = i
     if prev + 1 < len(lines):
         gaps.append((prev + 2, len(lines)))
-        out.append(f"…\t(lines {prev + 2}-{len(lines)} omitted)\n")
+        out.append("…\n" if terse else f"…\t(lines {prev + 2}-{len(lines)} omitted)\n")
     return "".join(out), gaps

@@ -2,9 +2,11 @@
 the exit status and the lines that matter within the budget.
 
 The answer starts with one status line (``exit 1 · 2,345 lines · 1.2 s``, or how the command
-was stopped), then numbered output lines (``<n>\\t<text>``, line numbers of the stored output)
-with a ``…`` marker for each omitted run, then the manifest with the ``ctx_tree_get`` call that
-pages the whole stored output.
+was stopped). When the whole output fits the budget, the output follows as it was printed,
+then one footer line naming the stored node (``-- ctx-tree: node 12``). Otherwise numbered
+output lines follow (``<n>\\t<text>``, line numbers of the stored output) with a ``…`` marker
+for each omitted run, then the manifest with the ``ctx_tree_get`` call that pages the whole
+stored output (docs/tools.md, "Footer and manifest").
 """
 
 from __future__ import annotations
@@ -16,9 +18,15 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import check_budget, check_int, estimate_tokens, tokens_for_chars
+from ..budget import (
+    MAX_CHARS_PER_TOKEN,
+    check_budget,
+    check_int,
+    estimate_tokens,
+    tokens_for_chars,
+)
 from ..errors import ToolInputError
-from ..render import Manifest, fitted_answer
+from ..render import QUOTED_NOTE, Manifest, fitted_answer, one_line, quote_manifest_like
 from ..surface import argument_name
 from ..tools.lookup import NOT_STORED, get_call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
@@ -33,6 +41,9 @@ if TYPE_CHECKING:
 DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
 MAX_TIMEOUT_S = 600
 SOURCE = "ctx_tree_bash"
+#: Budgets (tokens) under which the manifest may drop its ``next`` call and an omitted run is
+#: marked by a bare ``…`` line.
+SMALL_BUDGET = 200
 
 
 class Args(Input):
@@ -268,41 +279,66 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     if result.note:
         head += f"note: {result.note}\n"
 
+    notes = _notes(result, rec, binary)
+    if not rec.truncated:  # the whole output, as printed, when it fits
+        whole, quoted = quote_manifest_like(
+            head + content + ("" if not content or content.endswith("\n") else "\n")
+        )
+        quote = [QUOTED_NOTE.format(n=f"{quoted:,}", s="s", a="are")] if quoted else []
+        footer = one_line("-- ctx-tree: " + "; ".join([f"node {rec.node_id}", *quote, *notes]))
+        footer += "\n"
+        if len(whole) <= MAX_CHARS_PER_TOKEN * (budget + 1) and (
+            estimate_tokens(whole + footer) <= budget
+        ):
+            return whole + footer
+
     found = scan(lines)
 
     def body(room: int) -> tuple[str, list[tuple[int, int]]]:
         chosen = select_lines(found, max(room - estimate_tokens(head), 0))
-        text, gaps = render_lines(lines, chosen.shown)
+        text, gaps = render_lines(lines, chosen.shown, terse=budget < SMALL_BUDGET)
         return head + text, gaps
 
     def manifest(gaps: list[tuple[int, int]]) -> Manifest:
-        stored = f"{len(lines):,} line{'s' if len(lines) != 1 else ''} stored"
-        m = Manifest(f"node {rec.node_id} · tool_output · {stored}")
-        if result.escaped:
-            m.add(
-                "note",
-                "a process that left the command's group (setsid?) still holds its output; "
-                "it keeps running and what it prints later is not captured",
-            )
-        elif result.stragglers:
-            m.add("note", "processes the command left in the background were ended")
-        if binary:
-            m.add("note", "the output looks binary; undecodable bytes are shown as �")
-        if rec.truncated:
-            m.add(
-                "note",
-                f"output was {rec.original_bytes:,} bytes; the store keeps the first and last "
-                "parts (capture.maxBytes)",
-            )
+        m = Manifest(f"node {rec.node_id}")  # the status line counts the lines
+        for note in notes:
+            m.add("note", note)
         if gaps:
             runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
             more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
-            m.add("omitted", f"lines {runs}{more}")
+            m.add("omitted", f"lines {runs}{more}", optional=True)
             get = get_call(app, rec.node_id, _offset(lines, gaps[0][0] - 1))
-            m.add(*(("next", get) if get else ("more", f"the whole output is {NOT_STORED}")))
+            # under SMALL_BUDGET the head's node id is the pointer: the call would crowd out
+            # the exit code and the run's result
+            small = budget < SMALL_BUDGET
+            if get:
+                m.add("next", get, optional=small)
+            else:
+                m.add("more", f"the whole output is {NOT_STORED}", optional=small)
         return m
 
     return fitted_answer(budget, body, manifest, tokens_for_chars(rec.original_bytes), "output")
+
+
+def _notes(result: RunResult, rec: Recorded, binary: bool) -> list[str]:
+    """What an answer must say beside the output: escaped or ended processes, binary output,
+    what the store kept of it."""
+    notes = []
+    if result.escaped:
+        notes.append(
+            "a process that left the command's group (setsid?) still holds its output; "
+            "it keeps running and what it prints later is not captured"
+        )
+    elif result.stragglers:
+        notes.append("processes the command left in the background were ended")
+    if binary:
+        notes.append("the output looks binary; undecodable bytes are shown as �")
+    if rec.truncated:
+        notes.append(
+            f"output was {rec.original_bytes:,} bytes; the store keeps the first and last "
+            "parts (capture.maxBytes)"
+        )
+    return notes
 
 
 SPEC = ToolSpec(
