@@ -512,7 +512,7 @@ _CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*")
 #: Credential files' own formats (the secret files of docs/security.md, as a program that is
 #: not a file reader may print them):
 #: a ``.pgpass`` line ``host:port:database:user:password`` (the host has a letter or a dot, or
-#: is ``*``; the port is digits or ``*``),
+#: is ``*``; the port is 5432, 5433, 6432 or ``*``: see the rule's triggers),
 _PGPASS = _Lazy(
     r"(?m)^([A-Za-z0-9._*-]+|\[[0-9A-Fa-f:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
     r":((?:\\:|[^\s:])+)[ \t]*$"
@@ -539,8 +539,14 @@ _TF_SENSITIVE = _Lazy(  # group 1 is empty: the value is group 2 to 5
     rf'|"sensitive"\s*:\s*true\s*,\s*{_TF_TYPE}\s*,\s*"value"\s*:\s*{_TF_VALUE})'
 )
 #: a ``.netrc`` entry's ``password``,
-_NETRC_SOURCE = r"\bmachine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)+\s+password[ \t]+(\S+)"
+_NETRC_SOURCE = r"machine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)+\s+password[ \t]+(\S+)"
 _NETRC = _Lazy(_NETRC_SOURCE)
+
+
+def _keep_netrc(m: re.Match[str]) -> bool:
+    return m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
+
+
 _NETRC_FOLDED = _Lazy(_NETRC_SOURCE, re.IGNORECASE)
 #: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
 _PASSWORD_HASH = _Lazy(
@@ -555,7 +561,13 @@ def _keep_tf(m: re.Match[str]) -> bool:
 
 
 #: One of them is in every match of the rule above (lower case).
-_ENV_TRIGGERS = ("key", "secret", "token", "pass", "pw", "cred", "private", "signing", "auth")
+#: ``PRIVATE``, ``SIGNING`` and ``AUTH`` only beside an ``_`` (``JWT_PRIVATE``, ``REDIS_AUTH``):
+#: the words alone are in most code and prose, and the hooks skip loading this module for text
+#: holding no trigger.
+_ENV_TRIGGERS = (
+    "key", "secret", "token", "pass", "pw", "credential", "creds", "_private", "private_",
+    "_signing", "signing_", "_auth", "auth_",
+)  # fmt: skip
 
 
 _RULES: tuple[_Rule, ...] = (
@@ -678,7 +690,9 @@ _RULES: tuple[_Rule, ...] = (
         "pgpass_password",
         _PGPASS,
         2,
-        (":",),
+        # the usual ports (PostgreSQL, a second cluster, PgBouncer) or ``*``: ``:`` alone is in
+        # almost every text, and the hooks load this module only for text holding a trigger
+        (":5432:", ":5433:", ":6432:", ":*:"),
         _keep_pgpass,
         gate=_Lazy(r":(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:[^\s:]"),
     ),
@@ -686,7 +700,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("kubeconfig_data", _KUBE_DATA, 1, ("-data:",)),
     _Rule("oauth_token", _OAUTH_TOKEN, 1, ("oauth_token",)),
     _Rule("terraform_sensitive", _TF_SENSITIVE, -1, ('"sensitive"',), _keep_tf),
-    _Rule("netrc_password", _NETRC, 1, ("machine",), folded=_NETRC_FOLDED, anchored=True, back=0),
+    _Rule("netrc_password", _NETRC, 1, ("pass",), _keep_netrc, folded=_NETRC_FOLDED),
     _Rule(
         "password_hash",
         _PASSWORD_HASH,
@@ -790,7 +804,9 @@ def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[
     for trigger in rule.triggers:
         at = lowered.find(trigger)
         while at >= 0:
-            starts.update(range(max(0, at - rule.back), at + 1))
+            # up to ``back`` before the trigger, and just after its first character (a trigger
+            # may start with the ``_`` before a name part: ``_auth``)
+            starts.update(range(max(0, at - rule.back), at + 2))
             at = lowered.find(trigger, at + 1)
     pieces, done = [], 0
     for start in sorted(starts):
