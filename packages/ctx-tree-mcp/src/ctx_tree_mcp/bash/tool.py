@@ -285,7 +285,8 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
             head + content + ("" if not content or content.endswith("\n") else "\n")
         )
         quote = [QUOTED_NOTE.format(n=f"{quoted:,}", s="s", a="are")] if quoted else []
-        footer = one_line("-- ctx-tree: " + "; ".join([f"node {rec.node_id}", *quote, *notes]))
+        named = f"node {rec.node_id}" if app.store.in_file(rec.node_id) else "output not stored"
+        footer = one_line("-- ctx-tree: " + "; ".join([named, *quote, *notes]))
         footer += "\n"
         if len(whole) <= MAX_CHARS_PER_TOKEN * (budget + 1) and (
             estimate_tokens(whole + footer) <= budget
@@ -300,7 +301,10 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
         return head + text, gaps
 
     def manifest(gaps: list[tuple[int, int]]) -> Manifest:
-        m = Manifest(f"node {rec.node_id}")  # the status line counts the lines
+        if app.store.in_file(rec.node_id):
+            m = Manifest(f"node {rec.node_id}")  # the status line counts the lines
+        else:  # a read-only or damaged store: no node a later call could get
+            m = Manifest("output not stored")
         for note in notes:
             m.add("note", note)
         if gaps:

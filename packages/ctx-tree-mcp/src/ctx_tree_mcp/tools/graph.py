@@ -72,8 +72,8 @@ class RecentArgs(Input):
     limit: Annotated[int, Field(ge=1, le=200), Cli("nodes listed", short="-n")] = 20
     status: Annotated[
         list[Literal["pending", "live", "stale", "superseded"]] | None,
-        Field(description="default: live only"),
-        Cli("only nodes in these statuses (repeatable); default live", flag="--status"),
+        Field(description="default: live, pending"),
+        Cli("only nodes in these statuses (repeatable); default live and pending", flag="--status"),
     ] = None
 
 
@@ -136,8 +136,8 @@ def recent(
     limit: int = 20,
     status: list[str] | None = None,
 ) -> str:
-    """Handle ``ctx_tree_recent``: newest nodes first (live ones unless ``status`` lists
-    others), optionally within epoch-ms times ``since``..``until`` (inclusive) and of one kind;
+    """Handle ``ctx_tree_recent``: newest nodes first (live and pending ones, as search does,
+    unless ``status`` lists others: a CLI run's output stays pending until a walk), optionally within epoch-ms times ``since``..``until`` (inclusive) and of one kind;
     each with its creation time as ISO 8601 UTC and how long ago. Nodes of one millisecond are
     listed by id, highest first; ``before_id`` resumes among them. The manifest's ``next`` is
     the same call with ``until`` and ``before_id`` of the last row shown (docs/tools.md).
@@ -167,7 +167,7 @@ def recent(
                 "kind", f"unknown kind {kind!r}; one of: {', '.join(k.value for k in NodeKind)}"
             ) from None
     try:
-        statuses = tuple(NodeStatus(s) for s in (status or ["live"]))
+        statuses = tuple(NodeStatus(s) for s in (status or ["live", "pending"]))
     except ValueError:
         raise ToolInputError(
             "status", f"unknown status in {status!r}; use pending, live, stale or superseded"

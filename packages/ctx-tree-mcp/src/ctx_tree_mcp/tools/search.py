@@ -28,6 +28,9 @@ DESCRIPTION = (
     "since, until (epoch ms), parent_id, session_id."
 )
 MODES = ("keyword", "semantic", "hybrid")
+#: A keyword hit holding only some of the query's words, scored under this share of the best
+#: hit, is left out rather than listed: it pads the list without matching (docs/search.md).
+PARTIAL_FLOOR = 0.05
 MODE_ERROR = "mode {mode!r} is not one of keyword, semantic, hybrid"
 
 
@@ -127,6 +130,14 @@ def search(
         raise ToolInputError("filters", str(exc)) from None
     hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
+    if mode == "keyword":
+        hits, weak = _without_weak_partials(hits)
+        if weak:
+            notes = [
+                *notes,
+                f"{plural(weak, 'hit')} with only some of the words scored near zero (under "
+                f"{PARTIAL_FLOOR:.0%} of the best) and are not listed",
+            ]
     head, marks = _grouping(hits)
     rows = []
     for hit, mark in zip(hits, marks, strict=True):
@@ -156,6 +167,17 @@ def search(
         notes=notes,
         narrow="narrow the query or its filters",
     )
+
+
+def _without_weak_partials(hits: list[Any]) -> tuple[list[Any], int]:
+    """``(hits, left out)``: keyword hits without those holding only some of the words whose
+    score is under :data:`PARTIAL_FLOOR` of the best score (none when every score is 0:
+    unranked newest matches)."""
+    best = max((h.score for h in hits), default=0.0)
+    if best <= 0:
+        return hits, 0
+    kept = [h for h in hits if h.matched_all or h.score >= PARTIAL_FLOOR * best]
+    return kept, len(hits) - len(kept)
 
 
 def _grouping(hits: list[Any]) -> tuple[str, list[str]]:
