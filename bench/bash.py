@@ -129,7 +129,7 @@ def _breakdown(app, root: Path, command: str, rounds: int) -> None:
         rec = record_output(app, text + f"\n{i}", command=command, cwd=str(root), source="bench")
         parts["redact+store"].append(time.perf_counter() - t)
         t = time.perf_counter()
-        _render(result, rec, binary, 2000)
+        _render(app, result, rec, binary, 2000)
         parts["digest"].append(time.perf_counter() - t)
     print(
         "   breakdown: " + ", ".join(f"{k} {_ms(statistics.median(v))}" for k, v in parts.items())

@@ -284,12 +284,23 @@ def test_a_failing_store_drops_the_event_with_one_log_line(
 
 
 def test_a_stale_claim_is_requeued(app: App) -> None:
+    import subprocess
+
     base = spool.spool_dir(app.home, app.root)
     path = put(app, {"kind": "prompt", "text": "claimed by a dead ingester", "prompt_id": "p"})
     claimed = spool.claim(base, path.name)
     assert claimed is not None and spool.claim(base, path.name) is None
+    assert ingest(app).stored == 0  # this process's own claim is never taken from it
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    os.rename(claimed, base / "cur" / f"{dead.pid}~{path.name}")  # its ingester is gone
+    spool.release_all()
+    assert ingest(app).stored == 1  # at once, not after CLAIM_TIMEOUT_S
+    legacy = put(app, {"kind": "prompt", "text": "claimed by an older ctx-tree", "prompt_id": "q"})
+    os.rename(legacy, base / "cur" / legacy.name)  # no pid in its name: the timeout applies
+    assert ingest(app).stored == 0
     old = time.time() - spool.CLAIM_TIMEOUT_S - 5
-    os.utime(claimed, (old, old))
+    os.utime(base / "cur" / legacy.name, (old, old))
     assert ingest(app).stored == 1
 
 

@@ -134,6 +134,7 @@ class App:
     _usage_calls: int = field(default=0, init=False)
     #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
     busy: int = field(default=0, init=False)
+    _usage_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: Recently served file views by root node id (their content is immutable per id).
@@ -429,18 +430,23 @@ class App:
         :data:`COUNTER_FLUSH_CALLS` calls and at :meth:`close` (totals, and per UTC day and
         tool for the inspector): a cached read then does no write transaction of its own. A
         crash loses at most that many calls' worth of statistics, nothing else."""
-        for name, value in usage.items():
-            key = (tool, name)
-            self._usage[key] = self._usage.get(key, 0) + int(value)
-        self._usage_calls += 1
-        if self._usage_calls >= COUNTER_FLUSH_CALLS:
+        with self._usage_lock:
+            for name, value in usage.items():
+                key = (tool, name)
+                self._usage[key] = self._usage.get(key, 0) + int(value)
+            self._usage_calls += 1
+            due = self._usage_calls >= COUNTER_FLUSH_CALLS
+        if due:
             self.flush_counters()
 
     def flush_counters(self) -> None:
-        """Write the in-memory usage counters to the store (one transaction)."""
-        if self._usage and "store" in self.__dict__:
-            self.store.record_usage(self._usage)
-        self._usage, self._usage_calls = {}, 0
+        """Write the in-memory usage counters to the store (one transaction). Thread-safe: the
+        stop on a signal calls it from its own thread (``ending.py``); counters taken by one
+        call are written by that call only. On a store error they are lost (it propagates)."""
+        with self._usage_lock:
+            usage, self._usage, self._usage_calls = self._usage, {}, 0
+        if usage and "store" in self.__dict__:
+            self.store.record_usage(usage)
 
     def close(self) -> None:
         """Write the usage counters and close the store. A store fault here (disk full, store

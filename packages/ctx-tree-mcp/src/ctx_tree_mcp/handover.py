@@ -191,6 +191,10 @@ def serve_session(session: Session, root: str | None) -> None:
 
         raise StartError(config_error(exc)) from None
     engine = Engine(build_server(app), session.send_text)
+    from . import ending
+
+    # on a stop signal the counters are written at once, not after the walkers have stopped
+    ending.on_stop(lambda: _save_counters(app), order=20)
     prewarm(app)
     if not session.handover(engine):
         return
@@ -199,6 +203,15 @@ def serve_session(session: Session, root: str | None) -> None:
         anyio.run(engine.run)
     finally:
         app.close()
+
+
+def _save_counters(app: Any) -> None:
+    from ctx_tree_store import StoreError
+
+    try:
+        app.flush_counters()
+    except StoreError as exc:
+        log.warning("usage counters not written: %s", exc)
 
 
 def prewarm(app: Any) -> None:

@@ -21,10 +21,13 @@ stderr); the server never hangs. A JSON-RPC batch (an array) gets an "Invalid Re
 ``CTX_TREE_INSTANT=0`` runs the SDK's own stdio server instead (``server.serve``).
 """
 
+import contextlib
 import json
 import os
 import sys
 import threading
+
+from . import ending
 
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.json")
 #: Seconds a waiting request gives the SDK to load before it is answered with an error.
@@ -246,6 +249,7 @@ def _load(session: Session, root: str | None) -> None:
     except BaseException as exc:  # the reason goes to the client and the log
         reason = str(exc) if isinstance(exc, StartError) else f"{type(exc).__name__}: {exc}"
         session.fail(reason, after_handover=True)
+    ending.finished()
     with session.lock:
         if session.eof or session.failed:
             session.done.set()
@@ -260,6 +264,8 @@ def serve_instant(root: str | None = None) -> int:
     snapshot = load_snapshot()
     wire_in, wire_out = _claim_stdio()
     session = Session(snapshot, _writer(wire_out))
+    # SIGINT, SIGTERM, SIGHUP end the session as stdin EOF does, within the host's grace
+    ending.install(finish=session.end_of_input)
     loader = threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True)
     # The loader holds the GIL for most of a second: start it once the first message (the
     # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.
@@ -285,9 +291,12 @@ def serve_instant(root: str | None = None) -> int:
             session.receive(raw.decode("utf-8", "replace"))
             start_loader()
     start_loader()
+    # the client is gone: nobody reads a running command's answer, so end it now
+    ending.end_children()
     session.end_of_input()
     session.done.wait()
     timer.cancel()
+    ending.end_children(kill=True)
     return 0
 
 
@@ -311,4 +320,10 @@ def main() -> None:
         version = next(iter(info.values()))["initialize"]["serverInfo"]["version"]
         print(f"ctx-tree-mcp {version}")
         return
-    raise SystemExit(serve_instant())
+    code = serve_instant()
+    # The session is over and its store closed. Exit now: an interpreter shutdown would wait
+    # for worker threads (a cancelled command's runner ending its group) for no one.
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code)

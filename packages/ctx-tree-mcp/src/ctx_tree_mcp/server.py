@@ -119,9 +119,16 @@ def serve(root: str | None = None) -> int:
     if note := config.unknown_summary():
         log.warning("%s", note)
     server = build_server(app)
+    from . import ending
+    from .handover import _save_counters
+
+    # a stop signal writes the counters and ends running commands (docs/architecture.md)
+    ending.install()
+    ending.on_stop(lambda: _save_counters(app), order=20)
     try:
         anyio_run_stdio(server)
     finally:
+        ending.end_children()
         app.close()
     return 0
 

@@ -8,12 +8,20 @@ after :data:`KILL_GRACE_S`; processes the command left in the background when it
 exited are ended the same way. Only the first and last ``keep_bytes`` bytes of output are
 kept in memory; the rest is counted.
 
+A command never outlives the server (docs/architecture.md#what-ends-when-the-server-ends):
+a stop signal ends every running group (:func:`end_running`, called by ``ending.py``); the
+reaper (``reaper.py``, one per server) ends them when the server is gone however it ended,
+SIGKILL included; on Linux the shell also gets a parent-death signal (``PR_SET_PDEATHSIG``)
+for the instant between its start and the reaper hearing of it.
+
 Blocking (a ``selectors`` loop); the MCP server runs it in a worker thread and sets
 ``cancel`` when the client cancels the call.
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import re
 import selectors
@@ -22,13 +30,22 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from .digest import PROBLEM_BYTES, problem_lines
 from .record import MIDDLE_LINES
 
-__all__ = ["KILL_GRACE_S", "RunResult", "output_text", "run_command", "user_shell"]
+__all__ = [
+    "KILL_GRACE_S",
+    "RunResult",
+    "end_running",
+    "output_text",
+    "run_command",
+    "running_groups",
+    "user_shell",
+]
 
 #: Seconds between SIGTERM and SIGKILL for the command's process group.
 KILL_GRACE_S = 0.5
@@ -36,6 +53,7 @@ KILL_GRACE_S = 0.5
 #: processes still holding it are ended.
 STRAGGLER_GRACE_S = 0.2
 _READ = 1 << 16
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -164,6 +182,86 @@ def _end_group(pgid: int, proc: subprocess.Popen[bytes]) -> None:
             time.sleep(0.01)
 
 
+#: The process groups of the commands running now, by pgid.
+_running: dict[int, subprocess.Popen[bytes]] = {}
+_running_lock = threading.Lock()
+_reaper: list[subprocess.Popen[bytes]] = []
+
+
+def running_groups() -> list[int]:
+    """The process group ids of the commands running now."""
+    with _running_lock:
+        return list(_running)
+
+
+def end_running(kill: bool = False) -> None:
+    """Signal every running command's process group: SIGTERM, or SIGKILL with ``kill``. The
+    runner of each then sees its shell end and reaps it. Never raises."""
+    sig = signal.SIGKILL if kill else signal.SIGTERM
+    for pgid in running_groups():
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+
+def _tell_reaper(line: str) -> None:
+    """Send ``+PGID`` / ``-PGID`` to this process's reaper, starting it on first use. A reaper
+    that cannot start or went away is logged once and the command runs without it."""
+    with _running_lock:
+        if not _reaper:
+            script = Path(__file__).with_name("reaper.py")
+            try:
+                _reaper.append(
+                    subprocess.Popen(
+                        [sys.executable, "-I", "-S", str(script)],
+                        stdin=subprocess.PIPE,
+                        stdout=subprocess.DEVNULL,
+                        start_new_session=True,
+                        close_fds=True,
+                    )
+                )
+            except OSError as exc:
+                log.warning(
+                    "the command reaper did not start (%s): commands may outlive a killed server",
+                    exc,
+                )
+                return
+        stdin = _reaper[0].stdin
+        if stdin is None or stdin.closed:
+            return
+        try:
+            stdin.write(line.encode() + b"\n")
+            stdin.flush()
+        except OSError as exc:
+            log.warning(
+                "the command reaper is gone (%s): commands may outlive a killed server", exc
+            )
+            stdin.close()
+
+
+def _parent_death_signal() -> Callable[[], None] | None:
+    """A ``preexec_fn`` that asks Linux to SIGKILL the shell when the thread that started it
+    ends (``prctl(PR_SET_PDEATHSIG)``); None elsewhere or when libc cannot be loaded."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        import ctypes
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    prctl.restype = ctypes.c_int
+    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    kill = int(signal.SIGKILL)
+
+    def preexec() -> None:  # in the child, between fork and exec: no locks, no imports
+        prctl(1, kill, 0, 0, 0)  # PR_SET_PDEATHSIG
+
+    return preexec
+
+
+_PDEATHSIG = _parent_death_signal()
+
+
 def run_command(
     command: str,
     cwd: Path,
@@ -187,8 +285,12 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        preexec_fn=_PDEATHSIG,
     )
     pgid = proc.pid
+    with _running_lock:
+        _running[pgid] = proc
+    _tell_reaper(f"+{pgid}")
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
@@ -228,6 +330,9 @@ def run_command(
             _end_group(pgid, proc)
         proc.wait()
         proc.stdout.close()
+        with _running_lock:
+            _running.pop(pgid, None)
+        _tell_reaper(f"-{pgid}")
     code = proc.returncode
     head, tail = out.parts()
     return RunResult(

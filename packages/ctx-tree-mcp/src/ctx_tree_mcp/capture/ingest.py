@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .. import ending
 from ..bash.denylist import refusal
 from . import spool
 
@@ -117,7 +118,7 @@ def ingest(
     if names:
         spool.record_root(base, app.root)
     for name in names:
-        if not keep_going():
+        if not keep_going() or ending.stopping():
             report.stopped = True
             break
         claimed = spool.claim(base, name)
@@ -127,7 +128,7 @@ def ingest(
         if event is None:
             log.warning("capture: spool file %s is not a readable event; deleted", name)
             report.dropped += 1
-            claimed.unlink(missing_ok=True)
+            spool.done(claimed)
             continue
         try:
             outcome = ingest_event(app, event)
@@ -142,7 +143,7 @@ def ingest(
             report.dropped += 1
         else:
             setattr(report, outcome, getattr(report, outcome) + 1)
-        claimed.unlink(missing_ok=True)
+        spool.done(claimed)
     if report.stored or (names and not (base / "state.json").exists()):
         with contextlib.suppress(Exception):
             _write_state(app, base)

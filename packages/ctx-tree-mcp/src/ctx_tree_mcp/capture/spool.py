@@ -7,7 +7,9 @@ Layout, per project root (docs/capture.md)::
         <root key>/                       0700; root key = sha256(real root path)[:16]
             tmp/   a hook writes here ...
             new/   ... and renames here: one JSON event per file, 0600, name sorts by time
-            cur/   claimed by an ingester (a rename), deleted once stored
+            cur/   claimed by an ingester (a rename to ``<pid>~<name>``), deleted once
+                   stored; given back to ``new/`` when the ingester stops, or as soon as
+                   its process is gone
             state.json                    counts the SessionStart hook reports (no content)
             root                          the project root's path (written by the hook that
                                           made the folder, and by the ingester)
@@ -27,6 +29,7 @@ import contextlib
 import hashlib
 import json
 import os
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,36 +93,102 @@ def waiting(base: Path) -> list[str]:
         return []
 
 
-def claim(base: Path, name: str) -> Path | None:
-    """Take ``new/<name>`` for this ingester (an atomic rename into ``cur/``); None when another
-    ingester took it first."""
-    _private_dir(base / "cur")
-    target = base / "cur" / name
+#: The events this process has claimed and not yet stored or given back.
+_claims: set[Path] = set()
+_claims_lock = threading.Lock()
+_on_stop: list[object] = []
+
+
+def _claimer(name: str) -> tuple[int | None, str]:
+    """``(pid, event name)`` of a ``cur/`` entry (``<pid>~<name>``); pid None for an entry
+    claimed by an older ctx-tree (no pid in its name)."""
+    pid, sep, rest = name.partition("~")
+    if sep and pid.isdigit():
+        return int(pid), rest
+    return None, name
+
+
+def _alive(pid: int) -> bool:
+    """True when process ``pid`` exists (in this pid namespace)."""
     try:
-        os.rename(base / "new" / name, target)
-    except FileNotFoundError:
-        return None
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def claim(base: Path, name: str) -> Path | None:
+    """Take ``new/<name>`` for this ingester (an atomic rename into ``cur/<pid>~<name>``); None
+    when another ingester took it first. Until it is stored (deleted) or given back
+    (:func:`release`), a stop of the server gives it back (``ending.on_stop``)."""
+    _private_dir(base / "cur")
+    target = base / "cur" / f"{os.getpid()}~{name}"
+    with _claims_lock:
+        if not _on_stop:
+            from .. import ending
+
+            _on_stop.append(ending.on_stop(release_all, order=ending.LAST))
+        try:
+            os.rename(base / "new" / name, target)
+        except FileNotFoundError:
+            return None
+        with contextlib.suppress(OSError):
+            os.utime(target)  # its age in cur/ counts from the claim, not from the hook's write
+        _claims.add(target)
     return target
+
+
+def done(claimed: Path) -> None:
+    """The claimed event is stored (or dropped): delete its file."""
+    with _claims_lock:
+        _claims.discard(claimed)
+        claimed.unlink(missing_ok=True)
 
 
 def release(base: Path, claimed: Path) -> None:
     """Give a claimed event back (the store was busy): it is retried on the next run."""
-    with contextlib.suppress(OSError):
-        os.rename(claimed, base / "new" / claimed.name)
+    with _claims_lock:
+        _claims.discard(claimed)
+        with contextlib.suppress(OSError):
+            os.rename(claimed, base / "new" / _claimer(claimed.name)[1])
+
+
+def release_all() -> int:
+    """Give back every event this process claimed and has not stored (the server is
+    stopping); returns how many."""
+    with _claims_lock:
+        claims = list(_claims)
+        _claims.clear()
+    moved = 0
+    for claimed in claims:
+        with contextlib.suppress(OSError):
+            os.rename(claimed, claimed.parent.parent / "new" / _claimer(claimed.name)[1])
+            moved += 1
+    return moved
 
 
 def requeue_stale(base: Path, now: float | None = None) -> int:
-    """Move events claimed more than :data:`CLAIM_TIMEOUT_S` ago back to ``new/``; returns how many."""
+    """Move claimed events back to ``new/`` whose claiming process is gone, or that were
+    claimed more than :data:`CLAIM_TIMEOUT_S` ago (an ingester that hung, or an entry without
+    a pid); never this process's own claims. Returns how many."""
     now = time.time() if now is None else now
     moved = 0
     try:
         entries = list(os.scandir(base / "cur"))
     except OSError:
         return 0
+    with _claims_lock:
+        ours = {claimed.name for claimed in _claims}
     for entry in entries:
+        if entry.name in ours:
+            continue
+        pid, name = _claimer(entry.name)
         with contextlib.suppress(OSError):
-            if now - entry.stat().st_mtime > CLAIM_TIMEOUT_S:
-                os.rename(entry.path, base / "new" / entry.name)
+            gone = pid is not None and pid != os.getpid() and not _alive(pid)
+            if gone or now - entry.stat().st_mtime > CLAIM_TIMEOUT_S:
+                os.rename(entry.path, base / "new" / name)
                 moved += 1
     return moved
 

@@ -1,0 +1,157 @@
+"""What ends when the server ends: SIGINT, SIGTERM and SIGHUP stop it as stdin EOF does.
+
+A host stops its MCP server with a signal and a short grace (Claude Code sends SIGINT, then
+SIGTERM 100 ms later). :func:`install` makes the first of these signals start one stop
+thread that, in order (docs/architecture.md#what-ends-when-the-server-ends):
+
+1. sends SIGTERM to every running ``ctx_tree_bash`` command's process group;
+2. runs the stop hooks registered with :func:`on_stop` (write the usage counters: a few
+   milliseconds);
+3. ends the session as stdin EOF does (``finish``: walkers stop, the store closes);
+4. SIGKILLs what is left of the command groups, runs the last hooks (order :data:`LAST` and
+   up: give back the spool claims not stored by then) and exits with ``128 + signal``.
+
+A later signal does not interrupt this (the host's SIGTERM 100 ms after its SIGINT). After
+:data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked by another
+process). Commands are also ended when the server is killed outright: ``bash/reaper.py``. Standard library only: the
+start-up path (``instant.py``) imports it before anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+
+__all__ = [
+    "LAST",
+    "STOP_SIGNALS",
+    "STOP_WAIT_S",
+    "end_children",
+    "finished",
+    "install",
+    "on_stop",
+    "run_hooks",
+    "stop",
+    "stopping",
+]
+
+#: Signals that stop the server cleanly.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+#: Seconds the clean end (walkers, store) may take after a signal before the process exits.
+STOP_WAIT_S = 2.0
+
+_hooks: list[tuple[int, Callable[[], object]]] = []
+_lock = threading.Lock()
+_stopping = threading.Event()
+_finish: list[Callable[[], None]] = []
+_done = threading.Event()
+
+
+def stopping() -> bool:
+    """True once a stop signal arrived (loops that can end early check it)."""
+    return _stopping.is_set()
+
+
+def on_stop(hook: Callable[[], object], order: int = 50) -> Callable[[], None]:
+    """Run ``hook`` when a signal stops the server (lower ``order`` first; a hook that raises
+    is logged and the next runs). Returns a function that unregisters it."""
+    item = (order, hook)
+    with _lock:
+        _hooks.append(item)
+
+    def remove() -> None:
+        with _lock:
+            if item in _hooks:
+                _hooks.remove(item)
+
+    return remove
+
+
+#: Hooks of this order and above run last, just before the process exits.
+LAST = 100
+
+
+def run_hooks(last: bool = False) -> None:
+    """Run the registered stop hooks of order below :data:`LAST` (with ``last``: the others)
+    once each, in order."""
+    with _lock:
+        hooks = sorted((i for i in _hooks if (i[0] >= LAST) == last), key=lambda i: i[0])
+        for item in hooks:
+            _hooks.remove(item)
+    for _order, hook in hooks:
+        try:
+            hook()
+        except Exception as exc:  # one failing hook never keeps the others from running
+            _say(f"a stop step failed: {type(exc).__name__}: {exc}")
+
+
+def finished() -> None:
+    """The clean end is complete (the session's store is closed): the stop may exit now."""
+    _done.set()
+
+
+def _say(text: str) -> None:
+    try:
+        sys.stderr.write(f"ctx-tree: {text}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def end_children(kill: bool = False) -> None:
+    """SIGTERM (SIGKILL with ``kill``) every running ``ctx_tree_bash`` command's process group
+    (none when no command was ever run: ``bash/run.py`` is then not even imported)."""
+    runner = sys.modules.get("ctx_tree_mcp.bash.run")
+    if runner is not None:
+        runner.end_running(kill=kill)
+
+
+def stop(signum: int) -> None:
+    """Stop the server for ``signum`` (the stop thread's body; exits the process)."""
+    start = time.monotonic()
+    # whatever hangs below (a store locked by another process: its busy timeout is 30 s),
+    # the process is gone after STOP_WAIT_S
+    hard = threading.Timer(STOP_WAIT_S, _exit, [signum, start, "(a step hung)"])
+    hard.daemon = True
+    hard.start()
+    end_children()
+    run_hooks()
+    for finish in _finish:
+        try:
+            finish()
+        except Exception as exc:
+            _say(f"the session did not end cleanly: {type(exc).__name__}: {exc}")
+    if _finish:
+        _done.wait(max(0.0, STOP_WAIT_S - (time.monotonic() - start)))
+    _exit(signum, start)
+
+
+def _exit(signum: int, start: float, why: str = "") -> None:
+    """SIGKILL what is left of the command groups, run the last hooks (give back spool claims
+    not stored by now) and exit with ``128 + signum``."""
+    end_children(kill=True)
+    run_hooks(last=True)
+    name = signal.Signals(signum).name
+    ms = round((time.monotonic() - start) * 1000)
+    _say(f"stopped by {name} in {ms} ms{' ' + why if why else ''}")
+    os._exit(128 + signum)
+
+
+def install(finish: Callable[[], None] | None = None) -> None:
+    """Make :data:`STOP_SIGNALS` stop the server (main thread only). ``finish`` ends the
+    session as stdin EOF does; the loader calls :func:`finished` once it has."""
+    if finish is not None:
+        _finish.append(finish)
+
+    def handler(signum: int, _frame: object) -> None:
+        if _stopping.is_set():
+            return  # already stopping: the host's second signal changes nothing
+        _stopping.set()
+        threading.Thread(target=stop, args=(signum,), name="ctx-tree-stop", daemon=True).start()
+
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, handler)
