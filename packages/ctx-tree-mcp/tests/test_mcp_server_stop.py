@@ -42,6 +42,20 @@ def wait_for(predicate, timeout: float = 10.0) -> bool:
     return predicate()
 
 
+_started: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _no_server_left():
+    """A test that fails midway leaves no server (nor its command) running."""
+    yield
+    while _started:
+        proc = _started.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
 class Server:
     """A real server over pipes, driven with raw JSON-RPC lines."""
 
@@ -55,6 +69,7 @@ class Server:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
         )
+        _started.append(self.proc)
         self.next_id = 1
         self.request(
             "initialize",
@@ -137,7 +152,7 @@ def test_a_stopped_server_saves_its_counters_and_ends_its_command(
         "ctx_tree_bash",
         {"command": f"sleep 300 & echo $$ $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"},
     )
-    assert wait_for(pids.exists)
+    assert wait_for(pids.exists, 60)
     shell, background = map(int, pids.read_text().split())
     took = server.stop(how)
     # within the host's grace: Claude Code's SIGTERM comes 100 ms after its SIGINT
@@ -166,7 +181,7 @@ def test_a_killed_server_leaves_no_command_running(project: tuple[Path, Path]) -
         "ctx_tree_bash",
         {"command": f"sleep 300 & echo $$ $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"},
     )
-    assert wait_for(pids.exists)
+    assert wait_for(pids.exists, 60)
     shell, background = map(int, pids.read_text().split())
     server.stop("SIGKILL")  # nothing in the server runs: the reaper ends the group
     # (a loaded machine may take seconds to start the reaper's interpreter)

@@ -30,6 +30,7 @@ __all__ = [
     "LAST",
     "STOP_SIGNALS",
     "STOP_WAIT_S",
+    "begin",
     "end_children",
     "finished",
     "install",
@@ -54,6 +55,12 @@ _done = threading.Event()
 def stopping() -> bool:
     """True once a stop signal arrived (loops that can end early check it)."""
     return _stopping.is_set()
+
+
+def begin() -> None:
+    """The server is ending (stdin EOF or a signal): :func:`stopping` is True from now on, and
+    a command that starts from now on is ended at once (``bash/run.py``)."""
+    _stopping.set()
 
 
 def on_stop(hook: Callable[[], object], order: int = 50) -> Callable[[], None]:

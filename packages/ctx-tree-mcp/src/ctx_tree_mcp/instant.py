@@ -292,6 +292,7 @@ def serve_instant(root: str | None = None) -> int:
             start_loader()
     start_loader()
     # the client is gone: nobody reads a running command's answer, so end it now
+    ending.begin()
     ending.end_children()
     session.end_of_input()
     session.done.wait()

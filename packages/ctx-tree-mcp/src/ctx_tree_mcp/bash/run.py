@@ -10,9 +10,10 @@ kept in memory; the rest is counted.
 
 A command never outlives the server (docs/architecture.md#what-ends-when-the-server-ends):
 a stop signal ends every running group (:func:`end_running`, called by ``ending.py``); the
-reaper (``reaper.py``, one per server) ends them when the server is gone however it ended,
-SIGKILL included; on Linux the shell also gets a parent-death signal (``PR_SET_PDEATHSIG``)
-for the instant between its start and the reaper hearing of it.
+reaper (``reaper.py``, one per server, started before the first command) ends them when the
+server is gone however it ended, SIGKILL included. No ``preexec_fn`` (a parent-death signal
+set with ``prctl`` in the child): in a threaded server the forked child deadlocked in it
+before ``exec`` now and then, a copy of the server left running.
 
 Blocking (a ``selectors`` loop); the MCP server runs it in a worker thread and sets
 ``cancel`` when the client cancels the call.
@@ -30,10 +31,10 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import ending
 from .digest import PROBLEM_BYTES, problem_lines
 from .record import MIDDLE_LINES
 
@@ -203,9 +204,10 @@ def end_running(kill: bool = False) -> None:
             os.killpg(pgid, sig)
 
 
-def _tell_reaper(line: str) -> None:
-    """Send ``+PGID`` / ``-PGID`` to this process's reaper, starting it on first use. A reaper
-    that cannot start or went away is logged once and the command runs without it."""
+def _start_reaper() -> None:
+    """Start this process's reaper unless it runs (before the first command starts, so the
+    command's ``+PGID`` follows its start at once). One that cannot start is logged and
+    commands run without it."""
     with _running_lock:
         if not _reaper:
             script = Path(__file__).with_name("reaper.py")
@@ -225,6 +227,14 @@ def _tell_reaper(line: str) -> None:
                     exc,
                 )
                 return
+
+
+def _tell_reaper(line: str) -> None:
+    """Send ``+PGID`` / ``-PGID`` to this process's reaper (nothing when it did not start); a
+    reaper that went away is logged once."""
+    with _running_lock:
+        if not _reaper:
+            return
         stdin = _reaper[0].stdin
         if stdin is None or stdin.closed:
             return
@@ -236,30 +246,6 @@ def _tell_reaper(line: str) -> None:
                 "the command reaper is gone (%s): commands may outlive a killed server", exc
             )
             stdin.close()
-
-
-def _parent_death_signal() -> Callable[[], None] | None:
-    """A ``preexec_fn`` that asks Linux to SIGKILL the shell when the thread that started it
-    ends (``prctl(PR_SET_PDEATHSIG)``); None elsewhere or when libc cannot be loaded."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl = ctypes.CDLL(None, use_errno=True).prctl
-    except (OSError, AttributeError):
-        return None
-    prctl.restype = ctypes.c_int
-    prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
-    kill = int(signal.SIGKILL)
-
-    def preexec() -> None:  # in the child, between fork and exec: no locks, no imports
-        prctl(1, kill, 0, 0, 0)  # PR_SET_PDEATHSIG
-
-    return preexec
-
-
-_PDEATHSIG = _parent_death_signal()
 
 
 def run_command(
@@ -276,6 +262,7 @@ def run_command(
     process of the command's group running.
     """
     shell = user_shell()
+    _start_reaper()
     start = time.monotonic()
     deadline = start + timeout_s
     proc = subprocess.Popen(
@@ -285,12 +272,14 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
-        preexec_fn=_PDEATHSIG,
     )
     pgid = proc.pid
     with _running_lock:
         _running[pgid] = proc
     _tell_reaper(f"+{pgid}")
+    if ending.stopping():  # started as the server ends: end_running may have missed it
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, signal.SIGTERM)
     assert proc.stdout is not None
     fd = proc.stdout.fileno()
     os.set_blocking(fd, False)
