@@ -1,8 +1,9 @@
 """Running one shell command: the user's shell, its own process group, a hard timeout.
 
 The command runs as ``$SHELL -c COMMAND`` (``/bin/sh`` when ``$SHELL`` is unset or not
-executable) in the project root, stdin from ``/dev/null`` (a command that reads stdin sees
-end-of-file at once), stdout and stderr on one pipe (so they interleave in the order written),
+executable) in the project root, with no terminal: stdin from ``/dev/null`` (a command that
+reads stdin sees end-of-file at once), an environment where editors fail at once and pagers
+print through (:data:`NON_INTERACTIVE`), stdout and stderr on one pipe (so they interleave in the order written),
 in a new session and process group. At the timeout the whole group gets SIGTERM, then SIGKILL
 after :data:`KILL_GRACE_S`; processes the command left in the background when its shell
 exited are ended the same way. Only the first and last ``keep_bytes`` bytes of output are
@@ -183,6 +184,45 @@ def _end_group(pgid: int, proc: subprocess.Popen[bytes]) -> None:
             time.sleep(0.01)
 
 
+#: The line the editor stand-in prints (``git`` runs ``GIT_EDITOR`` through the shell).
+NO_EDITOR = "ctx-tree: no editor can run here (no terminal): pass the text on the command line"
+#: What a command's environment gets over the server's: nothing waits for a person
+#: (docs/tools.md#ctx_tree_bash). An editor fails at once (``false``; git's prints
+#: :data:`NO_EDITOR`), pagers print through (``cat``), git and ssh never prompt.
+NON_INTERACTIVE = {
+    "GIT_EDITOR": f"echo '{NO_EDITOR}' >&2; false",
+    "GIT_SEQUENCE_EDITOR": f"echo '{NO_EDITOR}' >&2; false",
+    "EDITOR": "false",
+    "VISUAL": "false",
+    "PAGER": "cat",
+    "GIT_PAGER": "cat",
+    "MANPAGER": "cat",
+    "SYSTEMD_PAGER": "cat",
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_ASKPASS": "false",
+    "SSH_ASKPASS": "false",
+    "GCM_INTERACTIVE": "never",
+    "DEBIAN_FRONTEND": "noninteractive",
+    "PIP_NO_INPUT": "1",
+    "NPM_CONFIG_YES": "true",
+}
+
+
+def command_env() -> dict[str, str]:
+    """The environment a command runs with: the server's, plus :data:`NON_INTERACTIVE`."""
+    return {**os.environ, **NON_INTERACTIVE}
+
+
+def wanted_a_person(text: str) -> bool:
+    """True when ``text`` (a command's output) shows that it asked for an editor or a
+    terminal prompt that cannot run here."""
+    return (
+        NO_EDITOR in text
+        or "problem with the editor" in text
+        or ("terminal prompts disabled" in text)
+    )
+
+
 #: The process groups of the commands running now, by pgid.
 _running: dict[int, subprocess.Popen[bytes]] = {}
 _running_lock = threading.Lock()
@@ -272,6 +312,7 @@ def run_command(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         start_new_session=True,
+        env=command_env(),
     )
     pgid = proc.pid
     with _running_lock:

@@ -337,6 +337,13 @@ def _notes(result: RunResult, rec: Recorded, binary: bool) -> list[str]:
         notes.append("processes the command left in the background were ended")
     if binary:
         notes.append("the output looks binary; undecodable bytes are shown as �")
+    from .run import wanted_a_person
+
+    if wanted_a_person(rec.content):
+        notes.append(
+            "the command asked for an editor or a prompt; none runs here (no terminal): pass "
+            "the text on the command line (git commit -m MESSAGE, --no-edit)"
+        )
     if rec.truncated:
         notes.append(
             f"output was {rec.original_bytes:,} bytes; the store keeps the first and last "
