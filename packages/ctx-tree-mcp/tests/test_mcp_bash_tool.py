@@ -301,3 +301,18 @@ def test_a_small_budget_still_gives_the_exit_code_and_the_result(app: App, budge
     answer = bash(app, "cat out.txt; exit 1", budget_tokens=budget)
     assert answer.startswith("exit 1 · 301 lines · ")
     assert "2 failed, 150 passed" in answer and estimate_tokens(answer) <= budget
+
+
+@pytest.mark.parametrize("budget", [100, 150])
+def test_a_small_budget_pages_by_real_amounts_not_characters(app: App, budget: int) -> None:
+    """A node's description (a long command, up to 120 characters) filled a small page's
+    manifest, so ctx_tree_get paged 7 characters at a time at a budget of 100."""
+    command = "python3 -c 'print(\"x\" * 20000)' # " + "a comment that makes the command long " * 6
+    node_id = _node_id(bash(app, command))
+    offset = 0
+    for _ in range(3):
+        page = get(app, node_id, offset=offset, budget_tokens=budget)
+        assert estimate_tokens(page) <= budget
+        following = int(page.split("offset=")[1].split(")")[0])
+        assert following - offset >= 60, page
+        offset = following

@@ -26,6 +26,10 @@ class Args(Input):
     budget_tokens: Budget = 2000
 
 
+#: Budgets (tokens) under which a page's manifest does not describe the node.
+SMALL_PAGE_BUDGET = 300
+
+
 def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> str:
     """Handle ``ctx_tree_get``: content from character ``offset`` as far as ``budget_tokens``
     allows (whole lines), then a manifest with the exact call for the next page.
@@ -53,9 +57,12 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
 
     def manifest(state: tuple[str, bool]) -> Manifest:
         page, cut = state
-        # with a next line, that line names the node: the head does not repeat its id
+        # with a next line, that line names the node: the head does not repeat its id; under
+        # SMALL_PAGE_BUDGET it leaves out what the node is (a command, a path: up to 120
+        # characters), which crowded a page down to a few characters
         named = "" if cut else f"node {node.id} · "
-        m = Manifest(f"{named}{node.kind.value} · {node.status.value} · {where(node)}")
+        what = "" if budget < SMALL_PAGE_BUDGET else f" · {where(node)}"
+        m = Manifest(f"{named}{node.kind.value} · {node.status.value}{what}")
         if lines and offset == 0:
             m.add("lines", f"{lines[0]}-{lines[1]} of the source file", optional=True)
         m.add(
