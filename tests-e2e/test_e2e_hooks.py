@@ -425,7 +425,7 @@ def test_a_new_session_recalls_prompts_reads_commands_and_answers(
         assert "prompt://sess-A/p1" in recent
         assert marker in search.search(later, marker)
         hits = search.search(later, "rollout flag")
-        assert "tool_output" in hits and "cmd://" in hits
+        assert "tool_output" in hits and "$ pytest -q" in hits  # labelled by its command
         assert "response" in search.search(later, "cache_v2 flag")
         prompt_id = later.store.recent(kind="prompt", limit=1)[0].id
         packed = compose.compose(later, [prompt_id], query="cache rollout")
