@@ -267,3 +267,16 @@ def test_a_small_whole_file_is_its_numbered_lines_alone(app, root):
     (root / "tiny.py").write_text("a = 1\nb = 2\n")
     assert read(app, "tiny.py") == "1\ta = 1\n2\tb = 2\n"
     assert read(app, "tiny.py", numbers=False) == "a = 1\nb = 2\n"
+
+
+def test_a_big_whole_read_shows_the_outline_the_top_and_the_end(app, root):
+    """A whole read of a big file is a map: every symbol, then the top and the end of the
+    file (it showed only the top, and its next paged on from there)."""
+    lines = (root / "src" / "decoder.py").read_text().split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    text = read(app, "src/decoder.py", budget_tokens=1500)
+    assert tokens(text) <= 1500
+    assert re.search(r"^\d+-\d+ class JSONDecoder\(object\)", text, re.M), text
+    assert "1\t" in text and f"{len(lines)}\t{lines[-1]}\n" in text
+    assert re.search(r'^next: ctx_tree_read\(path="src/decoder.py", symbol="[\w.]+"\)$', text, re.M)

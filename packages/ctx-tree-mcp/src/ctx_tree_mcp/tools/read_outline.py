@@ -111,8 +111,8 @@ def signature(view: FileView, entry: OutlineEntry) -> str:
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
-    with its line range and signature, nested ones indented, and as many of the first lines
-    as fit. ``next`` reads the first definition past those lines by symbol. ``numbered``
+    with its line range and signature, nested ones indented, and as many lines of the top and
+    of the end of the file as fit. ``next`` reads the first definition not shown, by symbol. ``numbered``
     False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
     numbered."""
     all_lines = lines_of(view, 1, view.total_lines)
@@ -135,45 +135,63 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     pick = argument_name("ctx_tree_read", "symbol")
     pick += " NAME" if pick.startswith("-") else "=NAME"
 
-    def body(room: int) -> tuple[str, tuple[int, str]]:
+    def body(room: int) -> tuple[str, tuple[int, int, str]]:
         title = (
             f"{note}\n" if note else ""
         ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
         room_left = room - 40 - estimate_tokens(title)
         text, nested_note = outline_text(rows, docs, top, room_left, names)
         head = title + (text + "\n" if text else "")
-        room -= estimate_tokens(head) + 10
-        parts: list[str] = []
-        last_line = 0
-        for c in view.chunks:
-            block = number_lines(split_lines(c.content), c.metadata["lines"][0])
-            cost = estimate_tokens(block)
-            if cost > room:
-                break
-            parts.append(block)
-            room -= cost
-            last_line = c.metadata["lines"][1]
-        return head + (f"## lines 1-{last_line}\n" + "".join(parts) if parts else ""), (
-            last_line,
-            nested_note,
-        )
+        room -= estimate_tokens(head) + 20
+        blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
+        costs = [estimate_tokens(b) for b in blocks]
+        # The top and the end of the file, as far as the room goes: a module's end holds what
+        # its head does not (entry points, registrations, the last definitions).
+        top_n = 0
+        while top_n < len(blocks) and costs[top_n] <= room // 2:
+            room -= costs[top_n]
+            top_n += 1
+        end_n = len(blocks)
+        while end_n > top_n and costs[end_n - 1] <= room:
+            room -= costs[end_n - 1]
+            end_n -= 1
+        while top_n < end_n and costs[top_n] <= room:  # the end is whole: more of the top
+            room -= costs[top_n]
+            top_n += 1
+        last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
+        resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
+        out = head
+        if top_n:
+            out += f"## lines 1-{last_line}\n" + "".join(blocks[:top_n])
+        if resume:
+            out += f"## lines {resume}-{view.total_lines}\n" + "".join(blocks[end_n:])
+        return out, (last_line, resume, nested_note)
 
-    def manifest(state: tuple[int, str]) -> Manifest:
-        last_line, nested_note = state
-        m = view_manifest(
-            view, f"; shown: outline, lines 1-{last_line}" if last_line else "; shown: outline"
-        )
+    def manifest(state: tuple[int, int, str]) -> Manifest:
+        last_line, resume, nested_note = state
+        shown = [
+            f"lines {a}-{b}"
+            for a, b in ((1, last_line), (resume, view.total_lines))
+            if a and b >= a
+        ]
+        m = view_manifest(view, "; shown: " + ", ".join(["outline", *shown]))
         if nested_note:
             m.add(
                 "outline",
                 f"{nested_note}; full outline: "
                 + (call("ctx_tree_get", node_id=view.root.id) if view.stored else NOT_STORED),
             )
-        after = next((e for e in entries if e.start > last_line), None)
+        gap_end = (resume - 1) if resume else view.total_lines
+        after = next((e for e in entries if last_line < e.start <= gap_end), None)
         if after is not None and len(find_symbols(view.outline, after.name)) == 1:
             m.add("next", call("ctx_tree_read", path=view.relative, symbol=after.name))
-        elif last_line < view.total_lines:
-            m.add("next", call("ctx_tree_read", path=view.relative, start_line=last_line + 1))
+        elif last_line < gap_end:
+            m.add(
+                "next",
+                call(
+                    "ctx_tree_read", path=view.relative, start_line=last_line + 1, end_line=gap_end
+                ),
+            )
         return m
 
     return fitted_answer(budget, body, manifest, file_tokens(view), file_what(view), terse=True)
