@@ -7,6 +7,7 @@ a cache hit only skips parsing; it is never an "unchanged" stub.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 
 DESCRIPTION = (
     "Read a file within budget_tokens: whole if it fits, else outline + top; or by symbol, "
-    "lines or query."
+    "lines or query. A directory: its ranked map."
 )
 
 
@@ -115,6 +116,14 @@ def read(
         raise ToolInputError(
             "end_line", f"the range ends at line {end_line}, before it starts (line {start_line})"
         )
+    if not modes:  # a directory (or "."): its ranked map (repomap.py)
+        target = app.policy.resolve(path)
+        if os.path.isdir(target.absolute):  # False, not an error, for an over-long name
+            from ..repomap import map_answer
+
+            text = map_answer(app, target, budget)
+            app.count("read", tokens_served=estimate_tokens(text), reads=1)
+            return text
     resolved, st = _resolve(app, path)
     view = load(app, resolved, st)
     numbered = numbers is not False

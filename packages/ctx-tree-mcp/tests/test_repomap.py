@@ -1,0 +1,67 @@
+"""ctx_tree_read of a directory: a ranked map (repomap.py): the file the rest of the code
+refers to comes first, with its definitions and signature lines, packed into the budget with
+a manifest and the call that shows more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from ctx_tree_mcp.app import App
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.indexer import index_project
+from ctx_tree_mcp.repomap import pagerank
+from ctx_tree_mcp.tools.read import read
+
+
+def _project(tmp_path: Path) -> App:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "zz_core.py").write_text(
+        "class PriceBook:\n    pass\n\n\ndef compute_total_price(items, tax_rate):\n"
+        "    return sum(items) * (1 + tax_rate)\n"
+    )
+    for name in ("cart.py", "checkout.py", "invoice.py"):
+        (root / "pkg" / name).write_text(
+            "from .zz_core import compute_total_price, PriceBook\n\n\n"
+            f"def {name[:-3]}_handler(items):\n    return compute_total_price(items, 0.2)\n"
+        )
+    (root / "pkg" / "aa_alone.py").write_text("def lonely_helper():\n    return 1\n")
+    return App(root=root, home=tmp_path / "home")
+
+
+def test_a_directory_read_is_a_ranked_map(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    try:
+        index_project(app.store, app.root, app.policy, app.config, workers=1)
+        answer = read(app, "pkg", budget_tokens=2000)
+        lines = answer.splitlines()
+        assert lines[0].startswith("map of pkg/: 5 files, ranked")
+        assert lines[1].startswith("pkg/zz_core.py (python, 6 lines)")
+        assert "  5: def compute_total_price(items, tax_rate):  [3 files]" in lines
+        assert answer.index("pkg/zz_core.py") < answer.index("pkg/aa_alone.py")
+        assert lines[-1] == "-- ctx-tree: map: all 5 files shown"
+        whole = read(app, ".", budget_tokens=2000)
+        assert whole.startswith("map of ./: 5 files")
+        small = read(app, "pkg", budget_tokens=150)
+        assert "left out for the budget" in small and "next: ctx_tree_read(" in small
+        assert small.count("\npkg/") < 5
+    finally:
+        app.close()
+
+
+def test_a_map_before_the_index_reads_the_directory(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    try:
+        answer = read(app, "pkg", budget_tokens=2000)
+        assert answer.splitlines()[1].startswith("pkg/zz_core.py")
+        with pytest.raises(ToolInputError):
+            read(app, "../", budget_tokens=2000)
+    finally:
+        app.close()
+
+
+def test_pagerank_sums_to_one_and_favours_the_referred() -> None:
+    rank = pagerank({"a": {"c": 1.0}, "b": {"c": 1.0}}, ["a", "b", "c"])
+    assert abs(sum(rank.values()) - 1) < 1e-9
+    assert rank["c"] > rank["a"] == rank["b"]
