@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 DESCRIPTION = (
     "Read a file within budget_tokens: whole if it fits, else outline + top; or by symbol, "
-    "lines or query. A directory: its ranked map."
+    "lines or query; a dir: its ranked map."
 )
 
 
