@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -406,17 +405,12 @@ def _drain(sel: selectors.BaseSelector, fd: int, out: _Collector) -> bool:
     return False
 
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_]")
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_OVERWRITE = re.compile(r"[^\n]*\r(?!\n)")
-
-
 def output_text(result: RunResult) -> tuple[str, bool]:
     """The output as text, and whether it looks binary.
 
-    Undecodable bytes become U+FFFD, ANSI escape sequences are removed, ``\\r\\n`` becomes
-    ``\\n``, a line overwritten with ``\\r`` (progress bars) keeps its last state, and other
-    control characters become U+FFFD. When bytes were dropped between ``head`` and ``tail``
+    Undecodable bytes become U+FFFD; then the text is what a terminal shows
+    (``terminal.screen_text``: sequences removed, redraws kept at their last frame, CRLF one
+    line end, other control characters U+FFFD). When bytes were dropped between ``head`` and ``tail``
     the two are joined with a newline and the dropped part's problem lines (the caller's
     marker replaces that region: see ``record.keep_head_and_tail``).
     """
@@ -428,12 +422,9 @@ def output_text(result: RunResult) -> tuple[str, bool]:
         text = (result.head + result.tail).decode("utf-8", "replace")
     sample = result.head[:8192]
     binary = b"\x00" in sample or text[:8192].count("\ufffd") > len(sample) // 10
-    if "\x1b" in text:
-        text = _ANSI.sub("", text)
-    if "\r" in text:
-        text = _OVERWRITE.sub("", text.replace("\r\n", "\n"))
-    text = _CONTROL.sub("\ufffd", text)
-    return text, binary
+    from ..terminal import screen_text
+
+    return screen_text(text), binary
 
 
 def exit_status(result: RunResult) -> int:

@@ -220,7 +220,9 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         source=SOURCE,
         exit_code=result.exit_code,
         duration_ms=result.duration_ms,
-        original_bytes=result.total_bytes,
+        # the raw size counts as cut only when bytes were dropped: colours and redraws
+        # the terminal model removed are not output lost
+        original_bytes=result.total_bytes if result.dropped_bytes else None,
         metadata=meta,
     )
     answer = _render(app, result, rec, binary, budget)

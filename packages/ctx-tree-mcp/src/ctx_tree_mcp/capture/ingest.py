@@ -467,7 +467,9 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         # the session's next answer may quote the output: it is redacted strictly
         spool.mark_refused(_spool_base(app), str(event.get("session_id") or ""))
         return "skipped"
-    text = _text(event)
+    from ..terminal import screen_text
+
+    text = screen_text(_text(event))  # as the terminal showed it, like ctx_tree_bash's
     if not text.strip():
         return "skipped"
     where = str(event.get("cwd") or app.root)
