@@ -852,3 +852,35 @@ def test_a_transcript_that_catches_up_within_the_wait_gives_this_turns_answer(
     assert proc.wait(timeout=10) == 0
     (record,) = spooled(home, project)
     assert record["text"] == "SECOND ANSWER"
+
+
+def test_after_compaction_session_start_injects_the_session_digest(
+    project: Path, home: Path
+) -> None:
+    """SessionStart from compact/resume/clear injects the session's digest (what was asked,
+    files read, failed commands, each with its id) within 800 tokens; startup keeps the note."""
+    root = project
+    (root / "pkg" / "cache.py").write_text("def evict(key):\n    return key\n")
+    for event, payload in [
+        ("prompt", base_payload(root, prompt="Why does the cache evict too early?", prompt_id="p1")),
+        ("post-tool", base_payload(root, tool_name="Read",
+                                   tool_input={"file_path": str(root / "pkg" / "cache.py")})),
+        ("post-tool", base_payload(root, tool_name="Bash", tool_input={"command": "pytest -q"},
+                                   tool_response={"stdout": "1 failed, 9 passed", "stderr": "",
+                                                  "exit_code": 1})),
+    ]:  # fmt: skip
+        assert hook(event, payload, home=home, root=root).returncode == 0
+    app = App(root, home=home)
+    try:
+        assert ingest(app).stored == 3
+    finally:
+        app.close()
+    done = hook("session-start", base_payload(root, source="compact"), home=home, root=root)
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert text.startswith("ctx-tree resume digest of this session")
+    assert "- Why does the cache evict too early? (id " in text
+    assert "- pkg/cache.py (id " in text
+    assert len(text) <= 3200  # 800 tokens
+    fresh = hook("session-start", base_payload(root, source="startup"), home=home, root=root)
+    note = json.loads(fresh.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert note.startswith("ctx-tree store for this project holds")

@@ -674,6 +674,26 @@ def session_note(state, waiting):
     )
 
 
+#: SessionStart sources after which the session's digest is injected, not the short note.
+RESUME_SOURCES = ("compact", "resume", "clear")
+#: Most characters of a digest injected (its budget is 800 tokens; this bounds a bad file).
+DIGEST_MAX_CHARS = 4000
+
+
+def resume_digest(base, session_id):
+    """The digest the server wrote for ``session_id`` (else the latest one), or ''."""
+    safe = "".join(c for c in str(session_id) if c.isalnum() or c in "-_")[:80] or "none"
+    for name in (safe + ".txt", "latest.txt"):
+        try:
+            with open(os.path.join(base, "digest", name), encoding="utf-8") as fh:
+                text = fh.read(DIGEST_MAX_CHARS)
+        except (OSError, UnicodeDecodeError):
+            continue
+        if text.strip():
+            return text
+    return ""
+
+
 def session_start(payload, home, root):
     sweep(home, root)
     base = os.path.join(home, "spool", root_key(root))
@@ -683,6 +703,10 @@ def session_start(payload, home, root):
     except OSError:
         waiting = 0
     note = session_note(state, waiting)
+    if payload.get("source") in RESUME_SOURCES:  # the session's digest (ctx_tree_mcp/resume.py)
+        resumed = resume_digest(base, payload.get("session_id") or "")
+        if resumed:
+            note = resumed
     if not note:
         return ""
     return dumps(

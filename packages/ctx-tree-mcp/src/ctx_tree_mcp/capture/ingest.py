@@ -115,6 +115,7 @@ def ingest(
     spool.secure(base)
     spool.requeue_stale(base)
     names = spool.waiting(base)[:limit]
+    sessions: set[str] = set()
     if names:
         spool.record_root(base, app.root)
     for name in names:
@@ -130,6 +131,7 @@ def ingest(
             report.dropped += 1
             spool.done(claimed)
             continue
+        sessions.add(str(event.get("session_id") or "hooks"))
         try:
             outcome = ingest_event(app, event)
         except Exception as exc:  # one bad event never wedges the queue
@@ -147,6 +149,12 @@ def ingest(
     if report.stored or (names and not (base / "state.json").exists()):
         with contextlib.suppress(Exception):
             _write_state(app, base)
+    if report.stored:  # the resume digest the SessionStart hook injects (resume.py)
+        from ..resume import write_digest
+
+        for key in sorted(sessions):
+            with contextlib.suppress(Exception):
+                write_digest(app.store, base, key)
     return report
 
 
