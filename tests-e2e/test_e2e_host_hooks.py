@@ -114,7 +114,9 @@ def test_cline_camel_case_payloads(project, home, big):
                          "result": "built ok", "success": True}},
         home,
     )  # fmt: skip
-    run(["cline", "TaskComplete"], {**common, "turn": {"outputText": "done it"}}, home)
+    # Cline's own hookName is internal (agent_end): the hook file's name is the event
+    done = {**common, "hookName": "agent_end", "turn": {"outputText": "done it"}}
+    run(["cline", "TaskComplete"], done, home)
     records = {r["kind"]: r for r in spooled(home)}
     assert records["bash"]["command"] == "make" and records["bash"]["text"] == "built ok"
     assert records["response"]["text"] == "done it"

@@ -196,11 +196,19 @@ def copilot_answer(path, tail_bytes=262144):
 # --- Cline ----------------------------------------------------------------------------------
 
 
+def _first_root(roots):
+    """The first workspace root: a path string or an object holding one."""
+    first = roots[0] if isinstance(roots, list) and roots else ""
+    if isinstance(first, dict):
+        first = first.get("path") or first.get("uri") or ""
+    first = first if isinstance(first, str) else ""
+    return first[7:] if first.startswith("file://") else first
+
+
 def _cline(event, payload):
-    roots = payload.get("workspaceRoots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
+    cwd = _first_root(payload.get("workspaceRoots"))
     base = {"session_id": payload.get("taskId") or "", "cwd": cwd}
-    event = payload.get("hookName") or event
+    # the hook file's name is the event; hookName is Cline's internal one (agent_start, ...)
     if event in ("TaskStart", "TaskResume"):
         out = [("session-start", dict(base))]
         task = _dict(payload.get("taskStart") or payload.get("taskResume"))
@@ -251,8 +259,7 @@ def _cline(event, payload):
 
 
 def _cursor(event, payload):
-    roots = payload.get("workspace_roots")
-    cwd = roots[0] if isinstance(roots, list) and roots and isinstance(roots[0], str) else ""
+    cwd = _first_root(payload.get("workspace_roots"))
     base = {"session_id": payload.get("conversation_id") or "", "cwd": cwd}
     event = payload.get("hook_event_name") or event
     name = payload.get("tool_name") or ""
@@ -315,7 +322,9 @@ def _opencode(event, payload):
                     tool_use_id=payload.get("callID") or "",
                     tool_response=resp,
                 ),
-            )
+            ),
+            # OpenCode cannot add context before a tool: the hint rides on its output
+            ("pre-tool", dict(base, tool_name=tool, tool_input=tin)),
         ]
     return []
 

@@ -1,7 +1,7 @@
 // ctx-tree-managed: ctx-tree's OpenCode plugin (docs/install.md). OpenCode has no command
 // hooks, so this in-process plugin runs ctx-tree's hook entry once per event:
 //   python3 -I -S ctx_tree_hook.py opencode EVENT   (the event's JSON on stdin)
-// and puts the session note it prints into the system prompt. It never throws: a failed
+// puts the session note into the system prompt and a steering hint after a tool's output. It never throws: a failed
 // hook is ignored (hooks fail open). Written by `ctx-tree install opencode`.
 import { spawnSync } from "node:child_process";
 
@@ -23,7 +23,7 @@ function hook(event, payload) {
 }
 
 export const CtxTree = async ({ directory, worktree }) => {
-  const cwd = worktree || directory || process.cwd();
+  const cwd = directory || worktree || process.cwd();
   const base = { cwd };
   const first = hook("session.start", base);
   if (first) note = first;
@@ -36,7 +36,7 @@ export const CtxTree = async ({ directory, worktree }) => {
       if (text) hook("chat.message", { ...base, sessionID: input?.sessionID, text });
     },
     "tool.execute.after": async (input, output) => {
-      hook("tool.execute.after", {
+      const hint = hook("tool.execute.after", {
         ...base,
         sessionID: input?.sessionID,
         callID: input?.callID,
@@ -44,6 +44,8 @@ export const CtxTree = async ({ directory, worktree }) => {
         args: input?.args ?? {},
         output: output?.output ?? "",
       });
+      // the steering hint: OpenCode cannot add context before a tool, so it follows the output
+      if (hint && output && typeof output.output === "string") output.output += "\n\n" + hint;
     },
     event: async ({ event }) => {
       if (event?.type === "message.updated" || event?.type === "message.part.updated") {
