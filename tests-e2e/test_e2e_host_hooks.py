@@ -123,6 +123,30 @@ def test_cline_camel_case_payloads(project, home, big):
     assert records["bash"]["session_id"] == "t1"
 
 
+def test_cline_3_payload_with_json_text_arguments(project, home):
+    """What Cline 3.0 sends: postToolUse values as JSON text, the call structured beside it."""
+    payload = {
+        "taskId": "t2",
+        "workspaceRoots": [str(project)],
+        "hookName": "tool_result",
+        "tool_result": {
+            "name": "run_commands",
+            "input": {"commands": ["echo hi"]},
+            "output": [{"query": "echo hi", "result": "hi\n", "success": True}],
+        },
+        "postToolUse": {
+            "toolName": "run_commands",
+            "parameters": {"commands": '["echo hi"]'},
+            "result": '[{"query":"echo hi","result":"hi\\n","success":true}]',
+            "success": True,
+        },
+    }
+    run(["cline", "PostToolUse"], payload, home)
+    del payload["tool_result"]
+    run(["cline", "PostToolUse"], payload, home)
+    assert [(r["command"], r["text"]) for r in spooled(home)] == [("echo hi", "hi\n")] * 2
+
+
 def test_opencode_and_cursor_events(project, home):
     run(
         ["opencode", "tool.execute.after"],

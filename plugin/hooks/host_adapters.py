@@ -196,6 +196,18 @@ def copilot_answer(path, tail_bytes=262144):
 # --- Cline ----------------------------------------------------------------------------------
 
 
+def _decoded(value):
+    """A JSON-encoded list or object decoded (Cline sends arguments as JSON text), else as is."""
+    if isinstance(value, str) and value[:1] in ("[", "{"):
+        from fastjson import loads
+
+        try:
+            return loads(value)
+        except ValueError:
+            return value
+    return value
+
+
 def _first_root(roots):
     """The first workspace root: a path string or an object holding one."""
     first = roots[0] if isinstance(roots, list) and roots else ""
@@ -226,7 +238,12 @@ def _cline(event, payload):
             text = _text(_dict(payload.get("taskComplete")).get("result"))
         return [("stop", dict(base, last_assistant_message=text))]
     body = _dict(payload.get("preToolUse") or payload.get("postToolUse"))
-    name, params = body.get("toolName") or "", _dict(body.get("parameters"))
+    # the structured call (tool_call / tool_result) beats postToolUse, whose values are JSON text
+    native = _dict(payload.get("tool_result") or payload.get("tool_call"))
+    name = body.get("toolName") or native.get("name") or ""
+    params = {
+        k: _decoded(v) for k, v in _dict(native.get("input") or body.get("parameters")).items()
+    }
     calls = []
     if name in ("execute_command", "run_commands"):
         commands = params.get("commands") if name == "run_commands" else [params.get("command")]
@@ -240,7 +257,12 @@ def _cline(event, payload):
     if event == "PreToolUse":
         return [("pre-tool", dict(base, tool_name=t, tool_input=i)) for t, i in calls]
     if event == "PostToolUse":
-        text = _text(body.get("result"))
+        output = native.get("output") if "output" in native else _decoded(body.get("result"))
+        if isinstance(output, list):  # [{query, result, success}] per command or file
+            output = "\n".join(
+                _text(o.get("result")) if isinstance(o, dict) else _text(o) for o in output
+            )
+        text = _text(output)
         out = []
         for tool, tin in calls[:1]:  # one result for the call: it goes with the first
             if body.get("success") is False and tool == "Bash":
