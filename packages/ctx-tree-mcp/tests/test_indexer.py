@@ -160,3 +160,30 @@ def test_server_indexes_in_the_background_and_can_be_switched_off(tmp_path: Path
     finally:
         on.close()
         off.close()
+
+
+def test_the_watcher_reindexes_an_edit_quickly(tmp_path: Path) -> None:
+    app = _project(tmp_path, {"index": {"pollMs": 0}})  # no polling: only the watcher
+    target = app.root / "src" / "retry.py"
+
+    async def main() -> float:
+        async with walkers_lifespan(app)(None) as state:
+            index = state["index"]
+            for _ in range(500):
+                if index.state.phase == "ready":
+                    break
+                await asyncio.sleep(0.02)
+            assert index.state.watcher == "watchfiles"
+            await asyncio.sleep(0.2)  # the watcher is up
+            started = time.monotonic()
+            target.write_text("def watched_edit_symbol():\n    return 1\n")
+            while not app.store.search("watched_edit_symbol"):
+                assert time.monotonic() - started < 10
+                await asyncio.sleep(0.02)
+            return time.monotonic() - started
+
+    try:
+        took = asyncio.run(main())
+        assert took < 5  # typically well under a second
+    finally:
+        app.close()

@@ -15,7 +15,8 @@ ignored left out) in a git work tree, otherwise a walk with the root's ``.gitign
 * between batches it waits while ``should_yield()`` is true (a tool call is running).
 
 :class:`IndexService` runs it in a thread of the server from start-up, then checks the tree
-again on file changes (``watchfiles`` when installed) or every ``index.pollMs``.
+again on each batch of file changes (``watchfiles``; 50 ms debounce), or, without a watcher,
+every ``index.pollMs``.
 """
 
 from __future__ import annotations
@@ -393,6 +394,7 @@ class IndexService:
             return
         try:
             poll = config.data["index"]["pollMs"] / 1000
+            changes = self._watch(app.root)
             while not self._stop.is_set():
                 try:
                     index_project(
@@ -409,7 +411,38 @@ class IndexService:
                 except Exception as exc:
                     self.state.phase, self.state.error = "failed", str(exc)
                     log.warning("index run failed: %s", exc)
-                if poll <= 0 or self._stop.wait(poll):
+                if changes is not None:  # the next batch of file changes (or a stop)
+                    if next(changes, None) is None:
+                        break
+                elif poll <= 0 or self._stop.wait(poll):
                     break
         finally:
             store.close()
+
+    def _watch(self, root: Path) -> Any:
+        """An iterator yielding once per batch of changes under ``root`` (``watchfiles``,
+        50 ms debounce; changes under ``.git/`` ignored), ending at :meth:`stop`; None when
+        watchfiles is unavailable or cannot watch (then ``index.pollMs`` polling)."""
+        try:
+            import watchfiles
+        except ImportError:
+            return None
+
+        def outside_git(_change: Any, path: str) -> bool:
+            return "/.git/" not in path and not path.endswith("/.git")
+
+        try:
+            watcher = watchfiles.watch(
+                root,
+                watch_filter=outside_git,
+                debounce=50,
+                step=20,
+                stop_event=self._stop,
+                yield_on_timeout=False,
+                raise_interrupt=False,
+            )
+        except Exception as exc:
+            log.info("no file watcher (%s); polling every index.pollMs", exc)
+            return None
+        self.state.watcher = "watchfiles"
+        return watcher
