@@ -360,3 +360,47 @@ def test_a_store_deleted_under_the_walkers_is_closed_and_not_recreated(store_fil
     c = run(main())
     assert seen["before"] >= 1 and seen["deleted"] == seen["before"] and seen["recreated"] == 0
     assert c.state["filter"].runs > seen["before"] and c.state["filter"].errors == 0
+
+
+def test_a_full_store_is_one_warning_per_spell_not_a_traceback_per_tick(store_file, caplog):
+    """The store's disk is full (SQLite's own limit on the file's pages: every write that
+    grows it fails with SQLITE_FULL, i.e. ``StoreFull``): one WARNING per full spell, no
+    traceback, no ERROR, and one line when it can be written again."""
+    Store.open(store_file).close()
+    limit: dict[str, Store] = {}
+
+    def open_store(path):
+        store = Store.open(path)
+        limit["store"] = store
+        return store
+
+    def grower(store, config, *, now_ms, keep_going):
+        add_pending(store, f"{now_ms} " + "output line\n" * 20000)  # grows the file
+        return FilterReport()
+
+    async def main():
+        tl = Timeline()
+        c = coordinator(
+            store_file, tl, walkers=("grower",), functions={"grower": grower}, open_store=open_store
+        )
+        task = c.start()
+        await tl.advance(1_500, parties=1)  # one good tick: the connection is open
+        con = limit["store"].con
+        con.execute(f"PRAGMA max_page_count = {con.execute('PRAGMA page_count').get}")
+        await tl.advance(5_000, parties=1)  # five full ticks
+        con.execute("PRAGMA max_page_count = 4294967294")  # space freed
+        await tl.advance(2_000, parties=1)
+        await c.stop()
+        await task
+        return c
+
+    with caplog.at_level(logging.DEBUG, logger="ctx_tree_walkers"):
+        c = run(main())
+    g = c.state["grower"]
+    assert g.errors >= 4 and g.last_error.startswith("StoreFull")
+    walkers = [r for r in caplog.records if r.name.startswith("ctx_tree_walkers")]
+    assert [r for r in walkers if r.levelno >= logging.ERROR] == []  # before: one per tick
+    assert all(r.exc_info is None for r in walkers)
+    warnings = [r.getMessage() for r in walkers if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "disk full" in warnings[0]
+    assert any("can be written again" in r.getMessage() for r in walkers)

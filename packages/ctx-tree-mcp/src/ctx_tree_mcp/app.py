@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 
 #: Seconds between tries to write a store that could not be written (:meth:`App.check_store`).
 STORE_RETRY_S = 2.0
+#: Seconds between tries to write a store whose disk was full (:meth:`App.store_full`).
+FULL_RETRY_S = 10.0
 
 
 def fault_message(exc: BaseException) -> str | None:
@@ -299,6 +301,33 @@ class App:
             except StoreUnwritable:  # it cannot be made again here: go on without storing
                 del self.__dict__["store"]
                 self.store  # falls back to an in-memory store
+
+    def store_full(self, exc: Any) -> bool:
+        """The store's disk is full (``exc``, a ``StoreFull``): go on from a private in-memory
+        copy of it, as when it cannot be written (:attr:`not_storing` says so), and try the
+        file again every :data:`FULL_RETRY_S` seconds. False when already not storing (the
+        caller then reports ``exc``)."""
+        from ctx_tree_store import Store, StoreUnwritable
+
+        store = self.__dict__.get("store")
+        if self.readonly or self._unwritable is not None or store is None:
+            return False
+        memory, copied = Store.open_snapshot(self.store_file)
+        seen = (
+            "searches see the store as it was when the disk filled"
+            if copied
+            else "the existing store is not searched"
+        )
+        reason = "its disk is full; free space on that disk and it is used again"
+        self.__dict__["store"] = self._not_storing(
+            StoreUnwritable(str(self.store_file), reason), memory, seen
+        )
+        self._views.clear()
+        self._retry_at = time.monotonic() + FULL_RETRY_S
+        log.warning("the store's disk is full: answering from memory (%s)", exc)
+        with contextlib.suppress(Exception):
+            store.close()
+        return True
 
     def _writable_again(self, memory: Store) -> None:
         """Use the store file in place of the in-memory ``memory`` when it can be written now."""

@@ -115,9 +115,18 @@ _FULL_ERRNOS = {errno.ENOSPC, errno.EFBIG, errno.EDQUOT}
 def is_full(exc: BaseException, con: object) -> bool:
     """True when ``exc``, raised by ``con`` (an ``apsw.Connection``), means no room to write:
     ``SQLITE_FULL``, or a disk I/O error whose system error is :data:`_FULL_ERRNOS` (SQLite
-    reports EFBIG and EDQUOT that way)."""
+    reports EFBIG and EDQUOT that way). The exceptions ``exc`` was raised while handling
+    count too: a write that fails inside a savepoint rolls the whole transaction back, and
+    releasing the savepoint then raises "no such savepoint" over the disk error."""
     import apsw
 
-    if isinstance(exc, apsw.FullError):
-        return True
-    return isinstance(exc, apsw.IOError) and getattr(con, "system_errno", 0) in _FULL_ERRNOS
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return False
+        if isinstance(seen, apsw.FullError):
+            return True
+        if isinstance(seen, apsw.IOError) and getattr(con, "system_errno", 0) in _FULL_ERRNOS:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -241,6 +241,8 @@ class Coordinator:
         self._background: dict[str, asyncio.Task[None]] = {}
         #: Ticks failed since another connection began holding the write lock (0: not locked).
         self._busy_ticks = 0
+        #: Ticks failed since the store's disk filled up (0: not full).
+        self._full_ticks = 0
         self._task: asyncio.Task[None] | None = None
         self._closed = False
 
@@ -350,6 +352,12 @@ class Coordinator:
         except Exception as exc:
             st.errors += 1
             st.last_error = f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, ctx_tree_store.StoreFull):
+                # a full disk: one line per full spell, as for a locked store
+                if not self._full_ticks:
+                    log.warning("walkers waiting: %s; retried each tick", exc)
+                self._full_ticks += 1
+                return
             if not ctx_tree_store.is_busy(exc):
                 log.exception("walker %s failed (retried at its next tick)", name)
                 return
@@ -368,6 +376,11 @@ class Coordinator:
                 self._busy_ticks,
             )
             self._busy_ticks = 0
+        if self._full_ticks:
+            log.info(
+                "walkers: the store can be written again (after %d full ticks)", self._full_ticks
+            )
+            self._full_ticks = 0
         if summary is None:
             st.skipped += 1
             return

@@ -104,7 +104,7 @@ def ingest(
     events were spooled and none exists yet; a project without hooks gets no spool directory. Never raises for an event's content; store errors other than busy are logged
     per event.
     """
-    from ctx_tree_store import ctx_tree_home, is_busy
+    from ctx_tree_store import StoreFull, ctx_tree_home, is_busy
 
     home = app.home or ctx_tree_home()
     base = spool.spool_dir(home, app.root)
@@ -135,7 +135,7 @@ def ingest(
         try:
             outcome = ingest_event(app, event)
         except Exception as exc:  # one bad event never wedges the queue
-            if is_busy(exc):
+            if is_busy(exc) or isinstance(exc, StoreFull):  # kept for a later run, not dropped
                 spool.release(base, claimed)
                 report.busy = True
                 break

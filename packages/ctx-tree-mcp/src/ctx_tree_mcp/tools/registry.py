@@ -88,6 +88,11 @@ def tool(name: str) -> ToolSpec:
     return spec
 
 
+#: Tools that answer from an in-memory copy of the store when its disk is full (they only
+#: store what they read: running them again changes nothing outside).
+FROM_MEMORY = frozenset({"ctx_tree_read", "ctx_tree_grep"})
+
+
 async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> str:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
     redacted (:func:`ctx_tree_mcp.redact.redact_text`) as every answer is when it leaves, on
@@ -98,14 +103,24 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
     the store's faults (``StoreFull``, ``StoreGone``, ``StoreUnwritable``; see
     ``ctx_tree_mcp.app.fault_message``).
     """
+    from ctx_tree_store import StoreFull
+
     spec = tool(name)
     values = spec.validate(arguments)
     app.check_store()  # a store deleted since the last call is opened anew
     app.busy += 1  # the project index waits meanwhile (indexer.py)
     try:
-        result = spec.handler(app, **values)
-        if inspect.isawaitable(result):
-            result = await result
+        try:
+            result = spec.handler(app, **values)
+            if inspect.isawaitable(result):
+                result = await result
+        except StoreFull as exc:
+            # a full disk: reads and greps answer from memory, as on a read-only store
+            if name not in FROM_MEMORY or not app.store_full(exc):
+                raise
+            result = spec.handler(app, **values)
+            if inspect.isawaitable(result):
+                result = await result
     finally:
         app.busy -= 1
     from ..redact import redact_text
