@@ -79,11 +79,13 @@ def test_compose_gives_next_and_labels_dropped_nodes(app):
     assert re.search(r'^next: ctx_tree_get\(node_id="\w+"\)', text, re.M)
 
 
-def test_recent_shows_times_and_live_nodes_unless_asked(app, root):
+def test_recent_shows_times_and_pending_outputs_unless_asked(app, root):
     note(app, "a finding worth keeping for later")  # stored live
     asyncio.run(grep(app, "raw_decode"))  # a grep output waits, pending, for the filter walker
-    live = recent(app)
-    assert re.search(r"created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago\)", live)
+    shown = recent(app)  # default: live and pending (a CLI user's output shows before a walk)
+    assert re.search(r"created \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(\d+ s ago\)", shown)
+    assert "[pending]" in shown and "note" in shown
+    live = recent(app, status=["live"])
     assert "[pending]" not in live and "note" in live
     assert "[pending]" in recent(app, status=["pending"])
 
