@@ -151,8 +151,9 @@ HOSTS = {
 def _reap(pgid: int, home: Path) -> None:
     """Kill the host's process group and any process it left behind in its own session
     (Cline's hub daemon): those whose environment has this test's private HOME."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(pgid, signal.SIGKILL)
+    if pgid > 0:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(pgid, signal.SIGKILL)
     marker = f"HOME={home}".encode()
     for entry in Path("/proc").glob("[0-9]*"):
         try:
@@ -232,5 +233,6 @@ def test_one_headless_turn(name: str, tmp_path: Path) -> None:
             assert HINT in requests, "the steering hint never reached the model"
         assert FINAL_TEXT in output or proc.returncode == 0, output[-3000:]
     finally:
+        _reap(-1, home)  # `cline auth` may have started its hub daemon too
         fake.close()
         shutil.rmtree(home, ignore_errors=True)
