@@ -68,7 +68,7 @@ NOISE = re.compile(
 CONTEXT = 2
 #: Longest line shown in an answer; the stored output keeps whole lines.
 MAX_LINE_CHARS = 400
-#: A line stands out when its shape (:func:`_shape`) occurs at most this many times, in an
+#: A line stands out when its shape (:func:`_shapes`) occurs at most this many times, in an
 #: output of at least :data:`STANDOUT_MIN_LINES` lines where most lines share their shape
 #: with others.
 STANDOUT_MAX_REPEATS = 3
@@ -142,16 +142,19 @@ def _line_indexes(text: str, offsets: list[int]) -> list[int]:
     return list(found)
 
 
-def _shape(line: str) -> str:
-    """What a line shares with the lines of its kind: its first two words, lower-cased, with
-    numbers and hex ids made ``0`` (``#0 user``, ``line #0``, ``✅ created``)."""
-    return " ".join(_SHAPE_DIGITS.sub("0", line.lower()).split()[:2])
+def _shapes(lines: list[str]) -> list[str]:
+    """What each line shares with the lines of its kind: its first two words, lower-cased, with
+    numbers and hex ids made ``0`` (``#0 user``, ``line #0``, ``✅ created``). One regex pass
+    over the whole output, not one per line."""
+    text = _SHAPE_DIGITS.sub("0", "\n".join(lines).lower())
+    shapes = [" ".join(line.split(None, 2)[:2]) for line in text.split("\n")]
+    return shapes if len(shapes) == len(lines) else [" ".join(ln.split()[:2]) for ln in lines]
 
 
 def standouts(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -> list[int]:
     """Indexes of the lines that stand out from the repeated bulk, best first.
 
-    A line stands out when its shape (:func:`_shape`) occurs at most
+    A line stands out when its shape (:func:`_shapes`) occurs at most
     :data:`STANDOUT_MAX_REPEATS` times while the output repeats itself (at least
     :data:`STANDOUT_MIN_LINES` lines, at most half of them of a rare shape): a diagnostic print
     among pylint messages, one ``Created <file>`` among hundreds of progress lines. Those
@@ -160,7 +163,7 @@ def standouts(lines: list[str], skip: set[int] | frozenset[int] = frozenset()) -
     n = len(lines)
     if n < STANDOUT_MIN_LINES:
         return []
-    shapes = [_shape(line) for line in lines]
+    shapes = _shapes(lines)
     counts: dict[str, int] = {}
     for shape in shapes:
         counts[shape] = counts.get(shape, 0) + 1
