@@ -74,3 +74,15 @@ def test_captured_bash_output_gets_the_same_cleaning(app: App) -> None:
     node = stored(app)
     assert node.content == "warn deprecated\nfetch 100%\n"
     assert not node.truncated
+
+
+def test_raw_bytes_are_kept_only_when_the_config_asks(root, tmp_path) -> None:
+    home = tmp_path / "home"
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text('{"capture": {"rawTerminal": true}}')
+    app = App(root, home=home)
+    try:
+        bash(app, r"printf '\033[31mred\033[0m\r\n'")
+        assert stored(app).content == "\x1b[31mred\x1b[0m\r\n"
+    finally:
+        app.close()

@@ -47,6 +47,7 @@ class CaptureConfig(TypedDict):
     maxBytes: int
     maxFileBytes: int
     filterMinSize: int
+    rawTerminal: bool
     prompt: bool
     response: bool
     read: bool
@@ -174,6 +175,7 @@ DEFAULTS: ConfigData = {
         "maxBytes": 100000,
         "maxFileBytes": 16000000,
         "filterMinSize": 50,
+        "rawTerminal": False,
         "prompt": True,
         "response": True,
         "read": True,

@@ -405,12 +405,13 @@ def _drain(sel: selectors.BaseSelector, fd: int, out: _Collector) -> bool:
     return False
 
 
-def output_text(result: RunResult) -> tuple[str, bool]:
+def output_text(result: RunResult, raw: bool = False) -> tuple[str, bool]:
     """The output as text, and whether it looks binary.
 
     Undecodable bytes become U+FFFD; then the text is what a terminal shows
     (``terminal.screen_text``: sequences removed, redraws kept at their last frame, CRLF one
-    line end, other control characters U+FFFD). When bytes were dropped between ``head`` and ``tail``
+    line end, other control characters U+FFFD); with ``raw`` (``capture.rawTerminal``) as
+    printed. When bytes were dropped between ``head`` and ``tail``
     the two are joined with a newline and the dropped part's problem lines (the caller's
     marker replaces that region: see ``record.keep_head_and_tail``).
     """
@@ -422,6 +423,8 @@ def output_text(result: RunResult) -> tuple[str, bool]:
         text = (result.head + result.tail).decode("utf-8", "replace")
     sample = result.head[:8192]
     binary = b"\x00" in sample or text[:8192].count("\ufffd") > len(sample) // 10
+    if raw:  # capture.rawTerminal: the bytes as printed
+        return text, binary
     from ..terminal import screen_text
 
     return screen_text(text), binary

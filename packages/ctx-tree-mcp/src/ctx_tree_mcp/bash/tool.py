@@ -205,7 +205,7 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     from .record import record_output
     from .run import output_text
 
-    text, binary = output_text(result)
+    text, binary = output_text(result, raw=app.config.data["capture"]["rawTerminal"])
     meta: MonitorMeta = {
         "timed_out": result.timed_out,
         "signal": result.signal,

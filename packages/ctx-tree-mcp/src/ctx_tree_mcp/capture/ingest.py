@@ -477,7 +477,9 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         return "skipped"
     from ..terminal import screen_text
 
-    text = screen_text(_text(event))  # as the terminal showed it, like ctx_tree_bash's
+    text = _text(event)
+    if not app.config.data["capture"]["rawTerminal"]:
+        text = screen_text(text)  # as the terminal showed it, like ctx_tree_bash's
     if not text.strip():
         return "skipped"
     where = str(event.get("cwd") or app.root)
