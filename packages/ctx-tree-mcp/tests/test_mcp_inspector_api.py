@@ -289,7 +289,7 @@ def test_cli_inspect_without_a_display_opens_no_text_browser(built: dict):
         assert proc.stdout.readline().startswith("(no display here")
     finally:
         proc.send_signal(signal.SIGINT)
-        proc.communicate(timeout=10)
+        proc.communicate(timeout=60)  # a loaded machine; the exit is asserted, not its speed
     assert proc.returncode == 0
 
 
