@@ -222,6 +222,11 @@ def wanted_a_person(text: str) -> bool:
     )
 
 
+#: Run by ``/bin/sh`` before the user's shell: wait for the go on the gate's pipe (its
+#: stdin), then become ``$0 -c $1`` (the user's shell and the command) with stdin from
+#: ``/dev/null``. End-of-file on the pipe (the server died first) ends it with 126, nothing run.
+_GATE = 'read -r go || exit 126; exec "$0" -c "$1" </dev/null'
+
 #: The process groups of the commands running now, by pgid.
 _running: dict[int, subprocess.Popen[bytes]] = {}
 _running_lock = threading.Lock()
@@ -304,19 +309,34 @@ def run_command(
     _start_reaper()
     start = time.monotonic()
     deadline = start + timeout_s
-    proc = subprocess.Popen(
-        [shell, "-c", command],
-        cwd=str(cwd),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-        env=command_env(),
-    )
+    # The command waits at a gate until the reaper knows its group: a server killed before
+    # that closes the gate's pipe and the command never starts (nothing to outlive it).
+    gate_r, gate_w = os.pipe()
+    try:
+        proc = subprocess.Popen(
+            ["/bin/sh", "-c", _GATE, shell, command],
+            cwd=str(cwd),
+            stdin=gate_r,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            env=command_env(),
+        )
+    except OSError:
+        os.close(gate_w)
+        raise
+    finally:
+        os.close(gate_r)
     pgid = proc.pid
     with _running_lock:
         _running[pgid] = proc
     _tell_reaper(f"+{pgid}")
+    try:
+        os.write(gate_w, b"go\n")
+    except OSError:  # pragma: no cover - the gate's shell is already gone
+        pass
+    finally:
+        os.close(gate_w)
     if ending.stopping():  # started as the server ends: end_running may have missed it
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGTERM)
