@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -114,9 +115,10 @@ def test_claude_code_session_is_captured_redacted_and_recallable(tmp_path: Path)
     prompt = ctx_tree("search", PROMPT_MARKER, project=project, home=home)
     assert "prompt" in prompt
     redacted = ctx_tree("search", "REDACTED github_token", project=project, home=home)
-    assert "tool_output" in redacted and "cmd://" in redacted
+    assert "tool_output" in redacted and "$ echo deploy token" in redacted  # its command
     outputs = ctx_tree("recent", "--kind", "tool_output", project=project, home=home)
-    assert outputs.count("cmd://") == 1  # the echo; `env` left nothing
+    rows = re.findall(r"^\d+\. \$ (.*)$", outputs, re.M)
+    assert len(rows) == 1 and rows[0].startswith("echo"), outputs  # `env` left nothing
     for path in (home / ".ctx-tree").rglob("*"):
         if path.is_file():
             data = path.read_bytes()
