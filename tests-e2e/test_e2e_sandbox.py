@@ -160,3 +160,31 @@ def test_excluded_commands_run_outside_the_sandbox(tmp_path: Path) -> None:
 
 def test_srt_is_found_where_the_session_put_it() -> None:
     assert RUNTIME is not None and shutil.which("bwrap")
+
+
+@pytest.mark.parametrize("mode", ["read-only", "workspace-write"])
+def test_under_codex_its_sandbox_mode_confines_the_command(tmp_path: Path, mode: str) -> None:
+    """The server's ancestor is a program named ``codex`` given ``-s MODE`` (a stand-in script
+    that runs the CLI as its child, as Codex runs its MCP server)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    outside = Path(tempfile.mkdtemp(prefix="ctx-out-", dir=str(Path.home())))
+    codex = tmp_path / "bin" / "codex"
+    codex.parent.mkdir()
+    codex.write_text('#!/bin/sh\nshift 2\n"$@"\n')
+    codex.chmod(0o755)
+    cli = Path(sys.executable).with_name("ctx-tree")
+    command = f"echo in > inside.txt; echo out > {outside}/x.txt; echo done"
+    env = dict(os.environ, CTX_TREE_HOME=str(tmp_path / "ctx"), HOME=str(tmp_path / "home"),
+               CODEX_HOME=str(tmp_path / "codex-home"))  # fmt: skip
+    try:
+        done = subprocess.run(
+            [str(codex), "-s", mode, str(cli), "bash", command, "--root", str(project)],
+            capture_output=True, text=True, env=env, timeout=120,
+        )  # fmt: skip
+        wrote_outside = (outside / "x.txt").exists()
+    finally:
+        shutil.rmtree(outside, ignore_errors=True)
+    assert "done" in done.stdout, done.stdout + done.stderr
+    assert not wrote_outside, done.stdout
+    assert (project / "inside.txt").exists() is (mode == "workspace-write"), done.stdout

@@ -97,3 +97,66 @@ def test_doctor_says_which_rules_and_sandbox_apply(
     monkeypatch.setenv(sandbox.SRT_ENV, str(tmp_path / "missing-srt"))
     box = check_sandbox(root)
     assert not box.ok and "every command is refused" in box.detail and "npm install" in box.fix
+
+
+def _codex_home(tmp_path: Path, text: str) -> dict[str, str]:
+    home = tmp_path / "codex-home"
+    home.mkdir(exist_ok=True)
+    (home / "config.toml").write_text(text)
+    return {"CODEX_HOME": str(home)}
+
+
+@pytest.mark.parametrize(
+    ("argv", "config", "mode", "source"),
+    [
+        (["codex"], "", "read-only", "untrusted"),
+        (["codex", "exec", "-s", "workspace-write"], 'sandbox_mode = "read-only"\n',
+         "workspace-write", "command line"),
+        (["codex", "--full-auto"], "", "workspace-write", "command line"),
+        (["codex", "--yolo"], "", "danger-full-access", "command line"),
+        (["codex", "-c", "sandbox_mode=workspace-write"], "", "workspace-write", "-c"),
+        (["codex", "-p", "ci"], '[profiles.ci]\nsandbox_mode = "workspace-write"\n',
+         "workspace-write", "profile ci"),
+        (["codex"], 'sandbox_mode = "danger-full-access"\n', "danger-full-access", "codex-home"),
+        (["codex"], 'sandbox_mode = "bogus"\n', "read-only", "unknown"),
+    ],
+)  # fmt: skip
+def test_codex_sandbox_mode_is_read_as_codex_reads_it(
+    root: Path, tmp_path: Path, argv: list[str], config: str, mode: str, source: str
+) -> None:
+    from ctx_tree_mcp.bash.codex import codex_sandbox
+
+    got = codex_sandbox(root, argv, _codex_home(tmp_path, config))
+    assert got is not None and got["mode"] == mode and source in got["source"], got
+
+
+def test_codex_trusted_project_defaults_to_workspace_write(root: Path, tmp_path: Path) -> None:
+    from ctx_tree_mcp.bash.codex import codex_sandbox
+
+    env = _codex_home(
+        tmp_path,
+        f'[projects."{root}"]\ntrust_level = "trusted"\n'
+        '[sandbox_workspace_write]\nwritable_roots = ["/opt/cache"]\nnetwork_access = true\n',
+    )
+    got = codex_sandbox(root, ["codex"], env)
+    assert got == {"mode": "workspace-write", "writable_roots": ["/opt/cache"],
+                   "network_access": True, "source": "Codex's default for a trusted project"}  # fmt: skip
+
+
+def test_codex_modes_become_the_runtimes_confinement(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in _codex_home(tmp_path, 'sandbox_mode = "read-only"\n').items():
+        monkeypatch.setenv(key, value)
+    box = sandbox.codex_box(root, ["codex"])
+    assert box is not None and not box.project_writable
+    assert sandbox.srt_config(box, root)["filesystem"]["allowWrite"] == []
+    assert sandbox.srt_config(box, root)["network"]["allowedDomains"] == []
+    box = sandbox.codex_box(root, ["codex", "-s", "workspace-write"])
+    assert box is not None
+    assert sandbox.srt_config(box, root)["filesystem"]["allowWrite"][:2] == [
+        str(root),
+        tempfile.gettempdir(),
+    ]
+    assert sandbox.codex_box(root, ["codex", "--yolo"]) is None  # unconfined, as for Codex
+    assert sandbox.codex_box(root, None) is None  # not under codex (pytest's ancestors)

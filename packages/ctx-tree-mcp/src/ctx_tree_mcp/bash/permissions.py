@@ -131,9 +131,10 @@ def settings_files(root, env=None, platform=None, managed=None):
     return out
 
 
-def _flag_settings():
-    """The ``--settings`` value of the nearest ``claude`` ancestor (it started this server or
-    the hook), or None. Reads ``/proc/<pid>/stat`` and ``cmdline``; any failure is None."""
+def ancestor_argv(names):
+    """The argv of the nearest ancestor of this process whose program (one of its first three
+    words, by base name) is in ``names``, or None. Linux only: reads ``/proc/<pid>/stat`` and
+    ``cmdline``; any failure is None."""
     pid = os.getpid()
     for _ in range(_MAX_ANCESTORS):
         try:
@@ -146,16 +147,25 @@ def _flag_settings():
                 argv = f.read().decode("utf-8", "surrogateescape").split("\0")
         except (OSError, ValueError, IndexError):
             return None
-        if not any(
-            os.path.basename(a) == "claude" or a.endswith("/claude-code/cli.js") for a in argv[:3]
-        ):
-            continue
-        for i, arg in enumerate(argv):
-            if arg == "--settings" and i + 1 < len(argv):
-                return argv[i + 1]
-            if arg.startswith("--settings="):
-                return arg.split("=", 1)[1]
+        if any(os.path.basename(a) in names for a in argv[:3]):
+            return argv
+    return None
+
+
+def _flag_settings():
+    """The ``--settings`` value of the nearest ``claude`` ancestor (it started this server or
+    the hook), or None."""
+    argv = ancestor_argv(("claude", "cli.js"))
+    if argv is None or (
+        not any(os.path.basename(a) == "claude" for a in argv[:3])
+        and not any(a.endswith("/claude-code/cli.js") for a in argv[:3])
+    ):
         return None
+    for i, arg in enumerate(argv):
+        if arg == "--settings" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--settings="):
+            return arg.split("=", 1)[1]
     return None
 
 

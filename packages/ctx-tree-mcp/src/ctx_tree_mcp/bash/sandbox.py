@@ -55,6 +55,10 @@ class HostSandbox:
     settings: dict[str, Any]
     source: str
     rules: list[tuple[str, str, str]]  # (decision, rule text, settings file)
+    #: False for a read-only sandbox (Codex ``read-only``): not even the project is writable.
+    project_writable: bool = True
+    #: A line the answer shows about what the confinement could not follow, or None.
+    note: str | None = None
 
 
 def host_sandbox(root: Path, env: dict[str, str] | None = None) -> HostSandbox | None:
@@ -105,7 +109,8 @@ def srt_config(box: HostSandbox, root: Path) -> dict[str, Any]:
     def paths(key: str) -> list[str]:
         return [_path(p, root) for p in fs.get(key) or [] if isinstance(p, str)]
 
-    allow_write = [str(root), tempfile.gettempdir(), *paths("allowWrite")]
+    base = [str(root), tempfile.gettempdir()] if box.project_writable else []
+    allow_write = [*base, *paths("allowWrite")]
     deny_write, deny_read = paths("denyWrite"), paths("denyRead")
     domains = [d for d in net.get("allowedDomains") or [] if isinstance(d, str)]
     denied: list[str] = []
@@ -190,7 +195,7 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
     Raises :class:`SandboxRefused` when the sandbox is on, cannot start and
     ``sandbox.failIfUnavailable`` is true. ``private_dir`` (0700) receives
     the runtime's settings file for this run."""
-    box = host_sandbox(root)
+    box = host_sandbox(root) or codex_box(root)
     if box is None:
         return Plan(command)
     excluded = [p for p in box.settings.get("excludedCommands") or [] if isinstance(p, str)]
@@ -217,7 +222,31 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
         f'PATH={shlex.quote(scripts)}:"$PATH" exec {shlex.join(runtime)} '
         f"--settings {shlex.quote(name)} -- {shlex.quote(shell)} -c {shlex.quote(command)}"
     )
-    return Plan(wrapped, config=Path(name))
+    return Plan(wrapped, note=box.note, config=Path(name))
+
+
+def codex_box(root: Path, argv: list[str] | None = None) -> HostSandbox | None:
+    """Codex's sandbox mode (:mod:`.codex`) as the confinement to apply, or None when this
+    server does not run under Codex or Codex runs commands unconfined."""
+    from .codex import codex_sandbox
+
+    codex = codex_sandbox(root, argv)
+    if codex is None or codex["mode"] == "danger-full-access":
+        return None
+    writable = codex["mode"] == "workspace-write"
+    note = None
+    if writable and codex["network_access"]:
+        note = (
+            "the network stays closed: Codex's network_access has no equivalent in the "
+            "sandbox runtime (it allows listed hosts only)"
+        )
+    settings = {
+        "enabled": True,
+        "failIfUnavailable": True,
+        "filesystem": {"allowWrite": codex["writable_roots"] if writable else []},
+    }
+    source = f"Codex sandbox_mode {codex['mode']} ({codex['source']})"
+    return HostSandbox(settings, source, [], project_writable=writable, note=note)
 
 
 def _all_excluded(command: str, patterns: list[str]) -> bool:
