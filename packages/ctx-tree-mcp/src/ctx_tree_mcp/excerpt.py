@@ -15,8 +15,11 @@ from collections.abc import Callable
 EDGE = 80
 #: Matches shown per line.
 MAX_WINDOWS = 3
-#: Seconds one line's search may take before the excerpt falls back to the line's head.
+#: Seconds one line's search may take before the excerpt falls back to the line's head, plus
+#: ``SEARCH_S_PER_CHAR`` for each character of the line: a look-behind over a 500,000-character
+#: line takes ~50 ms here when quiet, so a flat 50 ms fell back to the head at random.
 SEARCH_TIMEOUT_S = 0.05
+SEARCH_S_PER_CHAR = 1e-6
 
 
 def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
@@ -44,7 +47,8 @@ def excerpter(matcher: Callable[[], object]) -> Callable[[str], str]:
         if (found := compiled[0]) is not None:
             finditer = found.finditer  # type: ignore[attr-defined]
             try:
-                for m in finditer(line, timeout=SEARCH_TIMEOUT_S):
+                timeout = SEARCH_TIMEOUT_S + len(line) * SEARCH_S_PER_CHAR
+                for m in finditer(line, timeout=timeout):
                     spans.append(m.span())
                     if len(spans) == MAX_WINDOWS:
                         break
