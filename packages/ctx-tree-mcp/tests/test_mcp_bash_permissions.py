@@ -42,6 +42,8 @@ def _settings(path: Path, **lists: list[str]) -> Path:
         ("curl:*", "curl https://x.test", True),
         ("rm -rf:*", "rm -rf /tmp/x", True),
         ("rm -rf:*", "rm -r /tmp/x", False),
+        ("curl http://site.test/:*", "curl http://site.test/api", True),
+        ("curl http://site.test/:*", "curl https://site.test/api", False),
     ],
 )
 def test_rule_forms_match_as_the_host_matches(pattern: str, command: str, expected: bool) -> None:
@@ -74,6 +76,7 @@ def _rules(tmp_path: Path, **lists: list[str]) -> list[permissions.Rule]:
         'bash -lc "echo hi && curl x"',
         "eval curl x",
         "ls\ncurl x",
+        "/usr/bin/curl x",
     ],
 )
 def test_a_deny_anywhere_in_the_line_refuses_it(tmp_path: Path, command: str) -> None:
@@ -82,6 +85,12 @@ def test_a_deny_anywhere_in_the_line_refuses_it(tmp_path: Path, command: str) ->
     assert verdict is not None and verdict.decision == "deny"
     assert verdict.command.startswith("curl")
     assert "Bash(curl:*)" in verdict.sentence()
+
+
+def test_urls_and_ports_stay_one_word_in_the_matched_command(tmp_path: Path) -> None:
+    rules = _rules(tmp_path, deny=["Bash(curl http://127.0.0.1:9/:*)"])
+    verdict = permissions.check("echo hi && curl http://127.0.0.1:9/x", rules)
+    assert verdict is not None and verdict.command == "curl http://127.0.0.1:9/x"
 
 
 @pytest.mark.parametrize("command", ["echo curl", "grep -r 'curl x' .", "curly", "ls -la"])

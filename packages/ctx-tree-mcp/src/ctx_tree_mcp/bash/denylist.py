@@ -194,6 +194,8 @@ def shell_tokens(command: str) -> list[str]:
     lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|()<>\n")
     lexer.whitespace = " \t\r"
     lexer.commenters = ""
+    # Characters shlex would make words of their own (``http://x:9`` as ``http : //x : 9``).
+    lexer.wordchars += ":@%+,^[]~#"
     try:
         return list(lexer)
     except ValueError:

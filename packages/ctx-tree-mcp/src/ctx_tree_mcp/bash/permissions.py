@@ -11,12 +11,14 @@ anywhere asks. ``allow`` never overrides an ask or a deny, so it changes nothing
 command no rule covers runs as before.
 
 Rule forms (as the host reads them): ``Bash`` and ``Bash(*)`` match every command;
-``Bash(npm run test:*)`` matches ``npm run test`` and what follows it after a space;
+``Bash(npm run test:*)`` matches ``npm run test`` and what follows it after a space (a prefix
+ending in punctuation, ``curl http://x/:*``, goes on at once);
 ``Bash(git * main)`` matches with ``*`` standing for any text, and a single trailing `` *``
 is optional (``Bash(ls *)`` matches ``ls`` and ``ls -la`` but not ``lsof``); anything else
 matches the simple command exactly. Leading ``NAME=value`` assignments and wrappers (``sudo``,
 ``timeout 5``, ``nice``, ``nohup``, ``env X=1``, ``xargs``) are looked through, and so are
-``sh -c '…'`` and ``eval`` strings, so a wrapper does not hide a denied command. Words are
+``sh -c '…'`` and ``eval`` strings, so a wrapper does not hide a denied command, and a program
+named by its path is also matched by its base name (``/usr/bin/curl`` against ``curl:*``). Words are
 compared as the shell splits them, joined by single spaces. See ``docs/security.md``.
 
 Standard library only, Python 3.8+, no package-relative import needed: a hook running under a
@@ -233,7 +235,11 @@ def matches(pattern, command):
         return True
     if pattern.endswith(":*"):
         prefix = pattern[:-2].rstrip()
-        return command == prefix or command.startswith(prefix + " ")
+        if not command.startswith(prefix):
+            return False
+        rest = command[len(prefix) :]
+        # a word boundary: `npm run test:*` is not `npm run testing`; `http://x/:*` goes on
+        return not rest or rest[0] == " " or not (prefix[-1:].isalnum() or prefix[-1:] == "_")
     if "*" in pattern:
         parts = pattern.split("*")
         regex = ".*".join(re.escape(p) for p in parts)
@@ -251,6 +257,8 @@ def _forms(words, depth):
     while words:
         yield " ".join(words)
         name = os.path.basename(words[0])
+        if name != words[0]:  # `/usr/bin/curl x` is held against `Bash(curl:*)` too
+            yield " ".join([name, *words[1:]])
         if name in SHELLS or name == "eval":
             script = " ".join(words[1:]) if name == "eval" else shell_script(words[1:])
             if script is not None and depth < _MAX_DEPTH:
