@@ -137,6 +137,24 @@ SEARCH_FLOOR = (
     "ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
 )
 # Whether a single word has at least cap matches (a walk of its doclist, no scoring).
+# Long-query ranking (Store.postings): a term's occurrences per node and column, from an
+# fts5vocab instance table in the connection's temp schema (nothing written to the store).
+FTS_VOCAB_TEMP = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS temp.ctx_fts_vocab USING fts5vocab(main, fts, instance)"
+)
+FTS_VOCAB_POSTINGS = (
+    "SELECT doc, col = 'terms', count(*) FROM temp.ctx_fts_vocab WHERE term = ? "
+    "GROUP BY doc, col LIMIT ?"
+)
+FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
+POSTING_DOCS = (
+    "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz FROM nodes n "
+    "JOIN fts_docsize d ON d.id = n.rowid "
+    "WHERE n.rowid IN (SELECT value FROM json_each(?)) {where}"
+)
+CHILD_COUNTS = (
+    "SELECT parent_id, count(*) FROM nodes WHERE parent_id IN ({marks}) GROUP BY parent_id"
+)
 WORD_COUNT = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
 WORD_AT_LEAST = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
 NODE_ROWIDS = "SELECT id, rowid FROM nodes WHERE id IN ({marks})"

@@ -62,6 +62,8 @@ _IDENT_RUN = re.compile(r"\w+")
 #: At most this many matches (the newest, after filters) are ranked per FTS query; and a word
 #: with this many matches or more is dropped from the OR step when a rarer word remains.
 SEARCH_CAP = 1000
+#: Store.postings keeps a word held by up to this many nodes whatever its share of them.
+POSTINGS_MIN_CAP = 1000
 #: Words matching this many nodes or more select search candidates but do not rank them.
 RANK_MAX_DOCS = 50_000
 
@@ -125,6 +127,31 @@ class SearchHit:
     def lines(self) -> tuple[int, int] | None:
         """The node's 1-based inclusive line range (``metadata["lines"]``), or None."""
         return self.node.lines
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """What :meth:`Store.postings` found: ``tf[word][rowid]`` (weighted counts), ``docs[rowid]``
+    ``(node_id, parent_id, kind, length in index tokens)`` and ``total`` indexed nodes."""
+
+    tf: dict[str, dict[int, float]]
+    docs: dict[int, tuple[str, str | None, str, int]]
+    total: int
+
+
+def _docsize(blob: bytes | None) -> int:
+    """Sum of the per-column token counts of an FTS5 ``docsize`` record (varints)."""
+    if not blob:
+        return 0
+    total = value = shift = 0
+    for b in blob:
+        value |= (b & 0x7F) << shift
+        if b & 0x80:
+            shift += 7
+            continue
+        total += value
+        value = shift = 0
+    return total
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,6 +228,8 @@ class Store:
         self._lock = threading.RLock()
         self._depth = 0
         self._unrankable_words: set[str] = set()
+        #: Whether ``con`` has the temp ``fts5vocab`` table :meth:`postings` reads.
+        self._vocab_ready = False
         self._vec_loaded = False
         self._vec_error: str | None = None
         #: The index's FTS5 tokenizer on ``con`` (:meth:`index_words`), made on first use.
@@ -261,6 +290,7 @@ class Store:
             self._identity = file_identity(self.path)
             self.generation += 1
             self._unrankable_words.clear()
+            self._vocab_ready = False
             self._vec_loaded = False  # a new connection: sqlite-vec is loaded again on demand
             self._tokenizer = None
             self._close_reader()
@@ -960,6 +990,82 @@ class Store:
         expr = " OR ".join(_quote(w) for w in words)
         hits = self._search(expr, expr, where, args, limit, False, cap=max(1, window))
         return [replace(h, matched_all=False) for h in hits]
+
+    def postings(
+        self,
+        words: Sequence[str],
+        filters: Filters | None = None,
+        *,
+        max_share: float = 0.25,
+    ) -> Postings:
+        """Per-word term frequencies of ``words`` in the keyword index, for ranking a long
+        query outside FTS5's ``bm25()`` (docs/search.md#long-queries): each word is stemmed
+        as the index stems it (``porter unicode61``; a word that stems to several tokens
+        counts as its tokens), and its occurrences are read from an ``fts5vocab`` instance
+        table on this connection's ``temp`` schema (nothing is written to the store).
+
+        ``tf[word][rowid]`` is the word's count in the node's content plus
+        ``TERMS_WEIGHT`` times its count in the ``terms`` column. Only nodes passing
+        ``filters`` (default: live and pending) are kept; ``docs[rowid]`` gives their
+        ``(node_id, parent_id, kind, length)``, the length in index tokens of both columns.
+        A word held by more than ``max_share`` of the indexed nodes (and more than
+        :data:`POSTINGS_MIN_CAP`) is left out: its IDF is near zero and its doclist the longest. ``total`` is the count of indexed nodes."""
+        import apsw
+
+        with self._lock:
+            if not self._vocab_ready:
+                self.con.execute(_sql.FTS_VOCAB_TEMP)
+                self._vocab_ready = True
+            tokenizer = self._tokenizer
+            if tokenizer is None:
+                name, *targs = FTS_TOKENIZE.split()
+                tokenizer = self._tokenizer = self.con.fts5_tokenizer(name, targs)
+            total = int(self.con.execute(_sql.FTS_DOC_COUNT).get or 0)
+            cap = max(POSTINGS_MIN_CAP, int(total * max_share))
+            tf: dict[str, dict[int, float]] = {}
+            for word in dict.fromkeys(words):
+                tokens = [
+                    t[2]
+                    for t in tokenizer(word.encode("utf-8"), apsw.FTS5_TOKENIZE_QUERY, None)
+                    if len(t) > 2
+                ]
+                counts: dict[int, float] = {}
+                for token in dict.fromkeys(tokens):
+                    rows: list[Any] = self.con.execute(
+                        _sql.FTS_VOCAB_POSTINGS, (token, 2 * cap + 2)
+                    ).fetchall()
+                    if len({r[0] for r in rows}) > cap:
+                        counts = {}
+                        break
+                    for doc, col, n in rows:
+                        weight = TERMS_WEIGHT if col else 1.0
+                        counts[int(doc)] = counts.get(int(doc), 0.0) + int(n) * weight
+                if counts:
+                    tf[word] = counts
+            rowids = sorted({r for c in tf.values() for r in c})
+            where, args = self._filter_sql(filters, "n")
+            docs: dict[int, tuple[str, str | None, str, int]] = {}
+            for i in range(0, len(rowids), 20_000):
+                batch = json.dumps(rowids[i : i + 20_000])
+                for rowid, nid, parent, kind, size in self.con.execute(
+                    _sql.POSTING_DOCS.format(where=where), [batch, *args]
+                ):
+                    docs[rowid] = (nid, parent, kind, _docsize(size))
+        for counts in tf.values():
+            for rowid in [r for r in counts if r not in docs]:
+                del counts[rowid]
+        return Postings({w: c for w, c in tf.items() if c}, docs, total)
+
+    def child_counts(self, parent_ids: Sequence[str]) -> dict[str, int]:
+        """``{parent id: children}`` for each id with any (one pass over the parent index):
+        a file root's chunk count, the file length long-query ranking normalises by."""
+        out: dict[str, int] = {}
+        ids = list(dict.fromkeys(parent_ids))
+        for i in range(0, len(ids), 500):
+            batch = ids[i : i + 500]
+            sql = _sql.CHILD_COUNTS.format(marks=",".join("?" * len(batch)))
+            out.update((p, int(n)) for p, n in self._query(sql, batch))
+        return out
 
     def word_counts(self, words: Iterable[str], cap: int = 2000) -> dict[str, int]:
         """``{word: nodes holding it}`` in the keyword index, each count stopped at ``cap``

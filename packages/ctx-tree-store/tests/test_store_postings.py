@@ -1,0 +1,50 @@
+"""Store.postings: the per-node counts of a long query's words (docs/search.md#long-queries),
+read through the index's own stemming, filtered like search, without writing to the store."""
+
+from __future__ import annotations
+
+from ctx_tree_schema import Filters, NodeKind
+from ctx_tree_store import NewNode, Store
+
+
+def test_counts_are_per_node_stemmed_and_weighted_by_column(store: Store) -> None:
+    a, b, c = store.insert(
+        [
+            NewNode(NodeKind.NOTE, "parser parsers parser running"),
+            NewNode(NodeKind.NOTE, "the parser once; HelpFormatter"),
+            NewNode(NodeKind.NOTE, "nothing here"),
+        ]
+    )
+    rowid = dict(store._query("SELECT id, rowid FROM nodes"))
+    before = store.size_bytes()
+    post = store.postings(["parser", "runs", "formatter", "absent"])
+    # "parsers" stems to "parser"; "runs" finds "running" (both "run")
+    assert post.tf["parser"] == {rowid[a]: 3.0, rowid[b]: 1.0}
+    assert post.tf["runs"] == {rowid[a]: 1.0}
+    # "formatter" is only in the terms column (HelpFormatter's camelCase part): weight 2
+    assert post.tf["formatter"] == {rowid[b]: 2.0}
+    assert "absent" not in post.tf
+    assert post.total == 3
+    assert post.docs[rowid[a]][0] == a and post.docs[rowid[a]][2] == "note"
+    assert post.docs[rowid[a]][3] == 4  # index tokens of content and terms
+    assert rowid[c] not in post.docs
+    assert store.size_bytes() == before  # a temp table: nothing written to the store
+
+
+def test_filters_and_frequent_words(store: Store, monkeypatch) -> None:
+    monkeypatch.setattr("ctx_tree_store._store.POSTINGS_MIN_CAP", 1)
+    ids = store.insert([NewNode(NodeKind.NOTE, f"common word{i} rare") for i in range(3)])
+    ids += store.insert([NewNode(NodeKind.NOTE, f"common filler {i}") for i in range(7)])
+    store.set_status([ids[0]], "stale")
+    post = store.postings(["rare", "common"], max_share=0.5)
+    # "common" is in all 10 nodes, over half: left out; the stale node is filtered out
+    assert set(post.tf) == {"rare"}
+    assert {post.docs[r][0] for r in post.tf["rare"]} == {ids[1], ids[2]}
+    post = store.postings(["rare"], Filters(status=("stale",)), max_share=0.5)
+    assert {post.docs[r][0] for r in post.tf["rare"]} == {ids[0]}
+
+
+def test_child_counts_count_chunks_per_parent(store: Store) -> None:
+    (root,) = store.insert([NewNode(NodeKind.NOTE, "root")])
+    store.insert([NewNode(NodeKind.NOTE, f"child {i}", parent_id=root) for i in range(4)])
+    assert store.child_counts([root, "nope"]) == {root: 4}
