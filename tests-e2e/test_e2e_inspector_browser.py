@@ -76,11 +76,16 @@ def served(project: dict):
 
 
 def _store_rows(store: str, sql: str, args: tuple = ()) -> list[tuple]:
+    import zlib
+
     import apsw
 
     con = apsw.Connection(store, flags=apsw.SQLITE_OPEN_READONLY)
-    try:
-        return [tuple(r) for r in con.execute(sql, args)]
+    try:  # a file chunk's content may be packed (zlib, docs/data-model.md)
+        return [
+            tuple(zlib.decompress(v).decode() if isinstance(v, bytes) else v for v in r)
+            for r in con.execute(sql, args)
+        ]
     finally:
         con.close()
 

@@ -47,7 +47,9 @@ def test_reads_and_greps_answer_from_memory_on_a_full_disk(tmp_path: Path) -> No
 
     base = spool.spool_dir(home, root)
     (base / "new").mkdir(parents=True)
-    event = {"v": 1, "kind": "prompt", "session_id": "s", "text": "kept?", "prompt_id": "p"}
+    # larger than the free room an 8 KB-page store keeps in its pages and WAL
+    text = "kept? " + " ".join(f"word{i}" for i in range(20000))
+    event = {"v": 1, "kind": "prompt", "session_id": "s", "text": text, "prompt_id": "p"}
     (base / "new" / "0001-1.json").write_text(json.dumps(event))
     run = subprocess.run(
         [sys.executable, "-c", SCRIPT, str(root), str(home)],

@@ -41,7 +41,7 @@ def test_denylisted_files_never_appear(app, root):
     (root / "ok.txt").write_text("NEEDLE ok\n")
     text = run(app, "NEEDLE")
     assert "ok.txt" in text and ".env" not in text and "server.pem" not in text
-    dump = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get
+    dump = app.store.con.execute("SELECT group_concat(ctx_text(content), '') FROM nodes").get
     assert "server.pem" not in dump
 
 

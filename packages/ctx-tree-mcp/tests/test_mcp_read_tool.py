@@ -227,7 +227,7 @@ def test_secrets_in_files_are_redacted_before_insert_and_in_answers(app, root):
     (root / "settings.py").write_text(f'AWS_KEY = "{key}"\n\ndef f():\n    return 1\n')
     text = read(app, "settings.py")
     assert key not in text and "[REDACTED:aws_access_key]" in text
-    dump = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get
+    dump = app.store.con.execute("SELECT group_concat(ctx_text(content), '') FROM nodes").get
     assert key not in dump
 
 

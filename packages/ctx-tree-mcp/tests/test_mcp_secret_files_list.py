@@ -63,14 +63,16 @@ def test_credential_files_are_refused_before_any_read(app: App, secrets: Path, r
     with pytest.raises(ToolInputError, match="denylist"):
         PathPolicy(secrets).resolve(rel.upper() if "/" not in rel else rel)
     assert "store" not in app.__dict__ or MARK not in (
-        app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get or ""
+        app.store.con.execute("SELECT group_concat(ctx_text(content), '') FROM nodes").get or ""
     )
 
 
 def test_grep_never_shows_their_lines(app: App, secrets: Path) -> None:
     answer = asyncio.run(grep(app, MARK, fixed_strings=True))
     assert MARK not in answer and "matches" in answer
-    stored = app.store.con.execute("SELECT group_concat(content, '') FROM nodes").get or ""
+    stored = (
+        app.store.con.execute("SELECT group_concat(ctx_text(content), '') FROM nodes").get or ""
+    )
     assert MARK not in stored
 
 

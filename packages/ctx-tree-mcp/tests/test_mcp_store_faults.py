@@ -57,8 +57,9 @@ def _notes(store_file: Path) -> list[str]:
 
 def test_sqlite_full_on_the_first_capture_fails_that_call_alone(app: App):
     """SQLite's own SQLITE_FULL (a page cap on the connection) during the first capture."""
+    # one 8 KB page of room: any capture of a file or a long note needs more
     pages = app.store.con.execute("PRAGMA page_count").get
-    app.store.con.execute(f"PRAGMA max_page_count = {pages + 2}")
+    app.store.con.execute(f"PRAGMA max_page_count = {pages + 1}")
     with pytest.raises(StoreFull) as info:
         read(app, "src/argparse_copy.py", symbol="ArgumentParser.parse_args")
     assert fault_message(info.value).startswith("disk full: ")
@@ -76,7 +77,7 @@ def test_the_server_answers_disk_full_as_a_tool_error_in_words(app: App):
     from ctx_tree_mcp.server import answer
 
     pages = app.store.con.execute("PRAGMA page_count").get
-    app.store.con.execute(f"PRAGMA max_page_count = {pages + 2}")
+    app.store.con.execute(f"PRAGMA max_page_count = {pages + 1}")
     text, is_error = asyncio.run(
         answer(app, "ctx_tree_note", {"content": "a fact worth keeping " * 900})
     )
@@ -86,7 +87,7 @@ def test_the_server_answers_disk_full_as_a_tool_error_in_words(app: App):
     assert not is_error and text.startswith("note saved")
     # a read on the full disk answers from memory, as on a read-only store
     pages = app.store.con.execute("PRAGMA page_count").get
-    app.store.con.execute(f"PRAGMA max_page_count = {pages + 2}")
+    app.store.con.execute(f"PRAGMA max_page_count = {pages + 1}")
     text, is_error = asyncio.run(
         answer(app, "ctx_tree_read", {"path": "src/argparse_copy.py", "symbol": "ArgumentParser"})
     )

@@ -22,6 +22,12 @@ first by semantic search) and ``walker_state`` (cursors and daily counters of th
 Plain tables, so opening a store never needs the sqlite-vec extension; the vectors leave with
 their node (deleted or pruned) through triggers.
 
+Migration 6 lets a file chunk's ``content`` be a zlib BLOB (packed by the store, see
+docs/data-model.md): the view the FTS5 index reads and the triggers that feed it read the text
+through ``ctx_text(content)``, a SQL function every store connection registers. The FTS5
+index itself is unchanged (it holds words, not text), so no rebuild; rows stored before stay
+TEXT and read as before.
+
 The update trigger is one trigger whose two statements run in order (delete the old entry, then
 insert the new one): SQLite runs separate triggers on one event in no documented order, and an
 insert-before-delete corrupts an external-content index.
@@ -182,6 +188,32 @@ CREATE TABLE walker_state (
 );
 """
 
+_V6 = """
+DROP TRIGGER nodes_fts_ai;
+DROP TRIGGER nodes_fts_ad;
+DROP TRIGGER nodes_fts_au;
+DROP VIEW fts_source;
+CREATE VIEW fts_source AS
+  SELECT rowid AS rowid, ctx_text(content) AS content, terms FROM nodes WHERE status != 'pruned';
+CREATE TRIGGER nodes_fts_ai AFTER INSERT ON nodes WHEN new.status != 'pruned' BEGIN
+  INSERT INTO fts(rowid, content, terms) VALUES (new.rowid, ctx_text(new.content), new.terms);
+END;
+CREATE TRIGGER nodes_fts_ad AFTER DELETE ON nodes WHEN old.status != 'pruned' BEGIN
+  INSERT INTO fts(fts, rowid, content, terms)
+    VALUES ('delete', old.rowid, ctx_text(old.content), old.terms);
+END;
+CREATE TRIGGER nodes_fts_au AFTER UPDATE OF content, terms, status ON nodes BEGIN
+  INSERT INTO fts(fts, rowid, content, terms)
+    SELECT 'delete', old.rowid, ctx_text(old.content), old.terms
+    WHERE old.status != 'pruned' AND (new.status = 'pruned'
+          OR new.content IS NOT old.content OR new.terms IS NOT old.terms);
+  INSERT INTO fts(rowid, content, terms)
+    SELECT new.rowid, ctx_text(new.content), new.terms
+    WHERE new.status != 'pruned' AND (old.status = 'pruned'
+          OR new.content IS NOT old.content OR new.terms IS NOT old.terms);
+END;
+"""
+
 #: The FTS5 tokenizer of the ``fts`` table (migration 2 onwards), for code that must split text
 #: into the index's words (``ctx_tree_store.Store.index_words``). A migration that changes the
 #: table's ``tokenize`` changes this too (a test holds them equal).
@@ -194,5 +226,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(3, "CJK characters and bigrams in the search terms of stored nodes", _V3),
     Migration(4, "usage per day and tool, walker run history", _V4),
     Migration(5, "vectors per node and model (nodes_vec, nodes_vec_bits), walker_state", _V5),
+    Migration(6, "packed file chunks: fts_source and its triggers read ctx_text(content)", _V6),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

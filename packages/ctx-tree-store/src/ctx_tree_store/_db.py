@@ -18,6 +18,8 @@ BUSY_TIMEOUT_MS = 30_000
 #: A store larger than this is not copied into memory by :func:`snapshot`.
 SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024
 _UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
+#: Page size of a new store file, in bytes.
+PAGE_SIZE = 8192
 
 
 def _make_private_dir(directory: Path) -> None:
@@ -80,19 +82,21 @@ def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[aps
     :func:`open_without_writing`.
     Raises :class:`SchemaVersionError` for a copy newer than this code.
     """
-    con = _connect(":memory:")
     path = Path(path)
     try:
         size = path.stat().st_size
     except OSError:
-        return con, False
+        return _connect(":memory:"), False
     if size > max_bytes:
-        return con, False
+        return _connect(":memory:"), False
     try:
         source = open_without_writing(path)
     except apsw.Error:
-        return con, False
+        return _connect(":memory:"), False
+    # A backup into memory needs the source's page size (stores made before PAGE_SIZE keep 4 KB).
+    con = apsw.Connection(":memory:")
     try:
+        con.execute(f"PRAGMA page_size = {int(source.execute('PRAGMA page_size').get)}")
         with con.backup("main", source, "main") as copy:
             copy.step(-1)
     except apsw.Error:
@@ -105,6 +109,7 @@ def snapshot(path: Path | str, max_bytes: int = SNAPSHOT_MAX_BYTES) -> tuple[aps
         con.close()
         raise SchemaVersionError(str(path), version, SCHEMA_VERSION)
     con.execute("PRAGMA foreign_keys = ON")
+    _register_functions(con)
     _migrate(con, str(path))
     return con, True
 
@@ -163,6 +168,10 @@ def _connect(path: Path | str) -> apsw.Connection:
         if version == 0:
             # Must precede the first page write (journal_mode=WAL writes the header): lets the
             # pruner hand space back with incremental_vacuum instead of a rowid-renumbering VACUUM.
+            # Chunk rows of 0.5-3 KB leave a quarter of 4 KB pages empty; 8 KB pages hold them
+            # tighter (docs/data-model.md). A store made before keeps its page size. (Before
+            # auto_vacuum: setting that first fixes the page size.)
+            con.execute(f"PRAGMA page_size = {PAGE_SIZE}")
             con.execute("PRAGMA auto_vacuum = INCREMENTAL")
         con.execute("PRAGMA foreign_keys = ON")
         _register_functions(con)
@@ -180,13 +189,31 @@ def _connect(path: Path | str) -> apsw.Connection:
 
 def _register_functions(con: apsw.Connection) -> None:
     """SQL functions the migrations may call: ``ctx_cjk_terms(text)`` (the CJK search terms
-    of ``text``, see ``terms.cjk_terms``); and the FTS5 function :func:`_register_fts5`."""
+    of ``text``, see ``terms.cjk_terms``); and those of :func:`_register_readers`."""
     from ._terms import cjk_terms
 
     def ctx_cjk_terms(*args: apsw.SQLiteValue) -> str:
         return cjk_terms(args[0])
 
     con.create_scalar_function("ctx_cjk_terms", ctx_cjk_terms, 1, deterministic=True)
+    _register_readers(con)
+
+
+def _register_readers(con: apsw.Connection) -> None:
+    """What every connection needs to read the store: ``ctx_text(content)`` and
+    ``ctx_len(content)`` (a packed chunk's text and length in characters, ``_packing``; the
+    FTS5 index reads its rows through ``ctx_text``), and the FTS5 function of
+    :func:`_register_fts5`."""
+    from ._packing import content_length, unpack_content
+
+    def ctx_text(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
+        return unpack_content(args[0])
+
+    def ctx_len(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
+        return content_length(args[0])
+
+    con.create_scalar_function("ctx_text", ctx_text, 1, deterministic=True)
+    con.create_scalar_function("ctx_len", ctx_len, 1, deterministic=True)
     _register_fts5(con)
 
 
@@ -217,7 +244,7 @@ def connect_readonly(path: Path | str) -> apsw.Connection:
     try:
         con.set_busy_timeout(BUSY_TIMEOUT_MS)
         con.execute("PRAGMA query_only = ON")
-        _register_fts5(con)
+        _register_readers(con)
         version = con.execute("PRAGMA user_version").get
         if version > SCHEMA_VERSION:
             raise SchemaVersionError(str(path), version, SCHEMA_VERSION)

@@ -3,11 +3,11 @@
 import functools
 
 NODE_COLUMNS = (
-    "id, parent_id, kind, source_uri, content, content_hash, status, mtime, "
+    "id, parent_id, kind, source_uri, ctx_text(content), content_hash, status, mtime, "
     "created_at, updated_at, truncated, original_bytes, metadata"
 )
 N_NODE_COLUMNS = (
-    "n.id, n.parent_id, n.kind, n.source_uri, n.content, n.content_hash, n.status, "
+    "n.id, n.parent_id, n.kind, n.source_uri, ctx_text(n.content), n.content_hash, n.status, "
     "n.mtime, n.created_at, n.updated_at, n.truncated, n.original_bytes, n.metadata"
 )
 
@@ -95,7 +95,7 @@ EDGES_OUT = "SELECT dst_id, kind FROM edges WHERE src_id = ?"
 EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
 
 NODE_STATS = (
-    "SELECT id, length(content), length(content) - length(replace(content, char(10), '')), "
+    "SELECT id, ctx_len(content), ctx_len(content) - length(replace(ctx_text(content), char(10), '')), "
     "updated_at, status FROM nodes WHERE id IN ({marks})"
 )
 
@@ -164,7 +164,7 @@ RECENT = f"SELECT {NODE_COLUMNS} FROM nodes WHERE 1=1 {{where}} ORDER BY created
 # Resume a newest-first listing after the node (created_at, id): older, or as old with a lower id.
 RECENT_OLDER_THAN = " AND (created_at < ? OR (created_at = ? AND id < ?))"
 
-COUNTS = "SELECT kind, status, count(*), sum(length(content)) FROM nodes GROUP BY kind, status"
+COUNTS = "SELECT kind, status, count(*), sum(ctx_len(content)) FROM nodes GROUP BY kind, status"
 FILE_ROOT_COUNT = (
     "SELECT count(*) FROM nodes WHERE kind = 'file_chunk' AND parent_id IS NULL "
     "AND status IN ('live', 'stale', 'pending')"
@@ -225,7 +225,7 @@ TRIM_WALKER_RUNS = "DELETE FROM walker_runs WHERE id <= (SELECT max(id) FROM wal
 
 # -- browsing (read-only pages for the inspector; keyset cursors, never a whole table) ---------
 BROWSE_COLUMNS = (
-    "n.rowid, n.id, n.parent_id, n.kind, n.status, n.source_uri, length(n.content), "
+    "n.rowid, n.id, n.parent_id, n.kind, n.status, n.source_uri, ctx_len(n.content), "
     "n.original_bytes, n.truncated, n.created_at, n.updated_at, n.metadata, "
     "EXISTS(SELECT 1 FROM nodes c WHERE c.parent_id = n.id)"
 )

@@ -41,6 +41,7 @@ from ._errors import (
     StoreGone,
     is_full,
 )
+from ._packing import pack_content, pack_metadata, unpack_metadata
 from ._terms import (
     _quote,
     fallback_words,
@@ -197,6 +198,7 @@ def _low_rank(node: Node) -> bool:
 
 
 def _row_to_node(row: Sequence[Any]) -> Node:
+    meta = json.loads(row[12]) if row[12] else {}
     return Node(
         id=row[0],
         parent_id=row[1],
@@ -210,7 +212,7 @@ def _row_to_node(row: Sequence[Any]) -> Node:
         updated_at=row[9],
         truncated=bool(row[10]),
         original_bytes=row[11],
-        metadata=json.loads(row[12]) if row[12] else {},
+        metadata=unpack_metadata(row[2], row[1], row[3], meta),
     )
 
 
@@ -404,12 +406,14 @@ class Store:
         for n in nodes:
             node_id = n.id or new_id()
             encoded = n.content.encode("utf-8", "surrogatepass")
+            kind = NodeKind(n.kind).value
+            meta = pack_metadata(kind, n.parent_id, n.source_uri, n.metadata)
             values += (
                 node_id,
                 n.parent_id,
-                NodeKind(n.kind).value,
+                kind,
                 n.source_uri,
-                n.content,
+                pack_content(kind, n.content, encoded),
                 hashlib.sha256(encoded).hexdigest(),
                 NodeStatus(n.status).value,
                 n.mtime,
@@ -417,7 +421,7 @@ class Store:
                 ts,
                 int(n.truncated),
                 n.original_bytes if n.original_bytes is not None else len(encoded),
-                json.dumps(n.metadata, separators=(",", ":")) if n.metadata else "{}",
+                json.dumps(meta, separators=(",", ":")) if meta else "{}",
                 index_terms(n.content, n.terms),
             )
             ids.append(node_id)
