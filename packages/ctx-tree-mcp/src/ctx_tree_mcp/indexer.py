@@ -21,6 +21,7 @@ every ``index.pollMs``.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import os
@@ -194,6 +195,28 @@ def _prepare_batch(
     return out
 
 
+#: Niceness added to the index's worker processes: tool calls of the server go first.
+WORKER_NICE = 10
+#: How often a worker checks that the process that started it still runs (seconds).
+WORKER_PARENT_POLL_S = 0.25
+
+
+def _worker_init(parent: int) -> None:
+    """Worker start-up: lower its priority (:data:`WORKER_NICE`) and end it when ``parent``
+    (the server, or ``ctx-tree index``) is gone, even killed outright, so no worker outlives
+    the process that started it (docs/index.md). Standard library only."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
+
+    def watch() -> None:
+        while True:
+            time.sleep(WORKER_PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(0)
+
+    threading.Thread(target=watch, name="ctx-tree-index-parent", daemon=True).start()
+
+
 def _workers(config: Config) -> int:
     wanted = config.data["index"]["workers"]
     return wanted if wanted > 0 else max(1, min(4, os.cpu_count() or 1))
@@ -281,18 +304,28 @@ def index_project(
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx) as pool:
+        pool = ProcessPoolExecutor(
+            max_workers=n_workers,
+            mp_context=ctx,
+            initializer=_worker_init,
+            initargs=(os.getpid(),),
+        )
+        failed = True
+        try:
             pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
                 pool.submit(_prepare_batch, str(root), b, max_bytes) for b in batches
             ]
-            try:
-                for fut in pending:  # in order: a batch's writes follow the listing
-                    if stop.is_set():
-                        break
-                    write(fut.result())
-            finally:
-                for fut in pending:
-                    fut.cancel()
+            for fut in pending:  # in order: a batch's writes follow the listing
+                if stop.is_set():
+                    break
+                write(fut.result())
+            failed = False
+        finally:
+            # a stop (or an error) does not wait for the batches queued: the workers end now
+            stopping = stop.is_set() or failed
+            pool.shutdown(wait=not stopping, cancel_futures=True)
+            if stopping:
+                _end_workers(pool)
     # files stored before and now gone from the tree: stale, as a read of them would do
     if not stop.is_set():
         for uri in known.keys() - listed_uris:
@@ -305,6 +338,20 @@ def index_project(
     if progress:
         progress(state)
     return state
+
+
+def _end_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGTERM the pool's worker processes and reap them (up to 2 s each, then SIGKILL)."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(2)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(1)
 
 
 def summary(state: IndexState) -> str:

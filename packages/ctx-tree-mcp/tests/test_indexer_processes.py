@@ -1,0 +1,120 @@
+"""The project index's worker processes die with the process that started them: a real
+``ctx-tree-mcp`` stopped by SIGTERM, or killed outright by SIGKILL, in the middle of indexing a
+project large enough for the worker pool, leaves no process behind (docs/index.md)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from test_mcp_server_stop import Server, gone, wait_for
+
+STDLIB = Path(os.__file__).parent
+
+pytestmark = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process under ``pid`` (children, their children, ...), zombies left out."""
+    parents: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            parents.setdefault(int(fields[1]), []).append(int(entry))
+    found: set[int] = set()
+    todo = [pid]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+@pytest.fixture
+def big_project(tmp_path: Path) -> tuple[Path, Path]:
+    """300 stdlib modules: more than the pool's threshold, a few seconds of chunking."""
+    root, home = tmp_path / "proj", tmp_path / "home"
+    home.mkdir()
+    files = sorted(p for p in STDLIB.glob("*.py"))[:300]
+    for p in files:
+        dst = root / "lib" / p.name
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(p, dst)
+    return root, home
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
+def test_no_index_worker_outlives_the_server(big_project: tuple[Path, Path], how: str) -> None:
+    root, home = big_project
+    server = Server(root, home)
+    pid = server.proc.pid
+
+    def workers() -> set[int]:
+        return {p for p in descendants(pid) if "multiprocessing" in _cmdline(p)}
+
+    started: set[int] = set()
+    try:
+        assert wait_for(lambda: len(workers()) > 0, timeout=60), "no index worker started"
+        started = descendants(pid)  # the workers, multiprocessing's resource tracker, ...
+        server.proc.send_signal(getattr(signal, how))
+        server.proc.wait(timeout=20)
+        assert wait_for(lambda: all(gone(p) for p in started), timeout=10), [
+            (p, _cmdline(p)) for p in started if not gone(p)
+        ]
+    finally:
+        _kill_left(started | descendants(pid))
+
+
+def test_no_worker_outlives_ctx_tree_index(big_project: tuple[Path, Path]) -> None:
+    """``ctx-tree index`` killed mid-run: its workers end too."""
+    import subprocess
+
+    root, home = big_project
+    env = {"CTX_TREE_HOME": str(home), "PATH": os.environ["PATH"], "HOME": str(home)}
+    cli = str(Path(sys.executable).parent / "ctx-tree")
+    proc = subprocess.Popen([cli, "index"], cwd=root, env=env, stdout=subprocess.DEVNULL)
+    started: set[int] = set()
+    try:
+        assert wait_for(
+            lambda: any("multiprocessing" in _cmdline(p) for p in descendants(proc.pid)),
+            timeout=60,
+        ), "no index worker started"
+        started = descendants(proc.pid)
+        proc.kill()
+        proc.wait(timeout=10)
+        assert wait_for(lambda: all(gone(p) for p in started), timeout=10), [
+            (p, _cmdline(p)) for p in started if not gone(p)
+        ]
+    finally:
+        _kill_left(started | descendants(proc.pid))
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def _kill_left(pids: set[int]) -> None:
+    """A failing test leaves nothing running."""
+    for p in pids:
+        if not gone(p):
+            with contextlib.suppress(OSError):
+                os.kill(p, signal.SIGKILL)
