@@ -884,3 +884,30 @@ def test_after_compaction_session_start_injects_the_session_digest(
     fresh = hook("session-start", base_payload(root, source="startup"), home=home, root=root)
     note = json.loads(fresh.stdout)["hookSpecificOutput"]["additionalContext"]
     assert note.startswith("ctx-tree store for this project holds")
+
+
+def test_the_digest_lists_a_read_of_a_file_the_index_already_held(
+    project: Path, home: Path
+) -> None:
+    """A native Read of a file the project index (or another session) stored first is still a
+    file this session read: the digest lists it, though nothing new was stored."""
+    from ctx_tree_mcp.maintenance import index
+
+    root = project
+    (root / "pkg" / "cache.py").write_text("def evict(key):\n    return key\n")
+    app = App(root, home=home)
+    try:
+        index(app)  # the background index got there first
+        assert hook("prompt", base_payload(root, prompt="Why evict?", prompt_id="p1"),
+                    home=home, root=root).returncode == 0  # fmt: skip
+        assert ingest(app).stored == 1
+        read = base_payload(root, tool_name="Read",
+                            tool_input={"file_path": str(root / "pkg" / "cache.py")})  # fmt: skip
+        assert hook("post-tool", read, home=home, root=root).returncode == 0
+        done = ingest(app)  # the read alone, in its own ingest
+        assert (done.stored, done.unchanged) == (0, 1)
+    finally:
+        app.close()
+    started = hook("session-start", base_payload(root, source="resume"), home=home, root=root)
+    text = json.loads(started.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "- Why evict? (id " in text and "- pkg/cache.py (id " in text

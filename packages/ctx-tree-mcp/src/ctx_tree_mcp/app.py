@@ -141,6 +141,8 @@ class App:
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: Recently served file views by root node id (their content is immutable per id).
     _views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
+    #: File roots this App's session already references (filecache.reference_file).
+    _referenced: set[str] = field(default_factory=set, init=False)
     max_views: int = 64
 
     def remember(self, view: Any) -> Any:

@@ -20,6 +20,7 @@ is stored as UTF-8 text (:mod:`.textcodec`), its encoding in the root's ``metada
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -32,6 +33,8 @@ if TYPE_CHECKING:
 
     from .app import App
     from .paths import ResolvedPath
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,23 @@ def _outline_text(relative: str, lang: str | None, total: int, outline: list[Out
     return "\n".join([head, *(f"{e.start}-{e.end} {e.label}" for e in outline)]) + "\n"
 
 
+def reference_file(app: App, root_id: str) -> None:
+    """Give ``app``'s session a ``references`` edge to the stored file root ``root_id`` (once
+    per session and file): a read of a file the store already held (the project index, another
+    session) is still a file this session read, for its resume digest (docs/capture.md,
+    "Resume after compaction"). Never raises: a read never fails for want of this edge."""
+    if root_id in app._referenced:
+        return
+    from ctx_tree_schema import EdgeKind
+
+    try:
+        app.store.add_edges([(app.session_node_id(), root_id, EdgeKind.REFERENCES)])
+    except Exception as exc:  # a read-only or busy store: the read is served all the same
+        log.debug("session reference to %s not stored: %s", root_id, exc)
+        return
+    app._referenced.add(root_id)
+
+
 def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
     """The stored view of ``resolved``, re-chunked and re-stored when the file changed.
 
@@ -117,6 +137,7 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         and old.metadata.get("file_sha256") == digest
         and old.metadata.get("size") == size
     ):
+        reference_file(app, old.id)
         hit = app.recall(old.id)
         if hit is not None:
             return hit

@@ -149,7 +149,8 @@ def ingest(
     if report.stored or (names and not (base / "state.json").exists()):
         with contextlib.suppress(Exception):
             _write_state(app, base)
-    if report.stored:  # the resume digest the SessionStart hook injects (resume.py)
+    if report.stored or report.unchanged:  # the resume digest the SessionStart hook injects
+        # (resume.py); a read of an indexed file is 'unchanged' yet adds to the files read
         from ..resume import write_digest
 
         for key in sorted(sessions):
