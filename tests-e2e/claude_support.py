@@ -99,7 +99,8 @@ class FakeAnthropic(BaseHTTPRequestHandler):
         if "count_tokens" in self.path:
             return self._send(json.dumps({"input_tokens": 10}).encode(), "application/json")
         blocks, stop = self._plan(body)
-        msg = {"id": "msg_fake", "type": "message", "role": "assistant",
+        # A fresh id per answer: Claude Code merges the assistant messages of one id into one.
+        msg = {"id": f"msg_fake_{len(type(self).requests)}", "type": "message", "role": "assistant",
                "model": body.get("model", "claude-fake"), "content": blocks,
                "stop_reason": stop, "stop_sequence": None,
                "usage": {"input_tokens": 10, "output_tokens": 5}}  # fmt: skip

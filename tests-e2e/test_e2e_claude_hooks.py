@@ -10,11 +10,17 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
+from http.server import ThreadingHTTPServer
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 from claude_support import (
+    CLAUDE,
     PLUGIN,
+    FakeAnthropic,
     claude_env,
     fake_api,
     needs_claude,
@@ -144,3 +150,121 @@ def test_deny_mode_refuses_a_large_read_with_the_ctx_tree_call(tmp_path: Path) -
 @pytest.fixture(autouse=True)
 def _no_ctx_tree_env(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CTX_TREE_HOME", raising=False)
+
+
+class _CompactingModel(FakeAnthropic):
+    """One Read on the first turn, a summary when Claude Code asks for one (``/compact``),
+    else ``ok``; every request body is kept in ``requests``."""
+
+    requests: ClassVar[list[dict]] = []
+    read_path: ClassVar[str] = ""
+    read_done: ClassVar[list[bool]] = []
+
+    def _plan(self, body: dict) -> tuple[list[dict], str]:
+        if "Please provide your summary" in json.dumps(body.get("messages") or []):
+            return [{"type": "text", "text": "<summary>SUMMARY-7f3a</summary>"}], "end_turn"
+        if not self.read_done and any(t.get("name") == "Read" for t in body.get("tools") or []):
+            self.read_done.append(True)
+            tool_use = {"type": "tool_use", "id": "toolu_read_1", "name": "Read",
+                        "input": {"file_path": self.read_path}}  # fmt: skip
+            return [tool_use], "tool_use"
+        return [{"type": "text", "text": "ok"}], "end_turn"
+
+
+@needs_claude
+def test_after_compact_the_next_request_holds_the_digest_within_its_budget(
+    tmp_path: Path,
+) -> None:
+    """A real ``/compact`` in one live Claude Code session (prompts on stdin, stream-json):
+    the plugin's server stores the turns, Claude Code summarises through the fake model, the
+    SessionStart hook (source ``compact``) injects the digest, and the next request to the model
+    holds it, within its 800-token budget (docs/capture.md, "Resume after compaction")."""
+    from ctx_tree_compose import estimate_tokens
+
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    (project / "notes.py").write_text(f'def rollout():\n    """{MARKER}: ship it."""\n')
+    model = type(
+        "Model",
+        (_CompactingModel,),
+        {"requests": [], "read_done": [], "read_path": str(project / "notes.py")},
+    )
+    server = ThreadingHTTPServer(("127.0.0.1", 0), model)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    env = claude_env(
+        home,
+        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
+        ANTHROPIC_API_KEY="sk-ant-offline-fake",
+    )
+    assert CLAUDE is not None
+    claude = subprocess.Popen(
+        [CLAUDE, "-p", "--input-format", "stream-json", "--output-format", "stream-json",
+         "--verbose", "--include-hook-events", "--plugin-dir", str(PLUGIN),
+         "--allowedTools", "Read"],
+        cwd=project, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL, text=True,
+    )  # fmt: skip
+    assert claude.stdin is not None and claude.stdout is not None
+    events: list[dict] = []
+
+    def turn(text: str) -> dict:
+        """Send one user message; the events up to its result."""
+        message = {"type": "user", "message": {"role": "user", "content": text}}
+        claude.stdin.write(json.dumps(message) + "\n")
+        claude.stdin.flush()
+        for line in claude.stdout:
+            events.append(json.loads(line))
+            if events[-1].get("type") == "result":
+                return events[-1]
+        raise AssertionError(f"Claude Code ended during {text!r}")
+
+    try:
+        assert turn(f"Why does the rollout fail ({PROMPT_MARKER})?")["subtype"] == "success"
+        assert turn("And what does notes.py say?")["subtype"] == "success"
+        # The plugin's server stores what the hooks spooled within a second or two and writes
+        # the digest; an interactive session has that time while the user types.
+        digests = home / ".ctx-tree" / "spool"
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            written = [p.read_text() for p in digests.glob("*/digest/latest.txt")]
+            if (
+                written
+                and "- notes.py (id" in written[0]
+                and "what does notes.py say" in written[0]
+            ):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"no digest of both turns in 20 s: {written}")
+        before = len(model.requests)
+        assert turn("/compact")["subtype"] == "success"
+        summarised = len(model.requests)
+        assert turn("go on")["result"] == "ok"
+    finally:
+        claude.stdin.close()
+        try:
+            claude.wait(timeout=30)
+        finally:
+            if claude.poll() is None:
+                claude.kill()
+            server.shutdown()
+            server.server_close()
+
+    assert any(e.get("subtype") == "compact_boundary" for e in events), "no compaction"
+    asks = [json.dumps(r["body"].get("messages")) for r in model.requests[before:summarised]]
+    assert any("Please provide your summary" in a for a in asks)  # the fake model summarised
+    (compacted,) = [
+        e
+        for e in hook_responses(events, "SessionStart")
+        if e["hook_name"] == "SessionStart:compact"
+    ]
+    injected = json.loads(compacted["output"])["hookSpecificOutput"]["additionalContext"]
+    assert injected.startswith("ctx-tree resume digest of this session")
+    assert re.search(rf"- Why does the rollout fail \({PROMPT_MARKER}\)\? \(id \w+\)", injected)
+    assert re.search(r"- notes\.py \(id \w+\)", injected)
+    assert estimate_tokens(injected) <= 800
+    # The next request to the model (after the summary) holds the digest, whole.
+    after = json.dumps(model.requests[summarised]["body"])
+    assert "SUMMARY-7f3a" in after
+    assert json.dumps(injected)[1:-1] in after
