@@ -73,6 +73,27 @@ def test_bad_flags_exit_2_in_cli_syntax_without_library_text(env, capsys) -> Non
     assert code == 2 and "--lines: expected START:END" in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["read", ".", "--budget", "abc"], "argument --budget/--budget-tokens/-b: 'abc' is not a "
+         "whole number; give one such as --budget 2000 (100..50000)"),
+        (["grep", "x", "-C", "many"], "argument --context/--context-lines/-C: 'many' is not a "
+         "whole number; give one such as --context 0 (0..10)"),
+        (["search", "x", "--limit", "1.5"], "'1.5' is not a whole number; give one such as "
+         "--limit 10 (1..100)"),
+        (["inspect", "--port", "http"], "argument --port: 'http' is not a whole number; give one "
+         "such as --port 8765 (0..65535)"),
+        (["demo", "--files", "all"], "argument --files: 'all' is not a whole number"),
+        (["reembed", "--batch", "big"], "argument --batch: 'big' is not a whole number"),
+    ],
+)  # fmt: skip
+def test_a_bad_number_names_the_flag_an_example_and_the_range(env, capsys, argv, says) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and says in err, err
+    assert "invalid int value" not in err
+
+
 def test_search_kind_sugar_sets_the_filter(env, capsys) -> None:
     run(capsys, "note", "a finding about scanstring", "--title", "finding", "--root", str(env))
     code, out, err = run(capsys, "search", "scanstring", "--kind", "note", "--root", str(env))

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import __version__
-from .errors import ToolInputError, config_error
+from .errors import ToolInputError, config_error, number_flag
 
 if TYPE_CHECKING:
     from .tools.spec import ToolSpec
@@ -130,6 +130,20 @@ def _json_object(text: str) -> dict[str, Any]:
     return value
 
 
+def _number_flag(spec: ToolSpec, name: str, whole: bool) -> Any:
+    """The ``type=`` of a numeric tool flag: a bad value names the flag, an example and the
+    range (``--budget abc`` said only ``invalid int value: 'abc'``)."""
+    from .tools.spec import compact_schema, range_text
+
+    info = spec.args.model_fields[name]
+    schema = compact_schema(spec.args.model_json_schema()["properties"][name])
+    span = range_text(schema)
+    example = info.default if isinstance(info.default, (int, float)) else None
+    if example is None or isinstance(example, bool):
+        example = schema.get("minimum", 1)
+    return number_flag(spec.flag_of(name), example, "" if span == "—" else span, whole=whole)
+
+
 def _help_of(spec: ToolSpec, name: str) -> str:
     from .tools.spec import describe, range_text
 
@@ -160,6 +174,8 @@ def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
         origin = typing.get_origin(typ)
         help_text = _help_of(spec, name).replace("%", "%%")
         convert: Any = {int: int, float: float}.get(typ, str)
+        if typ in (int, float):
+            convert = _number_flag(spec, name, typ is int)
         if origin is dict or typ is dict:
             convert = _json_object
         if cli.positional:

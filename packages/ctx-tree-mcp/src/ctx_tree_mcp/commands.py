@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import ToolInputError
+from .errors import ToolInputError, number_flag
 
 if TYPE_CHECKING:
     from .app import App
@@ -122,7 +122,7 @@ def _reembed(args: argparse.Namespace) -> str | int:
 def _reembed_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--batch",
-        type=int,
+        type=number_flag("--batch", 32, ">= 1"),
         help="texts per request, 1 or more (default: walkers.embeddingBatchSize, 32)",
     )
 
@@ -267,7 +267,7 @@ def _demo(args: argparse.Namespace) -> str:
 
 def _at_least_one(text: str) -> int:
     """An argparse type: an integer of 1 or more (argparse names the flag in its error)."""
-    value = int(text)
+    value = int(number_flag("--files", 4, ">= 1")(text))
     if value < 1:
         raise argparse.ArgumentTypeError(f"{value} is out of range; give 1 or more")
     return value
@@ -331,7 +331,10 @@ def _inspect_args(p: argparse.ArgumentParser) -> None:
         "path", nargs="?", help="project root (default: --root, $CLAUDE_PROJECT_DIR or the cwd)"
     )
     p.add_argument(
-        "--port", type=int, default=0, help="port on 127.0.0.1 (0..65535, default 0: any free one)"
+        "--port",
+        type=number_flag("--port", 8765, "0..65535"),
+        default=0,
+        help="port on 127.0.0.1 (0..65535, default 0: any free one)",
     )
     p.add_argument("--no-browser", action="store_true", help="only print the URL")
 

@@ -25,6 +25,28 @@ def config_error(exc: Exception) -> str:
     return f"configuration error: {exc}; {CONFIG_FIX}"
 
 
+def number_flag(flag: str, example: int | float, span: str = "", *, whole: bool = True):
+    """An argparse ``type=`` for the numeric flag ``flag``: a bad value is refused with what
+    to give instead (argparse names the flag first), e.g. ``argument --budget: 'abc' is not a
+    whole number; give one such as --budget 4000 (100..50000)``. ``span`` is the allowed
+    range as docs/tools.md writes it; the range itself is checked where the value is used."""
+    import argparse
+
+    kind, convert = ("whole number", int) if whole else ("number", float)
+
+    def parse(text: str) -> int | float:
+        try:
+            return convert(text)
+        except ValueError:
+            hint = f" ({span})" if span else ""
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a {kind}; give one such as {flag} {example}{hint}"
+            ) from None
+
+    parse.__name__ = kind
+    return parse
+
+
 class CtxTreeError(Exception):
     """Base class of every error ``ctx_tree_mcp`` raises."""
 
