@@ -231,3 +231,23 @@ def test_cli_errors_are_redacted_like_answers(env, capsys) -> None:
     assert run(capsys, "note", "a store to look in", "--root", str(env))[0] == 0
     code, _, err = run(capsys, "get", key, "--root", str(env))
     assert code == 2 and key not in err
+
+
+def test_counts_of_one_read_in_the_singular(tmp_path, monkeypatch, capsys) -> None:
+    """'1 file', '1 line', '1 read, 1 grep': never '1 files'."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "one.py").write_text("def one():\n")
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(project)
+    code, out, _ = run(capsys, "read", ".")
+    assert code == 0
+    assert "map of ./: 1 file, ranked" in out and "one.py (python, 1 line)" in out, out
+    assert "the one file shown" in out
+    assert run(capsys, "grep", "one")[0] == 0
+    code, out, _ = run(capsys, "index")
+    assert code == 0 and out.startswith(("1 file listed", "0 files listed")), out
+    code, out, _ = run(capsys, "stats")
+    assert code == 0 and "calls: 1 read, 1 grep" in out and "1 file live" in out, out
+    assert not re.search(r"\b1 (files|lines|reads|greps|matches)\b", out)

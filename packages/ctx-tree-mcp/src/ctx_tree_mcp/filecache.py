@@ -93,7 +93,7 @@ def file_uri(absolute: os.PathLike[str] | str) -> str:
 
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
-    head = f"{relative} ({lang or 'text'}, {total} lines)"
+    head = f"{relative} ({lang or 'text'}, {total} line{'s' if total != 1 else ''})"
     return "\n".join([head, *(f"{e.start}-{e.end} {e.label}" for e in outline)]) + "\n"
 
 

@@ -358,7 +358,7 @@ def summary(state: IndexState) -> str:
     """One line: ``700 files listed: 700 stored, 0 unchanged, 0 skipped, 0 gone (8.3 s)``,
     plus ``capped at index.maxFiles`` when the listing was cut."""
     line = (
-        f"{state.listed} files listed: {state.stored} stored, {state.unchanged} unchanged, "
+        f"{state.listed} file{'s' if state.listed != 1 else ''} listed: {state.stored} stored, {state.unchanged} unchanged, "
         f"{state.skipped} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
     )
     if state.too_big:
@@ -396,7 +396,8 @@ def status_lines(store: Store, root: Path, config: Config) -> list[str]:
     cfg = config.data["index"]
     live = len(store.file_versions(file_uri(Path(root).resolve()) + "/"))
     head = (
-        f"index: {'on' if cfg['enabled'] else 'off (index.enabled false)'}; {live:,} files live "
+        f"index: {'on' if cfg['enabled'] else 'off (index.enabled false)'}; {live:,} "
+        f"file{'s' if live != 1 else ''} live "
         f"(caps: {cfg['maxFiles']:,} files, {cfg['maxFileBytes']:,} bytes a file)"
     )
     run = last_run(store)

@@ -89,6 +89,7 @@ def stats(app: App) -> str:
 
     from .budget import tokens_for_chars
     from .indexer import status_lines
+    from .render import plural
 
     app.flush_counters()
     counts = app.store.counts()
@@ -107,7 +108,7 @@ def stats(app: App) -> str:
         + tabulate(rows, headers=["kind", *statuses])
         + f"\n\ntokens stored (chars/4): {tokens_for_chars(stored_chars):,}\n"
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
-        f"calls: {counters.get('reads', 0)} reads, {counters.get('greps', 0)} greps\n"
+        f"calls: {plural(counters.get('reads', 0), 'read')}, {plural(counters.get('greps', 0), 'grep')}\n"
         + "".join(f"{line}\n" for line in status_lines(app.store, app.root, app.config))
     )
 

@@ -106,6 +106,7 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     """The map of ``directory`` within ``budget`` tokens (see the module's doc)."""
     from ctx_tree_compose import estimate_tokens
 
+    from .render import plural
     from .surface import call
 
     files = _stored_files(app, directory)
@@ -174,7 +175,7 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     rank = pagerank(edges, names)
     order = sorted(names, key=lambda r: (-rank.get(r, 0.0), r))
     head = (
-        f"map of {shown_dir}/: {len(order)} files, ranked by how much the rest of the code "
+        f"map of {shown_dir}/: {plural(len(order), 'file')}, ranked by how much the rest of the code "
         "refers to them (PageRank over references to their definitions)\n"
     )
     reserve = 90
@@ -188,14 +189,18 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
             key=lambda r: (-referrers.get((rel, str(r[0]).rsplit(".", 1)[-1]), 0), int(r[2])),
         )[:SYMBOLS_PER_FILE]
         ranked.sort(key=lambda r: int(r[2]))
-        text = [f"{rel} ({meta.get('lang') or 'text'}, {meta.get('total_lines', 0)} lines)"]
+        text = [
+            f"{rel} ({meta.get('lang') or 'text'}, {plural(int(meta.get('total_lines', 0)), 'line')})"
+        ]
         for name, kind, _start, def_line, _end in ranked:
             sig = lines_of[rel].get(int(def_line), "")[:110]
             refs = referrers.get((rel, str(name).rsplit(".", 1)[-1]), 0)
             ref_text = f"  [{refs} file{'s' if refs != 1 else ''}]" if refs else ""
             text.append(f"  {def_line}: {sig or f'{kind} {name}'}{ref_text}")
         if len(rows) > len(ranked):
-            text.append(f"  … {len(rows) - len(ranked)} more definitions")
+            text.append(
+                f"  … {len(rows) - len(ranked)} more definition{'s' if len(rows) - len(ranked) != 1 else ''}"
+            )
         block = "\n".join(text) + "\n"
         cost = estimate_tokens(block)
         if used + cost > budget:
@@ -207,10 +212,14 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
         wider = min(50_000, max(budget * 2, budget + 1000))
         path = "." if shown_dir == "." else shown_dir
         manifest = (
-            f"-- ctx-tree: map: {len(blocks)} of {len(order)} files shown, best first; "
+            f"-- ctx-tree: map: {len(blocks)} of {plural(len(order), 'file')} shown, best first; "
             f"{left} left out for the budget\n"
             f"next: {call('ctx_tree_read', path=path, budget_tokens=wider)}\n"
         )
     else:
-        manifest = f"-- ctx-tree: map: all {len(order)} files shown\n"
+        manifest = (
+            f"-- ctx-tree: map: all {len(order)} files shown\n"
+            if len(order) != 1
+            else "-- ctx-tree: map: the one file shown\n"
+        )
     return head + "".join(blocks) + manifest

@@ -24,7 +24,7 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..redact import redact_text
-from ..render import Manifest, fitted_answer
+from ..render import Manifest, fitted_answer, plural
 from ..surface import argument_name
 from .lookup import NOT_STORED, get_call
 from .spec import Budget, Cli, Input, ToolSpec
@@ -393,7 +393,9 @@ def _attempt(
             manifest.add("next", get)
             return "".join(blocks), manifest
         manifest.add(
-            "shown", f"{shown_matches} of {total_m} matches in {len(seen)} of {total_f} files"
+            "shown",
+            f"{shown_matches} of {plural(total_m, 'match', 'matches')} in {len(seen)} of "
+            f"{plural(total_f, 'file')}",
         )
         if offset < sum(len(t) for t in per_file.values()) and get:
             manifest.add("next", f"{get} or narrow with {_narrow()}")

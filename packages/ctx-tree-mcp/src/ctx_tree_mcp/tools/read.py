@@ -201,7 +201,7 @@ def _by_lines(
     if first > max(total, 1):
         raise ToolInputError(
             "start_line",
-            f"{first} is past the end of {view.relative} ({total} lines){truncation_hint(view)}",
+            f"{first} is past the end of {view.relative} ({total} line{'s' if total != 1 else ''}){truncation_hint(view)}",
         )
     last = min(last or total, total)
     return range_answer(view, first, last, budget, "", numbered)

@@ -62,7 +62,7 @@ def view_head(view: FileView) -> str:
     Terse on purpose: the manifest shows only when something was left out (docs/tools.md).
     """
     trunc = ", stored truncated at capture.maxFileBytes" if view.root.truncated else ""
-    lines = f"{view.total_lines} lines"
+    lines = f"{view.total_lines} line{'s' if view.total_lines != 1 else ''}"
     if view.root.truncated:
         lines += f" stored of {view.root.original_bytes:,} bytes"
     return f"{view.relative} · {lines}, {file_tokens(view):,}t{trunc}"
