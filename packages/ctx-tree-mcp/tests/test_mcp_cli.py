@@ -251,3 +251,28 @@ def test_counts_of_one_read_in_the_singular(tmp_path, monkeypatch, capsys) -> No
     code, out, _ = run(capsys, "stats")
     assert code == 0 and "calls: 1 read, 1 grep" in out and "1 file live" in out, out
     assert not re.search(r"\b1 (files|lines|reads|greps|matches)\b", out)
+
+
+def test_before_the_index_has_run_search_and_the_map_say_how_to_fill_the_store(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    project = tmp_path / "p"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "net.py").write_text("def retry(n):\n    return n\n")
+    (project / "src" / "other.py").write_text("def other():\n    pass\n")
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(project)
+    code, out, _ = run(capsys, "search", "retry")
+    assert code == 0 and out.startswith("no store yet for") and "`ctx-tree index`" in out, out
+    assert run(capsys, "read", "src/net.py")[0] == 0
+    hint = "the project index has not run on this store yet"
+    code, out, _ = run(capsys, "search", "other")  # stored: only src/net.py
+    assert code == 0 and "0 hits" in out and hint in out and "`ctx-tree index`" in out, out
+    code, out, _ = run(capsys, "read", ".")
+    assert code == 0 and "map of ./: 1 file" in out and hint in out, out
+    assert run(capsys, "index")[0] == 0
+    code, out, _ = run(capsys, "search", "other")
+    assert code == 0 and "src/other.py" in out and hint not in out, out
+    code, out, _ = run(capsys, "read", ".")
+    assert code == 0 and "all 2 files shown" in out and hint not in out, out

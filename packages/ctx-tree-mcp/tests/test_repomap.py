@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.indexer import index_project
+from ctx_tree_mcp.indexer import index_project, record
 from ctx_tree_mcp.repomap import pagerank
 from ctx_tree_mcp.tools.read import read
 
@@ -33,7 +33,9 @@ def _project(tmp_path: Path) -> App:
 def test_a_directory_read_is_a_ranked_map(tmp_path: Path) -> None:
     app = _project(tmp_path)
     try:
-        index_project(app.store, app.root, app.policy, app.config, workers=1)
+        # as the server and `ctx-tree index` do: the run recorded (else the map says it has
+        # not run)
+        record(app.store, index_project(app.store, app.root, app.policy, app.config, workers=1))
         answer = read(app, "pkg", budget_tokens=2000)
         lines = answer.splitlines()
         assert lines[0].startswith("map of pkg/: 5 files, ranked")

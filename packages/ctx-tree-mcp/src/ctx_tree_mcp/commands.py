@@ -66,8 +66,9 @@ def no_store_yet(app: App) -> str | None:
     if app.store_file.exists():
         return None
     return (
-        f"no store yet for {app.root}: nothing has been stored for this project "
-        "(ctx-tree read, grep, bash or note, or the MCP server, start one)"
+        f"no store yet for {app.root}: nothing has been stored for this project; "
+        "`ctx-tree index` stores every tracked file now (the MCP server does it in the "
+        "background when it starts), and ctx-tree read, grep, bash or note each start one"
     )
 
 

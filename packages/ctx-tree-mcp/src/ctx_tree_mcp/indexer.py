@@ -389,6 +389,21 @@ def last_run(store: Store) -> Any | None:
     return next((r for r in browse.walker_runs(store, 2000) if r.walker == "index"), None)
 
 
+def not_indexed(store: Store) -> str:
+    """'' once the project index has run on ``store``; before, what fills it (said by a short
+    search answer and a map built from the few files read so far, docs/index.md)."""
+    try:
+        if last_run(store) is not None:
+            return ""
+    except Exception:  # an unreadable store: the answer says what it can without this
+        return ""
+    return (
+        "the project index has not run on this store yet, so only what was read, grepped or "
+        "noted is here: `ctx-tree index` stores every tracked file now (the MCP server also "
+        "indexes in the background when it starts, unless index.enabled is false)"
+    )
+
+
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:
     """What ``stats`` and ``doctor`` say of the index: switch, files live, last run."""
     from .filecache import file_uri

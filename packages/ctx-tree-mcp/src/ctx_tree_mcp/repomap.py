@@ -106,11 +106,13 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     """The map of ``directory`` within ``budget`` tokens (see the module's doc)."""
     from ctx_tree_compose import estimate_tokens
 
+    from .indexer import not_indexed
     from .render import plural
     from .surface import call
 
     files = _stored_files(app, directory)
-    if not files:
+    loaded = not files
+    if loaded:
         _load_some(app, directory)
         files = _stored_files(app, directory)
     shown_dir = directory.relative
@@ -222,4 +224,6 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
             if len(order) != 1
             else "-- ctx-tree: map: the one file shown\n"
         )
+    if not loaded and (hint := not_indexed(app.store)):  # only the files read so far
+        manifest += f"-- ctx-tree: {hint}\n"
     return head + "".join(blocks) + manifest

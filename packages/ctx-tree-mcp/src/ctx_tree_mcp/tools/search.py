@@ -159,6 +159,10 @@ def search(
         more = "narrow with filters (kind, since, parent_id …)"
     else:
         more = ""
+    from ..indexer import not_indexed
+
+    if len(hits) < limit and (hint := not_indexed(app.store)):  # few: maybe for want of files
+        notes = [*notes, hint]
     return render_listing(
         head,
         rows,
