@@ -152,3 +152,20 @@ def test_standouts_need_a_repeated_bulk() -> None:
     from ctx_tree_mcp.bash.digest import standouts
 
     assert standouts([f"{w} happened" for w in ("alpha beta gamma delta " * 10).split()]) == []
+
+
+def test_the_room_is_a_cap_not_a_target() -> None:
+    """Before, a cut output was padded with its tail and head up to the room: ``seq 1 3000``
+    answered its last 230 lines. Now bulk shows three lines either end, and an output that
+    fits no budget shows its salient lines and stops."""
+    numbers = [str(i) for i in range(1, 3001)]
+    shown = _shown(numbers, 2000)
+    assert shown.splitlines()[:3] == ["1\t1", "2\t2", "3\t3"]
+    assert shown.splitlines()[-3:] == ["2998\t2998", "2999\t2999", "3000\t3000"]
+    assert len(shown.splitlines()) == 7  # and the marker between
+    log = [f"[{i:05d}] CC src/module_{i:05d}.c" for i in range(3000)]
+    log[1200] = "TypeError: __init__() got an unexpected keyword argument 'strict'"
+    log[2400] = "Created build/out.bin"
+    shown = _shown(log, 2000)
+    assert "unexpected keyword argument 'strict'" in shown and "Created build/out.bin" in shown
+    assert estimate_tokens(shown) < 400

@@ -189,6 +189,8 @@ class Scan:
     problems: list[int]
     noise: frozenset[int]
     standouts: list[int]  #: best first (:func:`standouts`)
+    shapes: list[str]  #: each line's shape (:func:`_shapes`)
+    bulk: frozenset[int]  #: lines of a shape repeated more than STANDOUT_MAX_REPEATS times
 
 
 #: Outputs longer than this many characters are not estimated whole: no budget holds them.
@@ -210,11 +212,55 @@ def scan(lines: list[str]) -> Scan:
     problems = _line_indexes(text, _problem_starts(text))
     noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))
     marked = set(summaries) | set(problems) | noise
-    return Scan(lines, tokens, summaries, problems, noise, standouts(lines, marked))
+    shapes = _shapes(lines)
+    return Scan(
+        lines,
+        tokens,
+        summaries,
+        problems,
+        noise,
+        standouts(lines, marked),
+        shapes,
+        bulk_lines(shapes),
+    )
+
+
+def bulk_lines(shapes: list[str]) -> frozenset[int]:
+    """Indexes of the lines whose shape (:func:`_shapes`) more than
+    :data:`STANDOUT_MAX_REPEATS` lines share, in an output of at least
+    :data:`STANDOUT_MIN_LINES` lines: the repeated bulk (progress, one message per file,
+    numbers). Blank lines are not bulk."""
+    if len(shapes) < STANDOUT_MIN_LINES:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for shape in shapes:
+        counts[shape] = counts.get(shape, 0) + 1
+    return frozenset(
+        i for i, shape in enumerate(shapes) if shape and counts[shape] > STANDOUT_MAX_REPEATS
+    )
+
+
+#: A cut output shows at most this many lines of its head and of its tail (the budget is a
+#: cap, not a target: the rest is one ``ctx_tree_get`` away) ...
+HEAD_LINES = 8
+TAIL_LINES = 30
+#: ... and a head or tail stops after this many lines in a row of the repeated bulk
+#: (:func:`bulk_lines`): ``seq 1 3000`` shows three numbers either end, not 230.
+BULK_RUN = 3
+#: Problem lines shown with their context, at most; a shape of problem line (one pylint
+#: message code, one warning) is shown at most :data:`BULK_RUN` times.
+PROBLEM_WINDOWS = 12
+#: Distinct exception and assertion lines (numbers aside) shown, at most, before any context.
+EXCEPTIONS = 12
 
 
 def select_lines(found: Scan, room: int) -> Selection:
-    """Choose lines within ``room`` tokens (gap markers between shown runs included)."""
+    """Choose lines within ``room`` tokens (gap markers between shown runs included).
+
+    ``room`` is a cap, not a target: a cut output shows its salient lines (the run's result
+    and the other summaries, the exceptions and failures with their context, the lines that
+    stand out) and a bounded head and tail (:data:`HEAD_LINES`, :data:`TAIL_LINES`, each
+    stopping at a run of bulk), not the bulk padded up to the budget."""
     lines = found.lines
     n = len(lines)
     if found.tokens <= room:
@@ -239,34 +285,54 @@ def select_lines(found: Scan, room: int) -> Selection:
         """A success line not yet shown: the tail and head stop there (once a few are shown)."""
         return i in found.noise and i not in chosen and len(chosen) >= 3
 
+    def edge(order: range, most: int, limit: int) -> None:
+        """Up to ``most`` lines of ``order`` (the tail backwards, or the head), stopping at a
+        success line or after :data:`BULK_RUN` bulk lines in a row."""
+        run = 0
+        for count, i in enumerate(order):
+            if count >= most or quiet(i) or not take(i, limit):
+                return
+            run = run + 1 if i in found.bulk else 0
+            if run >= BULK_RUN:
+                return
+
     for k, i in enumerate(found.summaries):  # the run's result first, in all the room
         if not take(i, room if k == 0 else room * 2 // 5) and k:
             break
-    tail_limit = used + room // 4
-    for i in range(n - 1, -1, -1):
-        if quiet(i) or not take(i, tail_limit):
-            break
+    edge(range(n - 1, -1, -1), TAIL_LINES, used + room // 4)
     # a fifth of the room is left for the standing-out lines, when there are any
     problem_limit = room - room // 5 if found.standouts else room
-    for i in sorted(found.problems, key=lambda i: (not _EXCEPTION.search(lines[i]), i))[:8]:
-        take(i, problem_limit)  # the exceptions and assertions first, each alone
-    for i in found.problems:
+    shapes: dict[str, int] = {}
+    problems: list[int] = []
+    for i in found.problems:  # each shape of problem a few times: the rest is bulk
+        shape = found.shapes[i] if i in found.bulk else str(i)
+        shapes[shape] = shapes.get(shape, 0) + 1
+        if shapes[shape] <= BULK_RUN:
+            problems.append(i)
+        if len(problems) >= PROBLEM_WINDOWS:
+            break
+    seen: set[str] = set()
+    exceptions: list[int] = []
+    for i in found.problems:  # each distinct exception or assertion once, the first first
+        if _EXCEPTION.search(lines[i]):
+            key = _SHAPE_DIGITS.sub("0", lines[i].strip())
+            if key not in seen:
+                seen.add(key)
+                exceptions.append(i)
+    for i in exceptions[:EXCEPTIONS]:
+        take(i, problem_limit)  # each alone, before the other problems' context
+    for i in problems:
         window = range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1))
         if not all(take(j, problem_limit) for j in window):
             break
     standout_limit = used + room // 5
     for i in found.standouts:  # each alone; a line that does not fit leaves room for others
         take(i, min(room, standout_limit))
-    for i in range(n - 1, -1, -1):  # more of the tail
-        if quiet(i) or not take(i, room):
-            break
-    for i in range(n):  # then the head
-        if quiet(i) or not take(i, room):
-            break
+    edge(range(n), HEAD_LINES, room)
     return Selection(sorted(chosen), len(found.summaries), len(found.problems))
 
 
-_GAP = 8  # tokens of one "…\t(lines a-b omitted)" marker
+_GAP = 12  # tokens of one "…\t(lines a-b omitted)" marker (10-13 by the numbers)
 
 
 def render_lines(
