@@ -271,7 +271,7 @@ def test_claude_runs_ctx_tree_bash_through_the_plugin(tmp_path: Path) -> None:
     content = results[0].get("content")
     text = content if isinstance(content, str) else " ".join(c.get("text", "") for c in content)
     assert not results[0].get("is_error"), text
-    assert text.startswith("exit 3 · 3 lines"), text
+    assert text.startswith("exit 3\n"), text  # all of it fits: how it ended, then the output
     assert "bash-e2e-marker" in text and "to-stderr" in text and str(project.resolve()) in text
     final = next(e for e in events if e.get("type") == "result")
     assert final.get("subtype") == "success" and run.returncode == 0

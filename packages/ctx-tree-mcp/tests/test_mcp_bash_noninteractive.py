@@ -22,7 +22,7 @@ def test_a_program_that_opens_the_editor_fails_at_once(
     # fallback editor waited for the whole timeout
     answer = bash(app, "exec ${VISUAL:-${EDITOR:-sleep 30}} notes.txt", timeout_s=20)
     assert time.monotonic() - start < 10
-    assert answer.startswith("exit 1 ")
+    assert answer.startswith("exit 1\n")
 
 
 def test_the_environment_says_nobody_is_there(app: App) -> None:

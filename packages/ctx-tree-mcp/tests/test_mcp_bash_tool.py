@@ -15,16 +15,28 @@ from ctx_tree_mcp.budget import estimate_tokens
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
 
+_APP: list[App] = []
+
+
+@pytest.fixture(autouse=True)
+def _this_app(app: App):
+    _APP[:] = [app]
+    yield
+    _APP.clear()
+
 
 def _node_id(answer: str) -> str:
-    return answer.split("-- ctx-tree: node ", 1)[1].split()[0].rstrip(";")
+    """The node a cut answer's manifest names; a complete answer names none (it holds all of
+    the output): then the newest stored command output."""
+    if "-- ctx-tree: node " in answer:
+        return answer.split("-- ctx-tree: node ", 1)[1].split()[0].rstrip(";")
+    return _APP[0].store.recent(kind="tool_output")[0].id
 
 
 def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
     answer = bash(app, "echo hello; echo oops >&2; exit 3")
-    assert answer.startswith("exit 3 · 2 lines · ")
-    # all of it fits: the output as printed, then one footer line naming the node
-    assert answer.split("\n", 1)[1] == f"hello\noops\n-- ctx-tree: node {_node_id(answer)}\n"
+    # all of it fits: the status line (the command failed) and the output as printed, no footer
+    assert answer == "exit 3\nhello\noops\n"
     node = app.store.get(_node_id(answer))
     assert node is not None and node.kind.value == "tool_output"
     assert node.content == "hello\noops\n"
@@ -34,6 +46,8 @@ def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
     assert meta["command"] == "echo hello; echo oops >&2; exit 3"
     assert meta["exit_code"] == 3 and meta["source"] == "ctx_tree_bash"
     assert meta["cwd"] == str(app.root) and isinstance(meta["duration_ms"], int)
+    # a command that succeeded costs what the native shell prints: the output alone
+    assert bash(app, "echo hello; echo oops >&2") == "hello\noops\n"
 
 
 def test_refused_commands_never_run_and_store_nothing(app: App, tmp_path: Path) -> None:
@@ -111,7 +125,7 @@ def test_the_first_line_counts_the_whole_output_when_the_store_keeps_part_of_it(
     first = answer.splitlines()[0]
     kept = len(app.store.get(_node_id(answer)).content.splitlines())
     assert first.startswith(f"exit 0 · {whole:,} bytes, {kept:,} lines of it kept · "), first
-    assert bash(app, "seq 1 3").splitlines()[0].startswith("exit 0 · 3 lines · ")
+    assert bash(app, "seq 1 3000; exit 1").splitlines()[0].startswith("exit 1 · 3,000 lines · ")
 
 
 def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app: App) -> None:
@@ -119,6 +133,8 @@ def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app
     assert estimate_tokens(answer) <= 2000
     assert answer.startswith("exit 0 · ")
     assert "\t200000\n" in answer  # the tail
+    # the budget is a cap: bulk (one number a line) shows a few lines either end, not 2,000t
+    assert "1\t1\n2\t2\n3\t3\n…" in answer and estimate_tokens(answer) < 300
     node_id = _node_id(answer)
     node = app.store.get(node_id)
     assert node.truncated and node.original_bytes == 1_288_895
@@ -128,7 +144,7 @@ def test_long_output_fits_the_budget_with_the_tail_and_a_get_call_that_pages(app
     next_call = next(ln for ln in answer.splitlines() if ln.startswith("next: "))
     offset = int(next_call.split("offset=")[1].rstrip(")"))
     page = get(app, node_id, offset=offset, budget_tokens=500)
-    assert page.startswith("1\n2\n3\n")
+    assert page.startswith("4\n5\n6\n")  # the first line left out
 
 
 def test_timeout_answer_says_killed_and_shows_what_came_before(app: App) -> None:
@@ -289,8 +305,9 @@ def test_an_output_that_fits_is_answered_whole_with_its_tail(app: App) -> None:
     answer = bash(app, "cat out.txt; exit 1", budget_tokens=2000)
     assert estimate_tokens(answer) <= 2000
     assert "[…cut" not in answer and "omitted" not in answer
-    assert answer.endswith(f"1 failed, 10499 passed in 12.00s ===================\n"
-                           f"-- ctx-tree: node {_node_id(answer)}\n")  # fmt: skip
+    assert answer.startswith("exit 1\n=====")
+    assert answer.endswith("1 failed, 10499 passed in 12.00s ===================\n")
+    assert "-- ctx-tree" not in answer
 
 
 @pytest.mark.parametrize("budget", [100, 120, 500])

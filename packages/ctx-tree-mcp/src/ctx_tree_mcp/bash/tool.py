@@ -26,7 +26,7 @@ from ..budget import (
     tokens_for_chars,
 )
 from ..errors import ToolInputError
-from ..render import QUOTED_NOTE, Manifest, fitted_answer, one_line, quote_manifest_like
+from ..render import Manifest, fitted_answer
 from ..surface import argument_name
 from ..tools.lookup import NOT_STORED, get_call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
@@ -237,10 +237,13 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     return answer
 
 
-def status_line(result: RunResult, lines: int, whole_bytes: int | None = None) -> str:
+def status_line(
+    result: RunResult, lines: int, whole_bytes: int | None = None, *, brief: bool = False
+) -> str:
     """``exit 0 · 12 lines · 0.3 s``, or ``killed at the timeout (timeout_s) · …`` (``--timeout``
     on the CLI). With ``whole_bytes`` (the store kept part of the output: ``lines`` are
-    those kept), ``exit 0 · 1,988,895 bytes, 15,185 lines of it kept · 0.3 s``."""
+    those kept), ``exit 0 · 1,988,895 bytes, 15,185 lines of it kept · 0.3 s``. ``brief``
+    (the whole output follows): how it ended alone, ``exit 1``."""
     seconds = f"{result.duration_ms / 1000:.1f} s"
     size = f"{lines:,} line{'s' if lines != 1 else ''}"
     if whole_bytes is not None:
@@ -254,6 +257,8 @@ def status_line(result: RunResult, lines: int, whole_bytes: int | None = None) -
         how = f"ended by signal {_signal_name(result.signal)}"
     else:
         how = f"exit {result.exit_code}"
+    if brief:
+        return how + "\n"
     return f"{how} · {size} · {seconds}\n"
 
 
@@ -269,7 +274,18 @@ def _offset(lines: list[str], index: int) -> int:
     return sum(len(line) + 1 for line in lines[:index])
 
 
+def succeeded(result: RunResult) -> bool:
+    """Whether the command ended by itself with exit code 0 (no timeout, cancel or signal)."""
+    return not (result.timed_out or result.cancelled or result.signal is not None) and (
+        result.exit_code == 0
+    )
+
+
 def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: int) -> str:
+    """The answer, fitted by :func:`~ctx_tree_mcp.render.fitted_answer` (one rule for every
+    tool, docs/tools.md "Footer and manifest"): the whole output as printed when it fits (the
+    status line only when the command did not succeed, no node id: the output is stored and
+    ``ctx_tree_recent`` names it), else the status line, the digest and the manifest."""
     # Imported on first use: compiling the digest's patterns costs ~20-40 ms at start-up.
     from .digest import render_lines, scan, select_lines
 
@@ -280,39 +296,44 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     head = status_line(result, len(lines), rec.original_bytes if rec.truncated else None)
     if result.note:
         head += f"note: {result.note}\n"
-
     notes = _notes(result, rec, binary)
+    whole = None
     if not rec.truncated:  # the whole output, as printed, when it fits
-        whole, quoted = quote_manifest_like(
-            head + content + ("" if not content or content.endswith("\n") else "\n")
-        )
-        quote = [QUOTED_NOTE.format(n=f"{quoted:,}", s="s", a="are")] if quoted else []
-        named = f"node {rec.node_id}" if app.store.in_file(rec.node_id) else "output not stored"
-        footer = one_line("-- ctx-tree: " + "; ".join([named, *quote, *notes]))
-        footer += "\n"
-        if len(whole) <= MAX_CHARS_PER_TOKEN * (budget + 1) and (
-            estimate_tokens(whole + footer) <= budget
+        # the output shows its own size: a failed command's complete answer says only how it ended
+        whole = "" if succeeded(result) else status_line(result, len(lines), brief=True)
+        whole += content
+        whole += "" if not content or content.endswith("\n") else "\n"
+    found = None
+
+    def body(room: int) -> tuple[str, list[tuple[int, int]] | None]:
+        nonlocal found
+        if (
+            whole is not None
+            and len(whole) <= MAX_CHARS_PER_TOKEN * (room + 1)
+            and estimate_tokens(whole) <= room
         ):
-            return whole + footer
-
-    found = scan(lines)
-
-    def body(room: int) -> tuple[str, list[tuple[int, int]]]:
+            return whole, None
+        found = found or scan(lines)
         chosen = select_lines(found, max(room - estimate_tokens(head), 0))
         text, gaps = render_lines(lines, chosen.shown, terse=budget < SMALL_BUDGET)
         return head + text, gaps
 
-    def manifest(gaps: list[tuple[int, int]]) -> Manifest:
+    def manifest(gaps: list[tuple[int, int]] | None) -> Manifest:
         if app.store.in_file(rec.node_id):
             m = Manifest(f"node {rec.node_id}")  # the status line counts the lines
         else:  # a read-only or damaged store: no node a later call could get
             m = Manifest("output not stored")
+        if gaps is None:  # all of it: only what must be said beside it
+            m.complete = True
+            if result.note:
+                m.add("note", result.note)
         for note in notes:
             m.add("note", note)
         if gaps:
             runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
             more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
-            m.add("omitted", f"lines {runs}{more}", optional=True)
+            if budget < SMALL_BUDGET:  # bare ``…`` markers: say which lines they stand for
+                m.add("omitted", f"lines {runs}{more}", optional=True)
             get = get_call(app, rec.node_id, _offset(lines, gaps[0][0] - 1))
             # under SMALL_BUDGET the head's node id is the pointer: the call would crowd out
             # the exit code and the run's result
@@ -323,7 +344,9 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
                 m.add("more", f"the whole output is {NOT_STORED}", optional=small)
         return m
 
-    return fitted_answer(budget, body, manifest, tokens_for_chars(rec.original_bytes), "output")
+    return fitted_answer(
+        budget, body, manifest, tokens_for_chars(rec.original_bytes), "output", terse=True
+    )
 
 
 def _notes(result: RunResult, rec: Recorded, binary: bool) -> list[str]:
