@@ -276,3 +276,24 @@ def test_before_the_index_has_run_search_and_the_map_say_how_to_fill_the_store(
     assert code == 0 and "src/other.py" in out and hint not in out, out
     code, out, _ = run(capsys, "read", ".")
     assert code == 0 and "all 2 files shown" in out and hint not in out, out
+
+
+def test_a_grep_cut_at_the_store_limit_says_so_in_the_users_terms(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    line = "needle_{0} = {0}  # padding to make each line long enough\n"
+    for i in range(40):
+        (project / f"f{i}.py").write_text("".join(line.format(j) for j in range(300)))
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(project)
+    code, out, _ = run(capsys, "grep", "needle", "--budget", "300")
+    assert code == 0
+    assert (
+        "note: the output came to more than the 100,000 bytes the store keeps of one output "
+        "(the capture.maxBytes setting): the matches past it are not kept; narrow the search "
+        "to see them"
+    ) in out, out
+    assert "output over capture.maxBytes" not in out

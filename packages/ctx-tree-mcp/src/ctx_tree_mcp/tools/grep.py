@@ -305,7 +305,8 @@ def _attempt(
     if not result.kept_all:
         manifest.add(
             "note",
-            "output over capture.maxBytes: the store keeps the first part; narrow the search for the rest",
+            f"{_over_the_cap(app)}: the matches past it are not kept; narrow the search to "
+            "see them",
         )
     if result.error:
         manifest.add("note", f"rg: {result.error}")
@@ -403,9 +404,19 @@ def _attempt(
             manifest.add("more", f"the rest of the output is {NOT_STORED}: narrow with {_narrow()}")
         else:
             manifest.add(
-                "next", f"the rest was not stored (over capture.maxBytes): narrow with {_narrow()}"
+                "next", f"the rest was not stored ({_over_the_cap(app)}): narrow with {_narrow()}"
             )
     return "".join(blocks), manifest
+
+
+def _over_the_cap(app: App) -> str:
+    """Why a grep's output was cut, in the user's terms, naming the setting as
+    docs/configuration.md does."""
+    cap = int(app.config.data["capture"]["maxBytes"])
+    return (
+        f"the output came to more than the {cap:,} bytes the store keeps of one output "
+        "(the capture.maxBytes setting)"
+    )
 
 
 def _check_files(
