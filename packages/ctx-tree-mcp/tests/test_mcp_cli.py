@@ -297,3 +297,17 @@ def test_a_grep_cut_at_the_store_limit_says_so_in_the_users_terms(
         "to see them"
     ) in out, out
     assert "output over capture.maxBytes" not in out
+
+
+def test_a_stored_grep_is_listed_with_its_pattern_as_typed(tmp_path, monkeypatch, capsys) -> None:
+    """A search hit on a stored grep shows ``'\\bretry\\b'``, not repr's ``'\\\\bretry\\\\b'``."""
+    project = tmp_path / "p"
+    project.mkdir()
+    (project / "net.py").write_text("def retry(n):\n    return retry(n - 1)\n")
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "h"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(project)
+    assert run(capsys, "grep", r"\bretry\b")[0] == 0
+    code, out, _ = run(capsys, "search", "retry", "--kind", "tool_output")
+    assert code == 0 and r"grep '\bretry\b' in . (2 matches)" in out, out
+    assert "\\\\b" not in out

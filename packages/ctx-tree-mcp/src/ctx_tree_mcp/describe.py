@@ -22,6 +22,16 @@ def _short(text: str) -> str:
     return f"{text[:LABEL_CHARS]}… ({len(text):,} characters)"
 
 
+def quoted(text: str) -> str:
+    r"""``text`` in quotes as typed: a grep of ``\bfoo\b`` reads ``'\bfoo\b'``, where ``repr``
+    doubled every backslash; ``repr`` still for text with control characters or both quotes."""
+    if text.isprintable():
+        for quote in ("'", '"'):
+            if quote not in text:
+                return f"{quote}{text}{quote}"
+    return repr(text)
+
+
 def where(node: Node) -> str:
     """``path:start-end symbol`` for a file chunk, a short source label otherwise (a grep
     pattern, note title or URI past :data:`LABEL_CHARS` characters is cut, with its length)."""
@@ -33,7 +43,7 @@ def where(node: Node) -> str:
         s, e = meta.get("lines", [0, 0])
         return f"{rel}:{s}-{e} {meta.get('symbol') or meta.get('kind') or ''}".rstrip()
     if node.kind.value == "tool_output" and meta.get("pattern") is not None:
-        pattern = _short(repr(meta["pattern"]))
+        pattern = _short(quoted(str(meta["pattern"])))
         return f"grep {pattern} in {meta.get('path', '.')} ({meta.get('match_count', 0)} matches)"
     if node.kind.value == "tool_output" and isinstance(meta.get("command"), str):
         return f"$ {_short(meta['command'])}"  # the command, not its cmd:// hash
