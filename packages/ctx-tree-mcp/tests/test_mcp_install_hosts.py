@@ -89,6 +89,25 @@ def test_dry_run_prints_the_diff_and_writes_nothing(where):
     assert not (home / ".codex").exists()
 
 
+def test_codex_dry_run_says_what_trust_is_what_is_written_and_how_by_hand(
+    where, tmp_path, monkeypatch
+):
+    home, root = where
+    out = apply("codex", "user", root, dry_run=True, home=home)
+    assert "Codex runs a hook only once you have trusted it; it skips the others silently" in out
+    assert "`codex` is not on PATH, so the install cannot ask Codex" in out
+    assert "By hand: open `codex`, run /hooks and trust the ctx-tree hooks." in out
+    bin_dir = tmp_path / "bin"  # a codex on PATH: the plan names the file and the table
+    bin_dir.mkdir()
+    (bin_dir / "codex").write_text("#!/bin/sh\nexit 1\n")
+    (bin_dir / "codex").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")
+    out = apply("codex", "user", root, dry_run=True, home=home)
+    assert f"records them in {home / '.codex' / 'config.toml'}" in out
+    assert '[hooks.state."<key>"] trusted_hash = "<hash>"' in out
+    assert not (home / ".codex").exists()
+
+
 def test_codex_toml_keeps_comments_and_other_tables(where):
     home, root = where
     config = home / ".codex" / "config.toml"

@@ -543,8 +543,30 @@ class Host:
 def _codex_trust(t: Target, edits: list[FileEdit], dry_run: bool) -> str:
     """Trust ctx-tree's Codex hooks as Codex records it itself (see :func:`codex_trust`)."""
     if dry_run:
-        return "codex: the hooks are trusted after the install (codex app-server hooks/list)"
+        return codex_trust_plan(t)
     return codex_trust(t)
+
+
+def codex_trust_plan(t: Target) -> str:
+    """What ``install codex --dry-run`` says of hook trust: what trust is, what the install
+    will write where, and how to do it by hand."""
+    config = _codex_dir(t) / "config.toml"
+    if shutil.which("codex"):
+        plan = (
+            "  Without --dry-run, the install asks Codex (`codex app-server`, hooks/list) for each\n"
+            f"  ctx-tree hook's key and hash and records them in {config}\n"
+            '  as [hooks.state."<key>"] trusted_hash = "<hash>", as Codex\'s own /hooks does\n'
+            "  (editing a hook later makes it untrusted again).\n"
+        )
+    else:
+        plan = (
+            "  `codex` is not on PATH, so the install cannot ask Codex for the hooks' hashes and\n"
+            "  records no trust.\n"
+        )
+    return (
+        "codex: trust: Codex runs a hook only once you have trusted it; it skips the others "
+        "silently.\n" + plan + "  By hand: open `codex`, run /hooks and trust the ctx-tree hooks."
+    )
 
 
 HOSTS: dict[str, Host] = {
