@@ -48,3 +48,14 @@ def test_child_counts_count_chunks_per_parent(store: Store) -> None:
     (root,) = store.insert([NewNode(NodeKind.NOTE, "root")])
     store.insert([NewNode(NodeKind.NOTE, f"child {i}", parent_id=root) for i in range(4)])
     assert store.child_counts([root, "nope"]) == {root: 4}
+
+
+def test_an_identifier_of_several_tokens_counts_as_its_phrase(store: Store) -> None:
+    a, _b = store.insert(
+        [
+            NewNode(NodeKind.NOTE, "def _format_float(value): return repr(value)"),
+            NewNode(NodeKind.NOTE, "format the value as a float"),
+        ]
+    )
+    post = store.postings(["_format_float"])
+    assert [post.docs[r][0] for r in post.tf["_format_float"]] == [a]

@@ -146,9 +146,11 @@ FTS_VOCAB_POSTINGS = (
     "SELECT doc, col = 'terms', count(*) FROM temp.ctx_fts_vocab WHERE term = ? "
     "GROUP BY doc, col LIMIT ?"
 )
+FTS_PHRASE_ROWIDS = "SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?"
 FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
 POSTING_DOCS = (
-    "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz FROM nodes n "
+    "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz, json_extract(n.metadata, '$.symbol') "
+    "FROM nodes n "
     "JOIN fts_docsize d ON d.id = n.rowid "
     "WHERE n.rowid IN (SELECT value FROM json_each(?)) {where}"
 )

@@ -133,10 +133,11 @@ class SearchHit:
 @dataclass(frozen=True, slots=True)
 class Postings:
     """What :meth:`Store.postings` found: ``tf[word][rowid]`` (weighted counts), ``docs[rowid]``
-    ``(node_id, parent_id, kind, length in index tokens)`` and ``total`` indexed nodes."""
+    ``(node_id, parent_id, kind, length in index tokens, symbol or None)`` and ``total``
+    indexed nodes."""
 
     tf: dict[str, dict[int, float]]
-    docs: dict[int, tuple[str, str | None, str, int]]
+    docs: dict[int, tuple[str, str | None, str, int, str | None]]
     total: int
 
 
@@ -1004,14 +1005,15 @@ class Store:
     ) -> Postings:
         """Per-word term frequencies of ``words`` in the keyword index, for ranking a long
         query outside FTS5's ``bm25()`` (docs/search.md#long-queries): each word is stemmed
-        as the index stems it (``porter unicode61``; a word that stems to several tokens
-        counts as its tokens), and its occurrences are read from an ``fts5vocab`` instance
+        as the index stems it (``porter unicode61``; a word of several tokens, such as
+        ``_format_float``, counts 1 in each node holding them as a phrase), and its occurrences are read from an ``fts5vocab`` instance
         table on this connection's ``temp`` schema (nothing is written to the store).
 
         ``tf[word][rowid]`` is the word's count in the node's content plus
         ``TERMS_WEIGHT`` times its count in the ``terms`` column. Only nodes passing
         ``filters`` (default: live and pending) are kept; ``docs[rowid]`` gives their
-        ``(node_id, parent_id, kind, length)``, the length in index tokens of both columns.
+        ``(node_id, parent_id, kind, length, symbol)``: the length in index tokens of both
+        columns, the symbol a file chunk's metadata names (None for others).
         A word held by more than ``max_share`` of the indexed nodes (and more than
         :data:`POSTINGS_MIN_CAP`) is left out: its IDF is near zero and its doclist the longest. ``total`` is the count of indexed nodes."""
         import apsw
@@ -1034,27 +1036,33 @@ class Store:
                     if len(t) > 2
                 ]
                 counts: dict[int, float] = {}
-                for token in dict.fromkeys(tokens):
-                    rows: list[Any] = self.con.execute(
-                        _sql.FTS_VOCAB_POSTINGS, (token, 2 * cap + 2)
+                if len(tokens) > 1:
+                    # an identifier of several tokens (``_format_float``): its phrase, held
+                    # or not (its parts are words of their own in a long query)
+                    found: list[Any] = self.con.execute(
+                        _sql.FTS_PHRASE_ROWIDS, (_quote(word), cap + 1)
                     ).fetchall()
-                    if len({r[0] for r in rows}) > cap:
-                        counts = {}
-                        break
-                    for doc, col, n in rows:
-                        weight = TERMS_WEIGHT if col else 1.0
-                        counts[int(doc)] = counts.get(int(doc), 0.0) + int(n) * weight
+                    if len(found) <= cap:
+                        counts = {int(r[0]): 1.0 for r in found}
+                elif tokens:
+                    rows: list[Any] = self.con.execute(
+                        _sql.FTS_VOCAB_POSTINGS, (tokens[0], 2 * cap + 2)
+                    ).fetchall()
+                    if len({r[0] for r in rows}) <= cap:
+                        for doc, col, n in rows:
+                            weight = TERMS_WEIGHT if col else 1.0
+                            counts[int(doc)] = counts.get(int(doc), 0.0) + int(n) * weight
                 if counts:
                     tf[word] = counts
             rowids = sorted({r for c in tf.values() for r in c})
             where, args = self._filter_sql(filters, "n")
-            docs: dict[int, tuple[str, str | None, str, int]] = {}
+            docs: dict[int, tuple[str, str | None, str, int, str | None]] = {}
             for i in range(0, len(rowids), 20_000):
                 batch = json.dumps(rowids[i : i + 20_000])
-                for rowid, nid, parent, kind, size in self.con.execute(
+                for rowid, nid, parent, kind, size, symbol in self.con.execute(
                     _sql.POSTING_DOCS.format(where=where), [batch, *args]
                 ):
-                    docs[rowid] = (nid, parent, kind, _docsize(size))
+                    docs[rowid] = (nid, parent, kind, _docsize(size), symbol)
         for counts in tf.values():
             for rowid in [r for r in counts if r not in docs]:
                 del counts[rowid]
