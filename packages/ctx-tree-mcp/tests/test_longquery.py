@@ -67,9 +67,14 @@ def test_compose_with_a_query_and_no_seeds_seeds_itself_from_search(tmp_path: Pa
     app = App(root=root, home=tmp_path / "home")
     try:
         index_project(app.store, root, app.policy, app.config, workers=1)
-        answer = compose(app, query=ISSUE, budget_tokens=2000)
-        assert "compose from 5 seed(s)" in answer
-        assert "## aaa_argparse.py:" in answer
+        answer = compose(app, query=ISSUE, budget_tokens=4000)
+        seeds = int(answer.split("compose from ")[1].split(" seed(s)")[0])
+        assert seeds > 5  # the ranking's chunks, not five hits
+        headers = [ln for ln in answer.splitlines() if ln.startswith("## ")]
+        # packed in the ranking's order: the file's chunks the query names come first
+        assert headers[0].startswith("## aaa_argparse.py:")
+        assert any("ArgumentParser.parse_known_args " in h for h in headers)
+        assert sum(h.startswith("## aaa_argparse.py:") for h in headers) > len(headers) / 2
         with pytest.raises(ToolInputError) as err:
             compose(app, seed_ids=[], budget_tokens=2000)
         assert err.value.argument == "seed_ids"
@@ -78,3 +83,42 @@ def test_compose_with_a_query_and_no_seeds_seeds_itself_from_search(tmp_path: Pa
         assert err.value.argument == "query"
     finally:
         app.close()
+
+
+def test_code_ranks_before_its_tests_and_the_named_function_is_its_hit(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    (root / "tests").mkdir(parents=True)
+    shutil.copy(STDLIB / "argparse.py", root / "argparse.py")
+    # the test file names every word of the issue, and more often than the code does
+    shutil.copy(STDLIB / "test" / "test_argparse.py", root / "tests" / "test_argparse.py")
+    for name in ("optparse.py", "getopt.py", "shlex.py"):
+        shutil.copy(STDLIB / name, root / name)
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        index_project(app.store, root, app.policy, app.config, workers=1)
+        rows = [ln for ln in search(app, ISSUE, limit=5).splitlines() if ln[:1].isdigit()]
+        first = rows[0].split(". ", 1)[1]
+        assert first.startswith("argparse.py:")
+        # its chunk is a function the issue names (a call, a traceback frame), not the
+        # chunk with the most of its English words
+        assert first.split()[1] in {
+            "ArgumentParser.parse_args",
+            "ArgumentParser.parse_known_args",
+            "ArgumentParser._parse_known_args",
+        }
+    finally:
+        app.close()
+
+
+def test_urls_and_named_symbols_of_a_query() -> None:
+    query = (
+        "See https://github.com/python/cpython/issues/1234 and www.example.com/x for more.\n"
+        "`HelpFormatter._format_usage()` fails:\n"
+        '  File "/usr/lib/python3.11/argparse.py", line 1902, in parse_known_args\n'
+    )
+    words = longquery.weighted_words(query)
+    assert "github" not in words and "cpython" not in words and "example" not in words
+    assert "helpformatter" in words and "usage" in words
+    named = longquery.named_symbols(query)
+    assert {"helpformatter._format_usage", "_format_usage", "parse_known_args"} <= named
+    assert "github" not in named

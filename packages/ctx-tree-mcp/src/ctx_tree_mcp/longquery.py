@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .app import App
 
 #: A query with more words than this (after stopwords) is searched as a long query.
-LONG_WORDS = 12
+LONG_WORDS = 8
 #: Words searched for a long query.
 TERMS = 30
 #: Chunks ranked before aggregation per file.
@@ -57,6 +57,17 @@ _IDENT = re.compile(
     r"|([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Za-z0-9]+_[A-Za-z0-9_]+)"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
+#: A URL in a query: its host and path name another site, not the code (dropped).
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+#: Paths of tests, docs and prose: ranked after the code of an equal score (a long query
+#: describes behaviour; the code that has it is what it is about).
+_SECONDARY = re.compile(
+    r"(?:^|/)(?:tests?|testing|docs?|examples?|benchmarks?)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py)$"
+    r"|\.(?:rst|md|txt|adoc)$|(?:^|/)\.github/",
+    re.IGNORECASE,
+)
+#: Score factor of such files.
+SECONDARY_FACTOR = 0.5
 
 
 def is_long(query: str) -> bool:
@@ -76,6 +87,7 @@ def weighted_words(query: str) -> Counter[str]:
     from ctx_tree_store import split_identifier
 
     weights: Counter[str] = Counter()
+    query = _URL.sub(" ", query)
     for m in _IDENT.finditer(query):
         text = next(g for g in m.groups() if g)
         for piece in re.split(r"[^A-Za-z0-9_]+", text):
@@ -119,44 +131,189 @@ def _path_words(relpath: str) -> set[str]:
     return {p for p in parts if len(p) >= 3 and p not in {"py", "init", "src", "lib"}}
 
 
-def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
-    """The hits of a long ``query`` (see the module's doc), at most ``limit``, as
-    ``ctx_tree_store.SearchHit`` with ``matched_all=False`` and the file's score."""
+#: Okapi BM25 constants, for chunks and for whole files alike.
+K1 = 1.2
+B = 0.75
+#: Reciprocal-rank fusion constant of the file ranking (file BM25 with chunk aggregation).
+RRF_K = 60
+#: Files ranked in full (chunk counts fetched, both rankings fused); the rest are left out.
+SHORTLIST = 200
+
+
+@dataclass(frozen=True, slots=True)
+class Ranking:
+    """A long query ranked over the index: ``files`` best first as ``(score, key)`` (a key
+    is a file root's id, or a node's own id for what is not a file chunk), and for each key
+    its matching nodes best first as ``(score, rowid, node id)``."""
+
+    files: list[tuple[float, str]]
+    chunks: dict[str, list[tuple[float, int, str]]]
+
+
+#: Score factor of a chunk whose symbol the query names (``parse_args``, ``Parser.parse_args``,
+#: a traceback's ``in parse_args``).
+NAMED_FACTOR = 2.0
+#: Weight factor, in a chunk's score, of a word that is a name the query gives.
+IDENT_FACTOR = 2.0
+_FRAME = re.compile(r"\bin ([A-Za-z_][A-Za-z0-9_.]*)\s*$", re.M)
+
+
+_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
+_CODE_NAME = re.compile(r"[A-Za-z0-9]_|_[A-Za-z0-9]|[a-z][A-Z]")
+
+
+def named_symbols(query: str) -> set[str]:
+    """The functions, classes and methods ``query`` names, lower-cased, whole and by their
+    last dotted part: identifiers that look like code (``snake_case``, ``_private``,
+    ``camelCase``, ``CamelCase`` with an inner capital), names called (``parse(``) and the
+    function of each traceback frame (``File "x.py", line 3, in parse``). A plain word
+    (``Card``, ``comment`` of ``c.comment``) is not a name: it is the query's English."""
+    out: set[str] = set()
+    text = _URL.sub(" ", query)
+    found = [next(g for g in m.groups() if g) for m in _IDENT.finditer(text)]
+    called = {m.split(".")[-1] for m in _CALL.findall(text)}
+    called |= {m.split(".")[-1] for m in _FRAME.findall(text)}
+    for name in [*found, *called]:
+        name = name.strip().split("(", 1)[0].strip(".")
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]*", name):
+            continue
+        last = name.rsplit(".", 1)[-1]
+        if len(last) >= 3 and (_CODE_NAME.search(last) or last in called):
+            out.add(last.lower())
+            if "." in name:
+                out.add(name.lower())
+    return out
+
+
+def _symbol_key(symbol: str) -> set[str]:
+    base = re.sub(r"#\d+$", "", symbol).lower()
+    return {base, base.rsplit(".", 1)[-1]}
+
+
+def _bm25(tf: float, length: float, avg: float) -> float:
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(avg, 1e-9)))
+
+
+def _idf(df: int, total: int) -> float:
+    return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+
+def rank(app: App, query: str, filters: Filters) -> Ranking:
+    """Rank files and their chunks for a long ``query`` (docs/search.md#long-queries).
+
+    Terms: :func:`pick_terms`, each weighted by the square root of its query weight.
+    Chunks: Okapi BM25 over the index's nodes. Files: Okapi BM25 over whole files (a file's
+    term counts summed over its chunks, its length its chunk count), fused by reciprocal rank
+    with the chunk aggregation (best chunk, then 1/2, 1/4, 1/8 of the next three); a file
+    whose path names a query word is raised (x1.35 per word, up to three); tests, docs and
+    prose files count :data:`SECONDARY_FACTOR`. A chunk whose symbol the query names
+    (:func:`named_symbols`) counts :data:`NAMED_FACTOR`. A file's chunks leave its root (the outline)
+    out when any other chunk matches."""
     from ctx_tree_store import split_identifier
 
     terms = pick_terms(app, query)
     if not terms:
-        return []
-    hits = app.store.search_any(terms, limit=CANDIDATES, filters=filters)
-    if not hits:
-        return []
-    qwords = set(weighted_words(query))
+        return Ranking([], {})
+    weights = weighted_words(query)
+    post = app.store.postings(terms, filters)
+    if not post.docs:
+        return Ranking([], {})
+    qw = {w: weights[w] ** 0.5 for w in post.tf}
+    avg = sum(d[3] for d in post.docs.values()) / len(post.docs)
+    chunk_score: dict[int, float] = defaultdict(float)
+    key_of: dict[int, str] = {}
+    for rowid, (nid, parent, kind, _n, _symbol) in post.docs.items():
+        key_of[rowid] = parent if kind == "file_chunk" and parent else nid
+    file_tf: dict[str, dict[str, float]] = defaultdict(dict)
+    named = named_symbols(query)
+    for w, counts in post.tf.items():
+        idf = _idf(len(counts), post.total)
+        # a chunk is found by the names the query gives more than by its English
+        cw = qw[w] * (IDENT_FACTOR if w in named else 1.0)
+        for rowid, n in counts.items():
+            chunk_score[rowid] += cw * idf * _bm25(n, post.docs[rowid][3], avg)
+            per = file_tf[key_of[rowid]]
+            per[w] = per.get(w, 0.0) + n
+    for rowid, score in chunk_score.items():
+        symbol = post.docs[rowid][4]
+        if symbol and _symbol_key(symbol) & named:
+            chunk_score[rowid] = score * NAMED_FACTOR
+    chunks: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
+    for rowid, score in chunk_score.items():
+        chunks[key_of[rowid]].append((score, rowid, post.docs[rowid][0]))
+    for group in chunks.values():
+        group.sort(reverse=True)
+    aggregate = {
+        k: sum(s * 0.5**i for i, (s, _r, _id) in enumerate(g[:4])) for k, g in chunks.items()
+    }
+    short = sorted(aggregate, key=lambda k: -aggregate[k])[:SHORTLIST]
+    # a file's length: its chunk count (files are chunked to bounded sizes)
+    lengths = app.store.child_counts(short)
+    flen = {k: max(1, lengths.get(k, 0)) for k in short}
+    favg = sum(flen.values()) / len(flen)
+    files_total = len(file_tf)  # the files holding any term: N of the files' IDF
+    fdf: Counter[str] = Counter(w for per in file_tf.values() for w in per)
+    fscore = {
+        k: sum(
+            qw[w] * _idf(fdf[w], files_total) * _bm25(n, flen[k], favg)
+            for w, n in file_tf[k].items()
+        )
+        for k in short
+    }
+    by_file = sorted(short, key=lambda k: -fscore[k])
+    by_chunks = short  # already in aggregate order
+    fused: dict[str, float] = defaultdict(float)
+    for order in (by_file, by_chunks):
+        for i, k in enumerate(order):
+            fused[k] += 1 / (RRF_K + i + 1)
+    qwords = set(weights)
     for w in list(qwords):
         qwords.update(p.lower() for p in split_identifier(w))
-    groups: dict[str, list[Any]] = defaultdict(list)
-    for h in hits:
-        meta = h.node.metadata
-        key = meta.get("relpath") if h.node.kind.value == "file_chunk" else None
-        groups[key or h.node.id].append(h)
-    scored: list[tuple[float, str]] = []
-    for key, group in groups.items():
-        group.sort(key=lambda h: -h.score)
-        total = sum(h.score * 0.5**i for i, h in enumerate(group[:4]))
-        if group[0].node.kind.value == "file_chunk":
-            named = len(_path_words(key) & qwords)
-            total *= 1 + 0.35 * min(named, 3)
-        scored.append((total, key))
-    scored.sort(key=lambda t: -t[0])
+    nodes = app.store.get_many(short)
+    for k in short:
+        node = nodes.get(k)
+        rel = node.metadata.get("relpath") if node is not None else None
+        if rel:
+            fused[k] *= 1 + 0.35 * min(len(_path_words(rel) & qwords), 3)
+            if _SECONDARY.search(rel):
+                fused[k] *= SECONDARY_FACTOR
+        if node is not None and node.kind.value == "file_chunk":
+            # a file is shown by its chunks; its root (the outline) only when nothing else
+            group = chunks[k]
+            body = [c for c in group if c[2] != k]
+            chunks[k] = body or group
+    files = sorted(((s, k) for k, s in fused.items()), key=lambda t: -t[0])
+    return Ranking(files, dict(chunks))
+
+
+#: Chunks of one file a long query's answer may list.
+PER_FILE = 3
+
+
+def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
+    """The hits of a long ``query`` (see :func:`rank`), at most ``limit``, as
+    ``ctx_tree_store.SearchHit`` with ``matched_all=False``: the chunks of the ranked files
+    (at most :data:`PER_FILE` each), each scored by its file's score times its
+    own relative to its file's best chunk, best first. A file's best chunk scores its file's
+    score, so a second chunk is listed above another file only when it is nearly as good
+    as its file's best and the other file is ranked well below."""
+    ranking = rank(app, query, filters)
+    picked: list[tuple[float, str]] = []
+    for total, key in ranking.files:  # all of them: the hits at k are the first k at any limit
+        group = ranking.chunks[key]
+        top = group[0][0] or 1.0
+        picked.extend((total * score / top, nid) for score, _r, nid in group[:PER_FILE])
+    picked.sort(key=lambda t: -t[0])
+    picked = picked[:limit]
+    nodes = app.store.get_many([nid for _s, nid in picked])
     out: list[Any] = []
-    floor = math.inf
-    for depth in range(4):  # each file's best chunk before any file's second one
-        for total, key in scored:
-            group = groups[key]
-            if depth < len(group):
-                floor = min(floor, total * 0.5**depth)  # scores never rise down the list
-                out.append(_with(group[depth], floor))
-            if len(out) >= limit:
-                return out
+    from ctx_tree_store import SearchHit
+
+    for score, nid in picked:
+        node = nodes.get(nid)
+        if node is None:
+            continue
+        out.append(_with(SearchHit(node, score, ""), score))
     return out
 
 

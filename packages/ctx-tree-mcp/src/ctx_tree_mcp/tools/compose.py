@@ -87,32 +87,74 @@ def _body(node, content: str) -> str:
     return content if content.endswith("\n") or not content else content + "\n"
 
 
-#: Seeds a compose takes from its query's search hits when it is given none.
+#: Seeds a compose takes from a short query's search hits when it is given none.
 QUERY_SEEDS = 5
+#: Seeds a compose takes from a long query's ranking when it is given none (the most
+#: compose accepts): the best chunks of the best files, in the order they are packed.
+LONG_QUERY_SEEDS = 50
+#: Weights of a compose seeded from a long query (unless given): the seeds' own ranking
+#: orders the packing, recency (the index's nodes are all about as new) does not.
+LONG_QUERY_WEIGHTS = {"dist": 0.6, "recency": 0.0, "query": 0.4}
 
 
 def seeds_for(app: App, seed_ids: Any, query: str | None) -> Any:
-    """``seed_ids`` as given, or, when there are none and a query is, the ids of the query's
-    top :data:`QUERY_SEEDS` search hits (a long query searched as ``ctx_tree_search`` does,
-    docs/search.md#long-queries). Raises ``ToolInputError`` (``seed_ids``) with neither, or
-    when the query finds nothing."""
+    """``seed_ids`` as given, or, when there are none and a query is, seeds from the query
+    (:func:`query_seeds`). Raises ``ToolInputError`` (``seed_ids``) with neither, or when the
+    query finds nothing."""
+    return query_seeds(app, seed_ids, query)[0]
+
+
+def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[str, float]]:
+    """``(seed ids, ranks)``: ``seed_ids`` as given with no ranks; else, for a long query
+    (docs/search.md#long-queries), the best chunks of the best files of its ranking, each
+    ranked by its file's score (relative to the best file's) times its own (relative to
+    its file's best chunk), at most :data:`LONG_QUERY_SEEDS`, best first, with those ranks;
+    for a short query, the ids of its top :data:`QUERY_SEEDS` search hits. Raises
+    ``ToolInputError`` (``seed_ids``) with neither, or (``query``) when the query finds
+    nothing."""
     if seed_ids or (seed_ids is None and not query):
-        return seed_ids
+        return seed_ids, {}
     if not query or not isinstance(query, str) or not query.strip():
         raise ToolInputError(
             "seed_ids", "give node ids (from search hits or manifests), or a query to seed from"
         )
     from ctx_tree_schema import Filters
 
+    from .. import longquery
     from .search import find
 
-    hits, _notes = find(app, query, "keyword", QUERY_SEEDS * 2, Filters())
-    ids = [h.node.id for h in hits if not app.hidden(h.node)][:QUERY_SEEDS]
+    ranks: dict[str, float] = {}
+    if longquery.is_long(query):
+        ranking = longquery.rank(app, query, Filters())
+        best = ranking.files[0][0] if ranking.files else 0.0
+        for score, key in ranking.files[:LONG_QUERY_SEEDS]:
+            group = ranking.chunks[key]
+            top = group[0][0] or 1.0
+            for chunk_score, _rowid, nid in group[:LONG_QUERY_SEEDS]:
+                ranks[nid] = (score / best) * (chunk_score / top)
+        order = sorted(ranks, key=lambda i: -ranks[i])
+        nodes = app.store.get_many(order[: LONG_QUERY_SEEDS * 2])
+        ids = [i for i in order if i in nodes and not app.hidden(nodes[i])][:LONG_QUERY_SEEDS]
+        ranks = {i: ranks[i] for i in ids}
+    else:
+        hits, _notes = find(app, query, "keyword", QUERY_SEEDS * 2, Filters())
+        ids = [h.node.id for h in hits if not app.hidden(h.node)][:QUERY_SEEDS]
     if not ids:
         raise ToolInputError(
             "query", f"{query[:60]!r} finds nothing stored to seed from; give seed_ids instead"
         )
-    return ids
+    return ids, ranks
+
+
+class _RankedGraph(StoreGraph):
+    """The store's graph whose query rank is a long query's own ranking of the seeds."""
+
+    def __init__(self, store: Any, ranks: dict[str, float]) -> None:
+        super().__init__(store)
+        self.ranks = ranks
+
+    def fts_rank(self, query: str, node_ids: Any) -> dict[str, float]:
+        return {i: self.ranks[i] for i in node_ids if i in self.ranks}
 
 
 def plan(
@@ -124,6 +166,7 @@ def plan(
     weights: dict[str, Any] | None = None,
     include_stale: bool = False,
     room: int | None = None,
+    ranks: dict[str, float] | None = None,
 ) -> tuple[Any, int]:
     """Validate the arguments and plan a compose without rendering or counting anything (the
     inspector's preview uses it too): returns ``(ComposePlan, budget)``. The plan packs
@@ -136,7 +179,10 @@ def plan(
     depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
-    seed_ids = seeds_for(app, seed_ids, query)
+    if ranks is None:
+        seed_ids, ranks = query_seeds(app, seed_ids, query)
+    if ranks and weights is None:
+        weights = LONG_QUERY_WEIGHTS
     if (
         not isinstance(seed_ids, list)
         or not seed_ids
@@ -162,7 +208,7 @@ def plan(
             "seed_ids",
             f"{', '.join(denied)}: from a file on the denylist, not shown; leave it out",
         )
-    graph = StoreGraph(app.store)
+    graph = _RankedGraph(app.store, ranks) if ranks else StoreGraph(app.store)
     # The seeds (at most 50, packed first) are charged exactly what rendering adds to their
     # content's size, so a small seed at a small budget is packed exactly when it fits.
     exact = {
@@ -220,12 +266,20 @@ def compose(
     depth = check_int(depth, "depth", 0, MAX_DEPTH)
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
-    seed_ids = seeds_for(app, seed_ids, query)
+    seed_ids, ranks = query_seeds(app, seed_ids, query)
     nodes: dict[str, Any] = {}
 
     def body(room: int) -> tuple[str, Any]:
         packed = plan(
-            app, seed_ids, query, budget_tokens, depth, weights, include_stale, room=room
+            app,
+            seed_ids,
+            query,
+            budget_tokens,
+            depth,
+            weights,
+            include_stale,
+            room=room,
+            ranks=ranks,
         )[0]
         chosen = [i.id for i in packed.included]
         chosen += [packed.truncated.id] if packed.truncated else []
