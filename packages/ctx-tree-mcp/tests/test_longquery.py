@@ -1,6 +1,6 @@
 """Long-query search (longquery.py, docs/search.md#long-queries): a pasted issue ranks the
-file it is about first, one row per file before any file's second chunk, over an index whose
-relevant file is the oldest stored (outside a short query's recency window)."""
+file it is about first, at most three chunks per file, over an index whose relevant file is
+the oldest stored (outside a short query's recency window)."""
 
 from __future__ import annotations
 
@@ -45,7 +45,8 @@ def test_a_pasted_issue_finds_its_file_first(tmp_path: Path, monkeypatch) -> Non
         rows = [ln for ln in answer.splitlines() if ln[:1].isdigit()]
         assert rows[0].split(". ", 1)[1].startswith("aaa_argparse.py:")
         files = [r.split(". ", 1)[1].split(":", 1)[0] for r in rows]
-        assert len(set(files)) == len(files)  # one row per file first
+        assert max(files.count(f) for f in files) <= longquery.PER_FILE
+        assert len(set(files)) >= 3  # other files' best chunks among the first file's
         scores = [float(r.split("score=")[1].split()[0]) for r in rows]
         assert scores == sorted(scores, reverse=True)
         # the same words as a short query keep the store's own ranking

@@ -59,3 +59,20 @@ def test_an_identifier_of_several_tokens_counts_as_its_phrase(store: Store) -> N
     )
     post = store.postings(["_format_float"])
     assert [post.docs[r][0] for r in post.tf["_format_float"]] == [a]
+
+
+def test_a_packed_chunk_gives_its_symbol_back(store: Store) -> None:
+    (root,) = store.insert([NewNode(NodeKind.FILE_CHUNK, "outline", source_uri="file:///p/x.py")])
+    chunk = NewNode(
+        NodeKind.FILE_CHUNK,
+        "def parse_args(self): return self.namespace",
+        parent_id=root,
+        source_uri="file:///p/x.py#Parser.parse_args",
+        metadata={"path": "/p/x.py", "symbol": "Parser.parse_args", "lines": [1, 1]},
+    )
+    (nid,) = store.insert([chunk])
+    stored = store._query("SELECT metadata FROM nodes WHERE id = ?", (nid,))[0][0]
+    assert "symbol" not in stored  # packed: the source_uri's fragment gives it
+    post = store.postings(["namespace"])
+    (rowid,) = post.tf["namespace"]
+    assert post.docs[rowid][0] == nid and post.docs[rowid][4] == "Parser.parse_args"

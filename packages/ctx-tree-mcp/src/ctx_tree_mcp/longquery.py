@@ -149,6 +149,16 @@ class Ranking:
     files: list[tuple[float, str]]
     chunks: dict[str, list[tuple[float, int, str]]]
 
+    def weights(self, decay: float | None = None) -> dict[str, float]:
+        """``{key: weight}``, 1.0 for the best file: each file's score relative to the best's
+        (the fused scores are close together: a file's second chunk competes with the next
+        files' best), or with ``decay``, ``decay ** rank`` (the budget goes to the first
+        files: compose's seeds)."""
+        if decay is not None:
+            return {k: decay**i for i, (_s, k) in enumerate(self.files)}
+        best = self.files[0][0] if self.files and self.files[0][0] > 0 else 1.0
+        return {k: s / best for s, k in self.files}
+
 
 #: Score factor of a chunk whose symbol the query names (``parse_args``, ``Parser.parse_args``,
 #: a traceback's ``in parse_args``).
@@ -299,10 +309,11 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
     as its file's best and the other file is ranked well below."""
     ranking = rank(app, query, filters)
     picked: list[tuple[float, str]] = []
-    for total, key in ranking.files:  # all of them: the hits at k are the first k at any limit
+    weights = ranking.weights()
+    for _total, key in ranking.files:  # all of them: the hits at k are the first k at any limit
         group = ranking.chunks[key]
         top = group[0][0] or 1.0
-        picked.extend((total * score / top, nid) for score, _r, nid in group[:PER_FILE])
+        picked.extend((weights[key] * score / top, nid) for score, _r, nid in group[:PER_FILE])
     picked.sort(key=lambda t: -t[0])
     picked = picked[:limit]
     nodes = app.store.get_many([nid for _s, nid in picked])

@@ -92,6 +92,9 @@ QUERY_SEEDS = 5
 #: Seeds a compose takes from a long query's ranking when it is given none (the most
 #: compose accepts): the best chunks of the best files, in the order they are packed.
 LONG_QUERY_SEEDS = 50
+#: A long query's seeds: each file down its ranking weighs this share of the one above, so
+#: the budget goes to the best files' chunks before the next files' best ones.
+LONG_QUERY_FILE_DECAY = 0.7
 #: Weights of a compose seeded from a long query (unless given): the seeds' own ranking
 #: orders the packing, recency (the index's nodes are all about as new) does not.
 LONG_QUERY_WEIGHTS = {"dist": 0.6, "recency": 0.0, "query": 0.4}
@@ -107,8 +110,8 @@ def seeds_for(app: App, seed_ids: Any, query: str | None) -> Any:
 def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[str, float]]:
     """``(seed ids, ranks)``: ``seed_ids`` as given with no ranks; else, for a long query
     (docs/search.md#long-queries), the best chunks of the best files of its ranking, each
-    ranked by its file's score (relative to the best file's) times its own (relative to
-    its file's best chunk), at most :data:`LONG_QUERY_SEEDS`, best first, with those ranks;
+    ranked by its file's weight (:data:`LONG_QUERY_FILE_DECAY` to the power of the file's
+    rank) times its own score relative to its file's best chunk, at most :data:`LONG_QUERY_SEEDS`, best first, with those ranks;
     for a short query, the ids of its top :data:`QUERY_SEEDS` search hits. Raises
     ``ToolInputError`` (``seed_ids``) with neither, or (``query``) when the query finds
     nothing."""
@@ -126,12 +129,12 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
         ranking = longquery.rank(app, query, Filters())
-        best = ranking.files[0][0] if ranking.files else 0.0
-        for score, key in ranking.files[:LONG_QUERY_SEEDS]:
+        weights = ranking.weights(LONG_QUERY_FILE_DECAY)
+        for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
             group = ranking.chunks[key]
             top = group[0][0] or 1.0
             for chunk_score, _rowid, nid in group[:LONG_QUERY_SEEDS]:
-                ranks[nid] = (score / best) * (chunk_score / top)
+                ranks[nid] = weights[key] * (chunk_score / top)
         order = sorted(ranks, key=lambda i: -ranks[i])
         nodes = app.store.get_many(order[: LONG_QUERY_SEEDS * 2])
         ids = [i for i in order if i in nodes and not app.hidden(nodes[i])][:LONG_QUERY_SEEDS]
