@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -250,6 +251,13 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
     server = uvicorn.Server(
         uvicorn.Config(asgi, log_level="warning", access_log=False, lifespan="off")
     )
+    # One Ctrl-C always stops it: from here on SIGINT asks uvicorn to exit (as its own handler
+    # does once it serves). Left to Python's default, a Ctrl-C in the first milliseconds of
+    # server.run() went to asyncio's runner, which cancelled the start-up and ended with a
+    # CancelledError traceback, or left the server serving until a second Ctrl-C.
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGINT, server.handle_exit)
     try:
         out.write(f"ctx-tree inspect: {app.store_file} (read-only)\n{url}\nCtrl-C to stop.\n")
         if open_browser and _has_display():
@@ -267,6 +275,8 @@ def serve(app: App, *, port: int = 0, open_browser: bool = True, out: TextIO = s
         # shut down: either way the clean end.
         pass
     finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
         sock.close()
         once.remove()
     out.write("ctx-tree inspect: stopped\n")
