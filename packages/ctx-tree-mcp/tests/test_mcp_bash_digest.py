@@ -169,3 +169,17 @@ def test_the_room_is_a_cap_not_a_target() -> None:
     shown = _shown(log, 2000)
     assert "unexpected keyword argument 'strict'" in shown and "Created build/out.bin" in shown
     assert estimate_tokens(shown) < 400
+
+
+def test_a_problem_line_of_the_bulk_is_shown_without_its_neighbours() -> None:
+    """A linter's repeated 'exception' message is bulk: before, each of its first 12 got two
+    lines of context either side, more bulk; now at most 3 of its shape, each alone."""
+    lines = []
+    for i in range(400):
+        lines.append(f"mod_{i}.py:16:11: W0703: Catching too general exception Exception")
+        lines.append(f"mod_{i}.py:1:0: C0114: Missing module docstring (missing-module-docstring)")
+    lines.append("Your code has been rated at 5.87/10")
+    shown = _shown(lines, 2000)
+    assert "rated at 5.87/10" in shown
+    assert shown.count("W0703") <= 3 + 2  # three alone, and the head's or tail's
+    assert shown.count("C0114") <= 5  # the head's and tail's, no context windows

@@ -321,8 +321,9 @@ def select_lines(found: Scan, room: int) -> Selection:
                 exceptions.append(i)
     for i in exceptions[:EXCEPTIONS]:
         take(i, problem_limit)  # each alone, before the other problems' context
-    for i in problems:
-        window = range(max(0, i - CONTEXT), min(n, i + CONTEXT + 1))
+    for i in problems:  # a bulk line's neighbours are more bulk: it is shown alone
+        span = 0 if i in found.bulk else CONTEXT
+        window = range(max(0, i - span), min(n, i + span + 1))
         if not all(take(j, problem_limit) for j in window):
             break
     standout_limit = used + room // 5
