@@ -1,5 +1,5 @@
-"""Nox sessions: lint, typecheck, per-package tests, e2e, build, plugin, inspector (default);
-native, eval (release).
+"""Nox sessions: lint, typecheck, per-package tests, e2e, hooks-oldest, build, plugin, sandbox,
+inspector (default); native, eval, replay, eval-modes (release).
 
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
@@ -16,7 +16,8 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   plugin's marketplace launch path run against those wheels.
 - ``plugin``: real Claude Code from the npm registry (about 15 s to install) validates and loads
   ``plugin/``, calls ``ctx_tree_read`` through it against a fake Anthropic API, and checks its
-  capture and steering hooks (``tests-e2e/test_e2e_claude_hooks.py``).
+  capture and steering hooks, and that after a real ``/compact`` the next request to the model
+  holds the resume digest (``tests-e2e/test_e2e_claude_hooks.py``).
 - ``sandbox``: ``ctx_tree_bash`` under the host's sandbox with the real runtime: Claude Code's
   ``@anthropic-ai/sandbox-runtime`` from npm over Debian's ``bubblewrap`` and ``socat``
   (installed with apt-get when missing and this runs as root; skipped with the reason where the
