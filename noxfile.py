@@ -85,11 +85,17 @@ HOSTS_DIR = ROOT / ".nox" / "host-tools"  # npm packages; .nox/hosts is the sess
 PYTHONS = ["3.11", "3.12", "3.13"]
 
 
-def _env(name: str) -> dict[str, str]:
-    return {"UV_PROJECT_ENVIRONMENT": str(ROOT / ".nox" / name), "PYTHONDONTWRITEBYTECODE": "1"}
+def _env(name: str) -> dict[str, str | None]:
+    # VIRTUAL_ENV unset (None): `uv run nox` points it at .venv, and every uv sync here warned
+    # that it "does not match the project environment path" and was ignored.
+    return {
+        "UV_PROJECT_ENVIRONMENT": str(ROOT / ".nox" / name),
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "VIRTUAL_ENV": None,
+    }
 
 
-def _sync(session: nox.Session, name: str, *args: str) -> dict[str, str]:
+def _sync(session: nox.Session, name: str, *args: str) -> dict[str, str | None]:
     env = _env(name)
     session.run(
         "uv", "sync", "--frozen", "--exact", "--group", "dev", *args, env=env, external=True
