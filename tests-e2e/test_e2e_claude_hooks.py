@@ -264,7 +264,11 @@ def test_after_compact_the_next_request_holds_the_digest_within_its_budget(
     assert re.search(rf"- Why does the rollout fail \({PROMPT_MARKER}\)\? \(id \w+\)", injected)
     assert re.search(r"- notes\.py \(id \w+\)", injected)
     assert estimate_tokens(injected) <= 800
-    # The next request to the model (after the summary) holds the digest, whole.
-    after = json.dumps(model.requests[summarised]["body"])
+    # The next request to the model (the one carrying the next prompt) holds the digest, whole.
+    after = next(
+        body
+        for r in model.requests[summarised:]
+        if '"go on' in (body := json.dumps(r["body"])) and "messages" in r["body"]
+    )
     assert "SUMMARY-7f3a" in after
     assert json.dumps(injected)[1:-1] in after
