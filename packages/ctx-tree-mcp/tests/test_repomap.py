@@ -67,3 +67,22 @@ def test_pagerank_sums_to_one_and_favours_the_referred() -> None:
     rank = pagerank({"a": {"c": 1.0}, "b": {"c": 1.0}}, ["a", "b", "c"])
     assert abs(sum(rank.values()) - 1) < 1e-9
     assert rank["c"] > rank["a"] == rank["b"]
+
+
+def test_a_map_before_the_index_says_when_the_directory_holds_more_than_it_read(
+    tmp_path: Path,
+) -> None:
+    from ctx_tree_mcp.repomap import LOAD_MAX
+
+    root = tmp_path / "many"
+    root.mkdir()
+    for i in range(LOAD_MAX + 1):
+        (root / f"m{i:03}.py").write_text(f"def f{i}():\n    return {i}\n")
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        answer = read(app, ".", budget_tokens=500)
+        assert f"map of ./: {LOAD_MAX} files" in answer
+        assert "the project index has not run on this store yet" in answer
+        assert "`ctx-tree index`" in answer
+    finally:
+        app.close()

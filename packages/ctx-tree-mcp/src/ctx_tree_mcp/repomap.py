@@ -63,20 +63,22 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
     return out
 
 
-def _load_some(app: App, directory: ResolvedPath) -> None:
-    """Read up to :data:`LOAD_MAX` files of ``directory`` into the store (as reads)."""
+def _load_some(app: App, directory: ResolvedPath) -> int:
+    """Read up to :data:`LOAD_MAX` files of ``directory`` into the store (as reads); returns
+    how many more it holds (left for the index)."""
     from .filecache import load
     from .indexer import list_files
 
     rel = "" if directory.relative == "." else directory.relative.rstrip("/") + "/"
     listing = list_files(app.root, app.policy, app.config)
-    names = [f[0] for f in listing.files if f[0].startswith(rel)][:LOAD_MAX]
-    for name in names:
+    names = [f[0] for f in listing.files if f[0].startswith(rel)]
+    for name in names[:LOAD_MAX]:
         try:
             resolved, st = app.policy.resolve_file(name)
             load(app, resolved, st)
         except Exception:  # binary, unreadable: left out of the map
             continue
+    return max(0, len(names) - LOAD_MAX)
 
 
 def pagerank(
@@ -111,9 +113,9 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     from .surface import call
 
     files = _stored_files(app, directory)
-    loaded = not files
+    loaded, left_to_index = not files, 0
     if loaded:
-        _load_some(app, directory)
+        left_to_index = _load_some(app, directory)
         files = _stored_files(app, directory)
     shown_dir = directory.relative
     if not files:
@@ -224,6 +226,7 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
             if len(order) != 1
             else "-- ctx-tree: map: the one file shown\n"
         )
-    if not loaded and (hint := not_indexed(app.store)):  # only the files read so far
+    # only the files read so far, or the first LOAD_MAX of the directory
+    if (not loaded or left_to_index) and (hint := not_indexed(app.store)):
         manifest += f"-- ctx-tree: {hint}\n"
     return head + "".join(blocks) + manifest
