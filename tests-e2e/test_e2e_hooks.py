@@ -223,6 +223,57 @@ def test_environment_printers_are_never_spooled(project: Path, home: Path, comma
     assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))
 
 
+@pytest.mark.parametrize(
+    "command", ["'en''v'", "e\\nv", "sh -c 'pr\"\"intenv'", "sudo -u x env", "git push origin"]
+)
+def test_refused_commands_are_never_spooled_once_the_server_recorded_its_words(
+    project: Path, home: Path, command: str
+) -> None:
+    """With modules.json's ``denylist_words`` the hook skips the denylist for commands that
+    cannot be refused; quoted, escaped and wrapped forms of refused ones still hold a word."""
+    spool.record_modules(home)
+    (project / ".ctx-tree").mkdir()
+    (project / ".ctx-tree" / "config.json").write_text('{"bash": {"deny": ["git push"]}}')
+    payload = base_payload(
+        project, tool_name="Bash", tool_input={"command": command},
+        tool_response={"stdout": f"GITHUB_TOKEN={TOKEN}\nHOME=/root", "stderr": ""},
+    )  # fmt: skip
+    assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    assert spooled(home, project) == []
+
+
+def test_a_command_that_cannot_be_refused_is_checked_without_the_denylist(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """A plugin copy with no clone beside it and a modules.json naming no denylist module: a
+    command holding none of the recorded words is spooled as checked (the hook's quick test
+    decided); one holding a word goes unchecked, for the ingester to check."""
+    copy = tmp_path / "cache" / "ctx-tree"
+    shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    spool.record_modules(home)
+    modules = home / "spool" / "modules.json"
+    recorded = json.loads(modules.read_text())
+    recorded["denylist"] = str(tmp_path / "gone" / "denylist.py")
+    modules.write_text(json.dumps(recorded))
+    for command in ("pytest -q", "'en''v'"):
+        payload = json.dumps(
+            base_payload(
+                project,
+                tool_name="Bash",
+                tool_input={"command": command},
+                tool_response={"stdout": "ok", "stderr": ""},
+            )
+        ).encode()
+        subprocess.run(
+            [HOOK_PYTHON, "-I", "-S", str(copy / "hooks" / "ctx_tree_hook.py"), "post-tool"],
+            input=payload, check=True,
+            env={"PATH": os.environ["PATH"], "CTX_TREE_HOME": str(home),
+                 "CLAUDE_PROJECT_DIR": str(project)},
+        )  # fmt: skip
+    checked = {r["command"]: r["command_checked"] for r in spooled(home, project)}
+    assert checked == {"pytest -q": True, "'en''v'": False}
+
+
 def test_switched_off_kinds_are_not_spooled(project: Path, home: Path) -> None:
     (project / ".ctx-tree").mkdir()
     (project / ".ctx-tree" / "config.json").write_text('{"capture": {"bash": false}}')

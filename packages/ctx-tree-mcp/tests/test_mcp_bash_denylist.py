@@ -9,50 +9,55 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.bash import denylist
-from ctx_tree_mcp.bash.denylist import refusal
+from ctx_tree_mcp.bash.denylist import may_refuse, refusal
 
 FILE = Path(denylist.__file__)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        "env",
-        "printenv",
-        "printenv HOME",
-        "FOO=1 env",
-        "/usr/bin/env",
-        "env -u PATH",
-        "env 2>/dev/null",
-        "sh -c 'en''v'",
-        'bash -lc "printenv"',
-        "sh -e -c env",
-        "echo $(env)",
-        "echo `printenv`",
-        "ls; env | grep KEY",
-        "true && env",
-        "sudo -u root env",
-        "nohup env > out.txt",
-        "timeout 5 env",
-        "xargs env",
-        "fish -c env",
-        "watch -n 1 env",
-        "watch -d env",
-        "command env",
-        "env FOO=1 printenv",
-        "eval env",
-        "(env)",
-        "{ env; }",
-        "if true; then env; fi",
-        "export",
-        "export -p",
-        "declare -x",
-        "set",
-        "cat /proc/self/environ",
-        "tr '\\0' '\\n' < /proc/1/environ",
-        "cat /proc/$PPID/environ",
-    ],
-)
+#: Commands that print the environment, each refused whatever its quoting or wrapping.
+REFUSED = [
+    "env",
+    "printenv",
+    "printenv HOME",
+    "FOO=1 env",
+    "/usr/bin/env",
+    "env -u PATH",
+    "env 2>/dev/null",
+    "sh -c 'en''v'",
+    'bash -lc "printenv"',
+    "sh -e -c env",
+    "echo $(env)",
+    "echo `printenv`",
+    "ls; env | grep KEY",
+    "true && env",
+    "sudo -u root env",
+    "nohup env > out.txt",
+    "timeout 5 env",
+    "xargs env",
+    "fish -c env",
+    "watch -n 1 env",
+    "watch -d env",
+    "command env",
+    "env FOO=1 printenv",
+    "eval env",
+    "(env)",
+    "{ env; }",
+    "if true; then env; fi",
+    "export",
+    "export -p",
+    "declare -x",
+    "set",
+    "cat /proc/self/environ",
+    "tr '\\0' '\\n' < /proc/1/environ",
+    "cat /proc/$PPID/environ",
+    "e\\nv",
+    "'en'\"v\"",
+    "sh -c 'e\\nv'",
+    "bash -c \"eval 'pr''intenv'\"",
+]
+
+
+@pytest.mark.parametrize("command", REFUSED)
 def test_commands_that_print_the_environment_are_refused(command: str) -> None:
     reason = refusal(command)
     assert reason and "refused" in reason and "environment" in reason
@@ -90,6 +95,24 @@ def test_project_entries_match_leading_words_by_program_basename() -> None:
     assert "bash.deny" in (refusal("sh -c 'git push'", deny) or "")
     for ok in ("git pull", "git status", "kubectl get pods", "echo aws"):
         assert refusal(ok, deny) is None, ok
+
+
+@pytest.mark.parametrize("command", REFUSED)
+def test_every_refused_command_is_one_the_hooks_check(command: str) -> None:
+    """The hooks load this module only for a command :func:`may_refuse` flags: each refused
+    command is flagged, with or without project entries."""
+    assert may_refuse(command) and may_refuse(command, ["git push"])
+
+
+def test_may_refuse_passes_over_only_commands_that_cannot_be_refused() -> None:
+    deny = ["git push", "aws", "kubectl get secrets"]
+    for command in ("git push origin main", "/usr/local/bin/aws s3 ls", "sh -c 'a''ws s3'"):
+        assert refusal(command, deny) and may_refuse(command, deny), command
+    for command in ("pytest -q", "make -j4 build", "ls -la src", "cargo test"):
+        assert not may_refuse(command, deny) and refusal(command, deny) is None, command
+    # an entry the quick test cannot reason about sends every command to the full check
+    assert may_refuse("pytest -q", ["'my tool'"]) and may_refuse("pytest -q", ["/opt/bin/x"])
+    assert may_refuse("pytest -q", [3])  # type: ignore[list-item]
 
 
 def test_known_evasions_are_not_caught() -> None:

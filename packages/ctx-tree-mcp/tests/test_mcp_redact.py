@@ -97,3 +97,37 @@ def test_ordinary_values_are_kept(text):
 def test_more_standard_formats_are_redacted(text, tag):
     out, counts = redact(text)
     assert counts.get(tag) == 1 and f"[REDACTED:{tag}]" in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "password = 'hunter2hunter2'",
+        "x = 1; api_key: 'Q9xLm2vR7pK4sT8w'",
+        'cfg["token"] = "8f14e45fceea167a5a36dedd4bea2543"',
+        "DB_PASSWORD=correcthorsebatterystaple",
+        "Server=db;Password=abc123xyz;Database=app",
+        "secret := 's3cr3t-Pa55-w0rd!'",
+        "a=ghp_Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7 token",
+        "ghp_Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7",
+        "5 passed, token refreshed, keys rotated",
+        "my_token_value    :  'Zx8Qw7Er6Ty5Ui4Op3'",
+        "pw=hunter2hunter2 ok",
+        "tokenx  \t= 'Zx8Qw7Er6Ty5Ui4Op3'",
+        "pw: tokenZx8Qw7Er6Ty5Ui4Op3Lk2",
+        "[REDACTED:github_token]='Zx8Qw7Er6Ty5Ui4Op3'",
+        "ſecret=pass1234abcdEFGH5678",
+    ],
+)
+def test_the_assignment_rule_skips_only_words_no_match_can_use(
+    text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The secret-assignment rule tries its regex only around name words that a ``:``/``=``
+    follows (or that one precedes within 8 characters); the result is the one of trying it
+    around every name word."""
+    from ctx_tree_mcp import redact as module
+
+    quick = module.redact(text)
+    (rule,) = [r for r in module._RULES if r.near is not None]
+    monkeypatch.setattr(rule, "near", None)
+    assert module.redact(text) == quick

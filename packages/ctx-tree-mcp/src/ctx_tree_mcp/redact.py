@@ -122,6 +122,30 @@ _ASSIGN_SOURCE = (
 _ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
 #: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
 _NAME_WORDS = ("pass", "pw", "secret", "token", "key", "credential")
+_NAME_CHARS = frozenset("_.-")
+
+
+def _assignment_near(lowered: str, start: int, end: int) -> bool:
+    """Whether an ``_ASSIGN`` match may start up to 8 characters before a name word found at
+    ``lowered[start:end]`` (or just after its first letter). Such a match's name runs on over
+    ``[A-Za-z0-9_.-]`` to a quote, blank or its ``:``/``=``; the word's letters are in the
+    name or in the value after the operator. So either the name goes on from the word's end
+    (letters, digits, ``_.-``; up to two of ``"']``; blanks) to a ``:`` or ``=``, or the 8
+    characters before the word hold a name word and, after it, a ``:`` or ``=`` (a
+    ``[REDACTED:github_token]`` mark does not). Neither: no match uses this word."""
+    before = lowered[max(0, start - 8) : start]
+    op = max(before.rfind(":"), before.rfind("="))
+    if op > 0 and any(word in before[:op] for word in _NAME_WORDS):
+        return True
+    i, n = end, len(lowered)
+    while i < n and (lowered[i].isalnum() or lowered[i] in _NAME_CHARS):
+        i += 1
+    quotes = 0
+    while i < n and quotes < 2 and lowered[i] in "\"']":
+        i, quotes = i + 1, quotes + 1
+    while i < n and lowered[i] in " \t":
+        i += 1
+    return i < n and lowered[i] in ":="
 
 
 class _Rule:
@@ -129,8 +153,8 @@ class _Rule:
     hook's process ~6 ms)."""
 
     __slots__ = (
-        "anchored", "back", "folded", "gate", "group", "keep", "pattern", "replace", "tag",
-        "triggers",
+        "anchored", "back", "folded", "gate", "group", "keep", "near", "pattern", "replace",
+        "tag", "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -146,8 +170,13 @@ class _Rule:
         back: int = 8,
         gate: _Lazy | None = None,
         replace: Callable[[re.Match[str]], str] | None = None,
+        near: Callable[[str, int, int], bool] | None = None,
     ) -> None:
         self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
+        #: for an anchored rule, ``near(lowered, start, end)`` of a trigger found at
+        #: ``lowered[start:end]``: False when no match can start around it (checked in plain
+        #: Python, so a text whose triggers all fail it never compiles the rule's pattern)
+        self.near = near
         self.keep = keep
         #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased
         #: text: Python's ``re`` skips ahead on a literal prefix only when the case is fixed
@@ -176,6 +205,13 @@ def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
         folded=_Lazy(pattern, re.IGNORECASE),
         anchored=True,
     )
+
+
+def _prefixed_rule(tag: str, pattern: str, triggers: tuple[str, ...]) -> _Rule:
+    """A case-sensitive rule whose every match starts with one of ``triggers`` written in some
+    case (``\\bAKIA…`` and ``akia``): tried only where they occur, not by a regex scan of the
+    whole text (a ``\\b`` first gives ``re`` no literal to skip ahead to)."""
+    return _Rule(tag, _Lazy(pattern), 0, triggers, anchored=True, back=0)
 
 
 def _entropy(value: str) -> float:
@@ -581,10 +617,9 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("_api_key",),
     ),
-    _Rule(
+    _prefixed_rule(
         "aws_access_key",
-        _Lazy(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
-        0,
+        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
         ("akia", "asia", "abia", "acca"),
     ),
     _Rule(
@@ -594,17 +629,13 @@ _RULES: tuple[_Rule, ...] = (
         ("secret",),
         folded=_Lazy(_AWS_SECRET),
     ),
-    _Rule(
+    _prefixed_rule(
         "github_token",
-        _Lazy(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-        0,
+        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
     ),
-    _Rule(
-        "jwt",
-        _Lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-        0,
-        ("eyj",),
+    _prefixed_rule(
+        "jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)
     ),
     _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
     _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
@@ -627,14 +658,13 @@ _RULES: tuple[_Rule, ...] = (
         ("hooks.", "webhook"),
     ),
     _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
-    _Rule("slack_token", _Lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, ("xox",)),
-    _Rule(
+    _prefixed_rule("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
+    _prefixed_rule(
         "gitlab_token",
-        _Lazy(r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}"),
-        0,
+        r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
         ("glpat-", "gldt-", "glrt-", "glptt-"),
     ),
-    _Rule("npm_token", _Lazy(r"\bnpm_[A-Za-z0-9]{36}\b"), 0, ("npm_",)),
+    _prefixed_rule("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
     # tried only where their first word occurs (anchored): a scan of every position would cost
     # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
     _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
@@ -658,7 +688,7 @@ _RULES: tuple[_Rule, ...] = (
         1,
         "mysql",
     ),
-    _Rule("google_api_key", _Lazy(r"\bAIza[0-9A-Za-z_-]{35}\b"), 0, ("aiza",)),
+    _prefixed_rule("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b", ("aiza",)),
     _Rule(
         "stripe_key",
         _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
@@ -682,6 +712,7 @@ _RULES: tuple[_Rule, ...] = (
         _keep_assignment,
         folded=_Lazy(_ASSIGN_SOURCE),
         anchored=True,
+        near=_assignment_near,
     ),
     _Rule(
         "pgpass_password",
@@ -726,17 +757,22 @@ _RULES: tuple[_Rule, ...] = (
 )
 
 
-def redact(text: str) -> tuple[str, dict[str, int]]:
+def redact(text: str, present: Mapping[str, bool] | None = None) -> tuple[str, dict[str, int]]:
     """Return ``text`` with secrets replaced and ``{tag: count}`` of what was replaced.
 
     A replacement keeps the line breaks of what it replaced (a PEM block of ten lines becomes
     ``[REDACTED:private_key]`` and nine empty lines), so line numbers do not move.
+
+    ``present``: ``{trigger: trigger in text.lower()}`` for triggers already looked for (the
+    capture hooks test them all before loading this module); those are not scanned for again.
+    A trigger it leaves out is looked for here; a wrong entry makes a rule run or not run.
     """
     counts: dict[str, int] = {}
     if not text:
         return text, counts
     lowered = text.lower()
-    seen: dict[str, bool] = {}  # trigger -> in the text (rules share triggers)
+    # trigger -> in the text (rules share triggers)
+    seen: dict[str, bool] = dict(present) if present else {}
     for rule in _RULES:
         if not any(_holds(lowered, t, seen) for t in rule.triggers) or (
             rule.gate is not None and rule.gate.search(text) is None
@@ -788,19 +824,21 @@ def _sub_anchored(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[
     """``rule.pattern.sub(sub, text)`` for a pattern whose matches hold one of
     ``rule.triggers`` in their first ``rule.back`` characters: tried (``match``, no
     scan) only at the few places before each one ``str.find`` finds, with ``rule.folded`` on
-    the lower-cased text first (a failed try costs a fraction of a microsecond)."""
-    assert rule.folded is not None
+    the lower-cased text first (a failed try costs a fraction of a microsecond). A rule with
+    no ``folded`` pattern (a case-sensitive one starting with its trigger's letters) is tried
+    on ``text`` alone."""
     starts: set[int] = set()
     for trigger in rule.triggers:
         at = lowered.find(trigger)
         while at >= 0:
             # up to ``back`` before the trigger, and just after its first character (a trigger
             # may start with the ``_`` before a name part: ``_auth``)
-            starts.update(range(max(0, at - rule.back), at + 2))
+            if rule.near is None or rule.near(lowered, at, at + len(trigger)):
+                starts.update(range(max(0, at - rule.back), at + 2))
             at = lowered.find(trigger, at + 1)
     pieces, done = [], 0
     for start in sorted(starts):
-        if start < done or rule.folded.match(lowered, start) is None:
+        if start < done or (rule.folded is not None and rule.folded.match(lowered, start) is None):
             continue
         m = rule.pattern.match(text, start)
         if m is None:
@@ -824,9 +862,9 @@ def _sub_folded(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[st
     return "".join(pieces) + text[done:] if pieces else text
 
 
-def redact_text(text: str) -> str:
+def redact_text(text: str, present: Mapping[str, bool] | None = None) -> str:
     """:func:`redact` without the counts."""
-    return redact(text)[0]
+    return redact(text, present)[0]
 
 
 #: ``NAME=value`` with an upper-case NAME, as ``env`` prints it, anywhere in a line: the value

@@ -247,9 +247,11 @@ def redact_triggers(redact: Any) -> list[str]:
 
 def record_modules(home: Path) -> None:
     """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
-    load by path (a marketplace install has no clone beside the plugin) and the redaction
-    rules' trigger literals. Rewritten only when it differs."""
+    load by path (a marketplace install has no clone beside the plugin), the redaction
+    rules' trigger literals and the words every refused command holds
+    (:data:`ctx_tree_mcp.bash.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
     from .. import redact
+    from ..bash import denylist
 
     package = Path(__file__).resolve().parent.parent
     modules: dict[str, Any] = {
@@ -257,6 +259,7 @@ def record_modules(home: Path) -> None:
         "denylist": str(package / "bash" / "denylist.py"),
         "permissions": str(package / "bash" / "permissions.py"),
         "redact_triggers": redact_triggers(redact),
+        "denylist_words": list(denylist.REFUSAL_WORDS),
     }
     path = Path(home) / "spool" / "modules.json"
     data = json.dumps(modules, indent=1).encode()
