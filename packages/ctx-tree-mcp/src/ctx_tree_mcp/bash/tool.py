@@ -1,12 +1,13 @@
 """``ctx_tree_bash``: run a shell command in the project root; store all of its output; answer
 the exit status and the lines that matter within the budget.
 
-The answer starts with one status line (``exit 1 · 2,345 lines · 1.2 s``, or how the command
-was stopped). When the whole output fits the budget, the output follows as it was printed,
-then one footer line naming the stored node (``-- ctx-tree: node 12``). Otherwise numbered
-output lines follow (``<n>\\t<text>``, line numbers of the stored output) with a ``…`` marker
-for each omitted run, then the manifest with the ``ctx_tree_get`` call that pages the whole
-stored output (docs/tools.md, "Footer and manifest").
+When the whole output fits the budget, the answer is the output as printed, as the native
+shell tool shows it: nothing before it when the command succeeded, ``exit 1`` (or how it was
+stopped) when it did not, no footer unless a note must be said. Otherwise it starts with one
+status line (``exit 1 · 2,345 lines · 1.2 s``), then numbered output lines (``<n>\\t<text>``,
+line numbers of the stored output) with a ``…`` marker for each omitted run, then the
+manifest with the ``ctx_tree_get`` call that pages from the first line left out
+(docs/tools.md, "Footer and manifest").
 """
 
 from __future__ import annotations
