@@ -183,3 +183,18 @@ def test_a_problem_line_of_the_bulk_is_shown_without_its_neighbours() -> None:
     assert "rated at 5.87/10" in shown
     assert shown.count("W0703") <= 3 + 2  # three alone, and the head's or tail's
     assert shown.count("C0114") <= 5  # the head's and tail's, no context windows
+
+
+def test_at_most_twenty_summary_lines_besides_the_result() -> None:
+    """157 'ERROR tests/…' lines filled two fifths of the room before; the first 20 name
+    enough failures to act on, the rest is one get away."""
+    lines = [
+        f"ERROR tests/test_api.py::test_case_{i} - fixture 'srv' not found" for i in range(157)
+    ]
+    lines += [f"teardown step {i} done" for i in range(40)]
+    lines.append(
+        "======================== 132 passed, 157 errors in 1.31s ========================"
+    )
+    shown = _shown(lines, 2000)
+    assert "132 passed, 157 errors" in shown
+    assert shown.count("ERROR tests/") == 20

@@ -250,6 +250,9 @@ BULK_RUN = 3
 #: Problem lines shown with their context, at most; a shape of problem line (one pylint
 #: message code, one warning) is shown at most :data:`BULK_RUN` times.
 PROBLEM_WINDOWS = 12
+#: Summary lines shown besides the run's result, at most (the first ones: ``FAILED …``
+#: lines name the failing tests; 157 ``ERROR …`` lines are one ``ctx_tree_get`` away).
+SUMMARY_LINES = 20
 #: Distinct exception and assertion lines (numbers aside) shown, at most, before any context.
 EXCEPTIONS = 12
 
@@ -296,7 +299,9 @@ def select_lines(found: Scan, room: int) -> Selection:
             if run >= BULK_RUN:
                 return
 
-    for k, i in enumerate(found.summaries):  # the run's result first, in all the room
+    for k, i in enumerate(
+        found.summaries[: SUMMARY_LINES + 1]
+    ):  # the result first, in all the room
         if not take(i, room if k == 0 else room * 2 // 5) and k:
             break
     edge(range(n - 1, -1, -1), TAIL_LINES, used + room // 4)

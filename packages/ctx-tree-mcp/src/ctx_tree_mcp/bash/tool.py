@@ -5,7 +5,7 @@ When the whole output fits the budget, the answer is the output as printed, as t
 shell tool shows it: nothing before it when the command succeeded, ``exit 1`` (or how it was
 stopped) when it did not, no footer unless a note must be said. Otherwise it starts with one
 status line (``exit 1 · 2,345 lines · 1.2 s``), then numbered output lines (``<n>\\t<text>``,
-line numbers of the stored output) with a ``…`` marker for each omitted run, then the
+line numbers of the stored output) with a bare ``…`` line for each omitted run, then the
 manifest with the ``ctx_tree_get`` call that pages from the first line left out
 (docs/tools.md, "Footer and manifest").
 """
@@ -42,8 +42,9 @@ if TYPE_CHECKING:
 DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
 MAX_TIMEOUT_S = 600
 SOURCE = "ctx_tree_bash"
-#: Budgets (tokens) under which the manifest may drop its ``next`` call and an omitted run is
-#: marked by a bare ``…`` line.
+#: Budgets (tokens) under which the manifest may drop its ``next`` call and lists the omitted
+#: runs (an omitted run is a bare ``…`` line at any budget: the numbered lines either side
+#: say which lines it stands for).
 SMALL_BUDGET = 200
 
 
@@ -316,7 +317,7 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
             return whole, None
         found = found or scan(lines)
         chosen = select_lines(found, max(room - estimate_tokens(head), 0))
-        text, gaps = render_lines(lines, chosen.shown, terse=budget < SMALL_BUDGET)
+        text, gaps = render_lines(lines, chosen.shown, terse=True)
         return head + text, gaps
 
     def manifest(gaps: list[tuple[int, int]] | None) -> Manifest:
@@ -333,7 +334,7 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
         if gaps:
             runs = ", ".join(f"{a}-{b}" for a, b in gaps[:6])
             more = f" (+{len(gaps) - 6} more runs)" if len(gaps) > 6 else ""
-            if budget < SMALL_BUDGET:  # bare ``…`` markers: say which lines they stand for
+            if budget < SMALL_BUDGET:  # no room for the lines either side: say which they are
                 m.add("omitted", f"lines {runs}{more}", optional=True)
             get = get_call(app, rec.node_id, _offset(lines, gaps[0][0] - 1))
             # under SMALL_BUDGET the head's node id is the pointer: the call would crowd out
