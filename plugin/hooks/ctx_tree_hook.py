@@ -11,8 +11,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from hook_main import *  # noqa: F403 - its names, for code that loads this file
-from hook_main import main
+try:
+    from hook_main import *  # noqa: F403 - its names, for code that loads this file
+    from hook_main import main
+except Exception:
+    if __name__ == "__main__":
+        os._exit(0)  # a broken install: the hook fails open, silent
+    raise
 
 if __name__ == "__main__":
     main()
