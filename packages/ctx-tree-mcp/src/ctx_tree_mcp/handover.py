@@ -17,6 +17,7 @@ import asyncio
 import json
 import logging
 import math
+import os
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -179,10 +180,15 @@ def serve_session(session: Session, root: str | None) -> None:
     )
     from ctx_tree_schema import ConfigError
 
-    from .app import App, project_root, server_session_key
+    from .app import PROJECT_VARIABLES, App, project_root, server_session_key
     from .instant import StartError
     from .server import build_server
 
+    if root is None and not any(os.environ.get(v) for v in PROJECT_VARIABLES):
+        # no root from the command line or the host's variables: the client's MCP roots
+        root = session.roots_root()
+        if root is not None:
+            log.info("project root from the client's MCP roots: %s", root)
     app = App(project_root(root), session_key=server_session_key())
     try:
         app.config

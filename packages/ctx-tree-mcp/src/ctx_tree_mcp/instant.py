@@ -34,6 +34,10 @@ SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.js
 HANDOVER_TIMEOUT = 120.0
 #: Seconds after start-up at which the SDK starts loading even if no message has come.
 LOADER_DELAY = 0.05
+#: Seconds the loader waits for the client's answer to ``roots/list`` (docs/install.md).
+ROOTS_TIMEOUT = 1.0
+#: The id of the one ``roots/list`` request the server sends.
+ROOTS_ID = "ctx-tree-roots/list"
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 
@@ -80,6 +84,11 @@ class Session:
         self.failed: str | None = None
         self.eof = False
         self.done = threading.Event()  # set when nothing more will be written
+        #: the client declared the ``roots`` capability in the initialize answered here
+        self.client_roots = False
+        self.initialized = threading.Event()  # notifications/initialized came
+        self._roots: list[object] = []  # the client's answer to roots/list
+        self._roots_came = threading.Event()
 
     def send(self, message: dict) -> None:
         """Write one JSON-RPC message."""
@@ -107,6 +116,10 @@ class Session:
                 }
             )
             return
+        if ROOTS_ID in line and self._take_roots(line):
+            return
+        if "notifications/initialized" in line:
+            self.initialized.set()
         with self.lock:
             if self.engine is not None:
                 self.engine.feed(line)
@@ -114,6 +127,42 @@ class Session:
                 self._refuse(line)
             elif not self._answer(line):
                 self.pending.append(line)
+
+    def _take_roots(self, line: str) -> bool:
+        """True when ``line`` is the client's answer to our ``roots/list`` (kept, not fed to
+        the SDK, which never sent it)."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return False
+        if not isinstance(msg, dict) or msg.get("id") != ROOTS_ID or "method" in msg:
+            return False
+        result = msg.get("result")
+        roots = result.get("roots") if isinstance(result, dict) else None
+        self._roots.extend(roots if isinstance(roots, list) else [])
+        self._roots_came.set()
+        return True
+
+    def roots_root(self, timeout: float = ROOTS_TIMEOUT) -> str | None:
+        """The directory of the first ``file://`` root the client lists, when it declared the
+        ``roots`` capability; None when it did not, answered none or nothing usable, or not
+        within ``timeout`` seconds (asked once the client sent ``notifications/initialized``;
+        the root is read once: a later ``notifications/roots/list_changed`` changes nothing)."""
+        import time
+
+        if not self.client_roots:
+            return None
+        deadline = time.monotonic() + timeout
+        if not self.initialized.wait(timeout):
+            return None
+        self.send({"jsonrpc": "2.0", "id": ROOTS_ID, "method": "roots/list"})
+        if not self._roots_came.wait(max(0.0, deadline - time.monotonic())):
+            return None
+        for root in self._roots:
+            path = _file_uri_path(root.get("uri") if isinstance(root, dict) else None)
+            if path is not None and os.path.isdir(path):
+                return path
+        return None
 
     def _answer(self, line: str) -> bool:
         """Answer ``line`` from the snapshot when it is one of the start-up messages."""
@@ -130,6 +179,8 @@ class Session:
                 return False
             self.version = negotiate(self.snapshot, msg["params"]["protocolVersion"])
             self.init_id = msg["id"]
+            capabilities = msg["params"]["capabilities"]  # checked by _valid_initialize
+            self.client_roots = isinstance(capabilities.get("roots"), dict)
             self.replay.append(line)
             self.send(
                 {"jsonrpc": "2.0", "id": msg["id"], "result": answers[self.version]["initialize"]}
@@ -199,6 +250,20 @@ class Session:
                 self.engine.close()
             elif self.failed is not None or not self.pending:
                 self.done.set()  # nothing waits for an answer
+
+
+def _file_uri_path(uri: object) -> str | None:
+    """The local path of a ``file://`` URI (``file:///home/me/proj`` or
+    ``file://localhost/...``, percent-escapes decoded), else None."""
+    if not isinstance(uri, str) or not uri.startswith("file://"):
+        return None
+    from urllib.parse import unquote, urlsplit
+    from urllib.request import url2pathname
+
+    parts = urlsplit(uri)
+    if parts.netloc not in ("", "localhost"):
+        return None
+    return url2pathname(unquote(parts.path)) or None
 
 
 def _claim_stdio() -> tuple[int, int]:
