@@ -48,6 +48,7 @@ def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
     assert meta["cwd"] == str(app.root) and isinstance(meta["duration_ms"], int)
     # a command that succeeded costs what the native shell prints: the output alone
     assert bash(app, "echo hello; echo oops >&2") == "hello\noops\n"
+    assert bash(app, "printf 'no line end'") == "no line end"  # as printed, nothing added
 
 
 def test_refused_commands_never_run_and_store_nothing(app: App, tmp_path: Path) -> None:

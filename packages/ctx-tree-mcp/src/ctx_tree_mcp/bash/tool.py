@@ -303,8 +303,9 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     if not rec.truncated:  # the whole output, as printed, when it fits
         # the output shows its own size: a failed command's complete answer says only how it ended
         whole = "" if succeeded(result) else status_line(result, len(lines), brief=True)
-        whole += content
-        whole += "" if not content or content.endswith("\n") else "\n"
+        whole += content  # as printed: a last line without its end stays so, unless a note follows
+        if (notes or result.note) and content and not content.endswith("\n"):
+            whole += "\n"
     found = None
 
     def body(room: int) -> tuple[str, list[tuple[int, int]] | None]:
