@@ -195,9 +195,12 @@ def named_symbols(query: str) -> set[str]:
     return out
 
 
-def _symbol_key(symbol: str) -> set[str]:
-    base = re.sub(r"#\d+$", "", symbol).lower()
-    return {base, base.rsplit(".", 1)[-1]}
+def _symbol_key(symbol: str) -> tuple[str, str]:
+    """A chunk's symbol as :func:`named_symbols` gives names: whole (a part's ``#2`` cut
+    off) and by its last dotted part, lower-cased."""
+    base, sep, tail = symbol.rpartition("#")
+    base = (base if sep and tail.isdigit() else symbol).lower()
+    return base, base.rpartition(".")[2]
 
 
 def _bm25(tf: float, length: float, avg: float) -> float:
@@ -244,10 +247,12 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
             chunk_score[rowid] += cw * idf * _bm25(n, post.docs[rowid][3], avg)
             per = file_tf[key_of[rowid]]
             per[w] = per.get(w, 0.0) + n
-    for rowid, score in chunk_score.items():
+    for rowid, score in chunk_score.items() if named else ():
         symbol = post.docs[rowid][4]
-        if symbol and _symbol_key(symbol) & named:
-            chunk_score[rowid] = score * NAMED_FACTOR
+        if symbol:
+            whole, last = _symbol_key(symbol)
+            if whole in named or last in named:
+                chunk_score[rowid] = score * NAMED_FACTOR
     chunks: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
     for rowid, score in chunk_score.items():
         chunks[key_of[rowid]].append((score, rowid, post.docs[rowid][0]))

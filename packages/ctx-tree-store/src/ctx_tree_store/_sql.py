@@ -150,7 +150,8 @@ FTS_PHRASE_ROWIDS = "SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?"
 FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
 POSTING_DOCS = (
     "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz, "
-    "json_extract(n.metadata, '$.symbol', '$.path'), n.source_uri FROM nodes n "
+    "json_extract(n.metadata, '$.symbol'), json_extract(n.metadata, '$.path') IS NULL, "
+    "n.source_uri FROM nodes n "
     "JOIN fts_docsize d ON d.id = n.rowid "
     "WHERE n.rowid IN (SELECT value FROM json_each(?)) {where}"
 )

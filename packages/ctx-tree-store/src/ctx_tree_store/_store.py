@@ -1059,11 +1059,10 @@ class Store:
             docs: dict[int, tuple[str, str | None, str, int, str | None]] = {}
             for i in range(0, len(rowids), 20_000):
                 batch = json.dumps(rowids[i : i + 20_000])
-                for rowid, nid, parent, kind, size, pair, uri in self.con.execute(
+                for rowid, nid, parent, kind, size, symbol, no_path, uri in self.con.execute(
                     _sql.POSTING_DOCS.format(where=where), [batch, *args]
                 ):
-                    symbol, path = json.loads(pair) if pair else (None, None)
-                    if symbol is None and path is None and kind == "file_chunk" and parent:
+                    if symbol is None and no_path and kind == "file_chunk" and parent:
                         # a packed chunk's symbol is its source_uri's fragment (_packing.py)
                         symbol = unpack_metadata(kind, parent, uri, {}).get("symbol")
                     docs[rowid] = (nid, parent, kind, _docsize(size), symbol)
