@@ -187,3 +187,23 @@ def test_the_watcher_reindexes_an_edit_quickly(tmp_path: Path) -> None:
         assert took < 5  # typically well under a second
     finally:
         app.close()
+
+
+def test_index_yields_to_tool_calls_but_is_not_starved(tmp_path: Path) -> None:
+    """Calls back to back (a call always just ended): each write waits its longest quiet
+    wait, and the workers pause before each file, yet the run completes."""
+    from ctx_tree_mcp import indexer
+
+    app = _project(tmp_path)
+    for i in range(70):  # above the worker pool's threshold: 2 batches of writes
+        (app.root / "src" / f"m{i}.py").write_text(f"def f_{i}():\n    return {i}\n")
+    try:
+        started = time.monotonic()
+        state = index_project(
+            app.store, app.root, app.policy, app.config, workers=2, idle_for=lambda: 0.0
+        )
+        took = time.monotonic() - started
+        assert state.stored == 73 and state.phase == "ready"
+        assert took >= 2 * indexer.QUIET_MAX_WAIT_S  # it waited before both writes
+    finally:
+        app.close()

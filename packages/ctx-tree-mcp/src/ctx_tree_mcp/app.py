@@ -136,6 +136,8 @@ class App:
     _usage_calls: int = field(default=0, init=False)
     #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
     busy: int = field(default=0, init=False)
+    #: ``time.monotonic()`` when the last tool call ended: the index waits for a quiet spell.
+    last_call_end: float = field(default=0.0, init=False)
     _usage_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)

@@ -30,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 BATCH_FILES = 48
 #: Below this many files to (re)chunk no worker process is started.
 POOL_THRESHOLD = 64
+#: A write waits until no tool call has ended for this long (seconds) ...
+QUIET_S = 0.05
+#: ... but not longer than this (seconds), so calls back to back do not starve the index.
+QUIET_MAX_WAIT_S = 1.0
 
 
 @dataclass
@@ -175,6 +180,7 @@ def _prepare_batch(
 
     out: list[tuple[str, str, Any, Any]] = []
     for rel, mtime_ms, known in items:
+        _pause_for_calls()
         absolute = os.path.join(root, rel)
         try:
             with open(absolute, "rb") as fh:
@@ -201,10 +207,30 @@ WORKER_NICE = 10
 WORKER_PARENT_POLL_S = 0.25
 
 
-def _worker_init(parent: int) -> None:
-    """Worker start-up: lower its priority (:data:`WORKER_NICE`) and end it when ``parent``
-    (the server, or ``ctx-tree index``) is gone, even killed outright, so no worker outlives
-    the process that started it (docs/index.md). Standard library only."""
+#: In a worker process: the shared ``time.monotonic()`` until which the server asks its
+#: workers to pause (a tool call runs or just ended), set by :func:`_worker_init`.
+_calls_until: Any = None
+#: Longest pause of a worker before one file (seconds): calls back to back do not starve it.
+WORKER_MAX_PAUSE_S = 0.25
+
+
+def _pause_for_calls() -> None:
+    """Worker side, before each file: wait while the server's tool calls run (at most
+    :data:`WORKER_MAX_PAUSE_S`). The two cores a machine may have are the server's first."""
+    if _calls_until is None:
+        return
+    start = time.monotonic()
+    while time.monotonic() < _calls_until.value and time.monotonic() - start < WORKER_MAX_PAUSE_S:
+        time.sleep(0.005)
+
+
+def _worker_init(parent: int, calls_until: Any = None) -> None:
+    """Worker start-up: lower its priority (:data:`WORKER_NICE`), keep ``calls_until`` (a
+    shared double, see :func:`_pause_for_calls`), and end the worker when ``parent`` (the
+    server, or ``ctx-tree index``) is gone, even killed outright, so no worker outlives the
+    process that started it (docs/index.md). Standard library only."""
+    global _calls_until
+    _calls_until = calls_until
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
 
@@ -231,13 +257,16 @@ def index_project(
     state: IndexState | None = None,
     progress: Callable[[IndexState], None] | None = None,
     should_yield: Callable[[], bool] | None = None,
+    idle_for: Callable[[], float] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
 ) -> IndexState:
     """Bring the index of ``root`` up to date in ``store``; returns the (updated) ``state``.
 
     ``progress`` is called after each batch; ``should_yield`` is polled before each write
-    (the server's tool calls go first); ``stop`` ends the run between batches. Raises the
+    (the server's tool calls go first: it waits while True); ``idle_for`` (seconds since the
+    last tool call ended) makes a write also wait for a quiet spell of :data:`QUIET_S`, at
+    most :data:`QUIET_MAX_WAIT_S`; ``stop`` ends the run between batches. Raises the
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
@@ -283,8 +312,7 @@ def index_project(
                 state.skipped += 1
                 state.not_text[rel] = stats_of.get(rel, (0, 0))
             state.done += 1
-        while should_yield is not None and should_yield() and not stop.is_set():
-            time.sleep(0.005)
+        _wait_for_quiet(should_yield, idle_for, stop)
         if trees:
             created = store.capture_files(trees)
             state.stored += sum(1 for _id, new in created if new)
@@ -304,12 +332,22 @@ def index_project(
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
+        calls_until = ctx.Value("d", 0.0, lock=False)
         pool = ProcessPoolExecutor(
             max_workers=n_workers,
             mp_context=ctx,
             initializer=_worker_init,
-            initargs=(os.getpid(),),
+            initargs=(os.getpid(), calls_until),
         )
+
+        def result(fut: Future[list[tuple[str, str, Any, Any]]]) -> Any:
+            """The batch's result; meanwhile tells the workers when tool calls run."""
+            while True:
+                if _calls_running(should_yield, idle_for):
+                    calls_until.value = time.monotonic() + QUIET_S
+                with contextlib.suppress(FutureTimeout):
+                    return fut.result(timeout=0.01 if idle_for or should_yield else None)
+
         failed = True
         try:
             pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
@@ -318,7 +356,7 @@ def index_project(
             for fut in pending:  # in order: a batch's writes follow the listing
                 if stop.is_set():
                     break
-                write(fut.result())
+                write(result(fut))
             failed = False
         finally:
             # a stop (or an error) does not wait for the batches queued: the workers end now
@@ -338,6 +376,35 @@ def index_project(
     if progress:
         progress(state)
     return state
+
+
+def _calls_running(
+    should_yield: Callable[[], bool] | None, idle_for: Callable[[], float] | None
+) -> bool:
+    """True while a tool call runs or ended less than :data:`QUIET_S` ago."""
+    if should_yield is not None and should_yield():
+        return True
+    return idle_for is not None and idle_for() < QUIET_S
+
+
+def _wait_for_quiet(
+    should_yield: Callable[[], bool] | None,
+    idle_for: Callable[[], float] | None,
+    stop: threading.Event,
+) -> None:
+    """Before a write: wait while ``should_yield()`` (a tool call runs), then until
+    ``idle_for()`` reaches :data:`QUIET_S` or :data:`QUIET_MAX_WAIT_S` has passed."""
+    deadline = time.monotonic() + QUIET_MAX_WAIT_S
+    while not stop.is_set():
+        if should_yield is not None and should_yield():
+            time.sleep(0.005)
+        elif idle_for is not None and time.monotonic() < deadline:
+            quiet = idle_for()
+            if quiet >= QUIET_S:
+                return
+            time.sleep(min(QUIET_S - quiet, 0.02))
+        else:
+            return
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
@@ -467,6 +534,7 @@ class IndexService:
                         config,
                         state=self.state,
                         should_yield=lambda: getattr(app, "busy", 0) > 0,
+                        idle_for=lambda: time.monotonic() - getattr(app, "last_call_end", 0.0),
                         stop=self._stop,
                     )
                     if not self._stop.is_set():

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -123,6 +124,7 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
                 result = await result
     finally:
         app.busy -= 1
+        app.last_call_end = time.monotonic()
     from ..redact import redact_text
 
     return app.answer(redact_text(result))  # plus one line when nothing is being stored
