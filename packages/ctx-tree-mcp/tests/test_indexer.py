@@ -93,9 +93,10 @@ def test_caps_cut_the_listing(tmp_path: Path) -> None:
         (app.root / "a.txt").write_text("small\n")
         (app.root / "big.txt").write_text("x" * 41)
         listing = list_files(app.root, app.policy, app.config)
-        # shallow paths first, in name order; README.md (> 40 bytes) and big.txt left out
+        # none refers to another: shallow paths first, in name order; README.md, big.txt and
+        # src/retry.py (> 40 bytes) left out, and counted whether before the cap or after
         assert [f[0] for f in listing.files] == [".gitignore", "a.txt"]
-        assert listing.capped and listing.too_big == 2
+        assert listing.capped and listing.too_big == 3
         state = index_project(app.store, app.root, app.policy, app.config)
         assert state.capped and state.stored == 2
         assert _live_paths(app) == {".gitignore", "a.txt"}
@@ -205,5 +206,42 @@ def test_index_yields_to_tool_calls_but_is_not_starved(tmp_path: Path) -> None:
         took = time.monotonic() - started
         assert state.stored == 73 and state.phase == "ready"
         assert took >= 2 * indexer.QUIET_MAX_WAIT_S  # it waited before both writes
+    finally:
+        app.close()
+
+
+def test_beyond_the_cap_the_index_keeps_what_was_read_and_the_most_referenced(
+    tmp_path: Path,
+) -> None:
+    """maxFiles 4 over 14 files: the file the agent read (deep, referenced by none) and the
+    three most imported modules are indexed; before, the 4 shallowest paths were."""
+    from ctx_tree_mcp.tools.registry import run_tool
+
+    app = _project(tmp_path, {"index": {"maxFiles": 4}})
+    root = app.root
+    (root / "lib" / "deep" / "er").mkdir(parents=True)
+    (root / "lib" / "deep" / "er" / "notes.py").write_text("def read_by_the_agent():\n    pass\n")
+    (root / "lib" / "core.py").write_text("def core():\n    pass\n")
+    (root / "lib" / "deep" / "helpers.py").write_text("def helper():\n    pass\n")
+    (root / "lib" / "pkg").mkdir()
+    (root / "lib" / "pkg" / "__init__.py").write_text("def pkg_init():\n    pass\n")
+    for i in range(5):  # core imported 5 times, pkg 3 times, helpers twice
+        body = "from lib import core\n" + ("import pkg\n" if i < 3 else "")
+        body += "from lib.deep.helpers import helper\n" if i < 2 else ""
+        (root / "lib" / f"user{i}.py").write_text(body + f"x = {i}\n")
+    try:
+        asyncio.run(run_tool(app, "ctx_tree_read", {"path": "lib/deep/er/notes.py"}))
+        state = index_project(app.store, app.root, app.policy, app.config)
+        assert state.capped and state.listed == 4
+        assert _live_paths(app) == {
+            "lib/deep/er/notes.py",  # what the agent touched
+            "lib/core.py",
+            "lib/pkg/__init__.py",
+            "lib/deep/helpers.py",
+        }
+        # an edit of a kept file is picked up; the ranks are computed once per state
+        (root / "lib" / "core.py").write_text("def core_edited():\n    pass\n")
+        again = index_project(app.store, app.root, app.policy, app.config, state=state)
+        assert again.stored == 1 and app.store.search("core_edited")
     finally:
         app.close()

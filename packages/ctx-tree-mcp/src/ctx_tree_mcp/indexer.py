@@ -25,6 +25,7 @@ import contextlib
 import hashlib
 import logging
 import os
+import re
 import subprocess
 import threading
 import time
@@ -77,11 +78,14 @@ class IndexState:
     watcher: str = ""
     #: ``{rel: (mtime ms, size)}`` of files found not to be text: not opened again unchanged.
     not_text: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
+    #: ``{rel: references}`` of a capped tree (:func:`reference_counts`), computed once.
+    ranks: dict[str, int] = field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The state as plain JSON values (without :attr:`not_text`)."""
         out = asdict(self)
         out.pop("not_text", None)
+        out.pop("ranks", None)
         return out
 
 
@@ -136,19 +140,73 @@ def _walk_files(root: Path) -> list[str]:
     return sorted(found)
 
 
-def list_files(root: Path, policy: PathPolicy, config: Config) -> Listing:
+#: Bytes read from the head of each file to rank files beyond ``index.maxFiles``.
+RANK_HEAD_BYTES = 8192
+_IMPORT_LINE = re.compile(
+    rb"^[ \t]*(?:from|import|#[ \t]*include|#[ \t]*import|use|require|@import|using)\b"
+    rb"[^\n]*|\b(?:require|import)[ \t]*\([^\n)]*\)",
+    re.M,
+)
+_WORD = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _module_names(rel: str) -> set[str]:
+    """The words other files use to name ``rel`` in an import: its stem, and its parent
+    directory's name for a package file (``pkg/__init__.py``, ``pkg/index.js``, ``mod.rs``)."""
+    parts = rel.split("/")
+    stem = parts[-1].split(".", 1)[0]
+    names = {stem} if stem else set()
+    if stem in ("__init__", "index", "mod", "lib", "main") and len(parts) > 1:
+        names.add(parts[-2])
+    return names
+
+
+def reference_counts(root: Path, names: list[str]) -> dict[str, int]:
+    """``{rel: how many import lines of the other files name it}``: each file's head
+    (:data:`RANK_HEAD_BYTES`) is scanned once for import-like lines (``import``, ``from``,
+    ``#include``, ``use``, ``require(...)``, ...), whose words are counted against every file's
+    :func:`_module_names`. Cheap (one bounded read per file, no parse); files that cannot be
+    read count nothing. Ranks the files kept beyond ``index.maxFiles`` (docs/index.md)."""
+    words: dict[bytes, int] = {}
+    for rel in names:
+        try:
+            with open(root / rel, "rb") as fh:
+                head = fh.read(RANK_HEAD_BYTES)
+        except OSError:
+            continue
+        if b"\0" in head:
+            continue
+        for line in _IMPORT_LINE.finditer(head):
+            for w in set(_WORD.findall(line.group(0))):
+                words[w] = words.get(w, 0) + 1
+    return {rel: sum(words.get(n.encode(), 0) for n in _module_names(rel)) for rel in names}
+
+
+def list_files(
+    root: Path,
+    policy: PathPolicy,
+    config: Config,
+    *,
+    touched: Iterable[str] = (),
+    ranks: dict[str, int] | None = None,
+) -> Listing:
     """The files to index under ``root``: regular files (no symlinks), not denylisted, at
-    most ``index.maxFileBytes`` each and ``index.maxFiles`` in all (shallow paths first)."""
+    most ``index.maxFileBytes`` each and ``index.maxFiles`` in all.
+
+    Beyond ``index.maxFiles`` (docs/index.md): the files in ``touched`` (relative paths the
+    store already holds: what the agent read) are kept first, then the most referenced
+    (:func:`reference_counts`; ``ranks`` is a cache of it, filled when empty), shallow paths
+    first among equals; the listing says ``capped``."""
+    import stat as stat_
+
     cfg = config.data["index"]
+    cap = cfg["maxFiles"]
     names = _git_files(root)
     if names is None:
         names = _walk_files(root)
     names.sort(key=lambda p: (p.count("/"), p))
-    files: list[tuple[str, int, int]] = []
+    found: list[tuple[str, int, int]] = []
     too_big = 0
-    capped = False
-    import stat as stat_
-
     for rel in names:
         if policy.is_denied(rel):
             continue
@@ -161,11 +219,21 @@ def list_files(root: Path, policy: PathPolicy, config: Config) -> Listing:
         if st.st_size > cfg["maxFileBytes"]:
             too_big += 1
             continue
-        if len(files) >= cfg["maxFiles"]:
-            capped = True
-            break
-        files.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
-    return Listing(files, capped, too_big)
+        found.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
+    if len(found) <= cap:
+        return Listing(found, False, too_big)
+    keep = set(touched)
+    if ranks is None:
+        ranks = {}
+    if not ranks:
+        ranks.update(reference_counts(root, [f[0] for f in found]))
+    order = {rel: i for i, (rel, _m, _s) in enumerate(found)}
+    chosen = sorted(
+        found,
+        key=lambda f: (f[0] not in keep, -ranks.get(f[0], 0), order[f[0]]),
+    )[:cap]
+    chosen.sort(key=lambda f: order[f[0]])  # shallow paths first, as uncapped
+    return Listing(chosen, True, too_big)
 
 
 def _prepare_batch(
@@ -278,10 +346,11 @@ def index_project(
     state.phase, state.started_ms, state.error = "listing", int(time.time() * 1000), ""
     state.done = state.stored = state.unchanged = state.skipped = state.gone = 0
     root = Path(root).resolve()
-    listing = list_files(root, policy, config)
-    state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
     prefix = file_uri(root) + "/"
     known = store.file_versions(prefix)
+    touched = [uri[len(prefix) :] for uri in known]
+    listing = list_files(root, policy, config, touched=touched, ranks=state.ranks)
+    state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
     todo: list[tuple[str, int, str]] = []
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     listed_uris = set()
