@@ -181,3 +181,12 @@ def test_paging_a_grep_repeats_no_line_and_loses_none(app):
         m = re.search(r"offset=(\d+)\)", page.split("-- ctx-tree")[1])
         offset = int(m.group(1)) if m else None
     assert "".join(pages) == full[len("\n".join(shown)) + 1 :]
+
+
+def test_counts_over_a_thousand_read_the_same_in_head_and_shown(root, app):
+    """The head and the ``shown:`` line write 12,000 alike (one formatting of counts)."""
+    (root / "many.txt").write_text("".join(f"needle {n}\n" for n in range(12_000)))
+    text = run(app, "needle", path="many.txt", budget_tokens=300)
+    assert "12,000 matches in 1 file" in text, text[:200]
+    assert "12000" not in text
+    assert re.search(r"shown: [\d,]+ of 12,000 matches in 1 of 1 file", text), text[-400:]

@@ -291,7 +291,7 @@ def _attempt(
 ) -> tuple[str, Manifest]:
     """Body and manifest with ``room`` tokens for the body."""
     total_m, total_f = result.match_count, len(order)
-    head = f"{total_m} match{'es' if total_m != 1 else ''} in {total_f} file{'s' if total_f != 1 else ''}"
+    head = f"{plural(total_m, 'match', 'matches')} in {plural(total_f, 'file')}"
     manifest = Manifest(head)
     if result.timed_out:
         manifest.add(
@@ -300,7 +300,8 @@ def _attempt(
         )
     if result.capped:
         manifest.add(
-            "note", f"stopped at {app.config.data['grep']['maxMatches']} matches (grep.maxMatches)"
+            "note",
+            f"stopped at {app.config.data['grep']['maxMatches']:,} matches (grep.maxMatches)",
         )
     if not result.kept_all:
         manifest.add(
@@ -395,7 +396,7 @@ def _attempt(
             return "".join(blocks), manifest
         manifest.add(
             "shown",
-            f"{shown_matches} of {plural(total_m, 'match', 'matches')} in {len(seen)} of "
+            f"{shown_matches:,} of {plural(total_m, 'match', 'matches')} in {len(seen):,} of "
             f"{plural(total_f, 'file')}",
         )
         if offset < sum(len(t) for t in per_file.values()) and get:
