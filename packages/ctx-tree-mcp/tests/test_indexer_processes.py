@@ -118,3 +118,40 @@ def _kill_left(pids: set[int]) -> None:
         if not gone(p):
             with contextlib.suppress(OSError):
                 os.kill(p, signal.SIGKILL)
+
+
+def test_sigint_mid_index_exits_within_the_hosts_grace(big_project: tuple[Path, Path]) -> None:
+    """Claude Code sends SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms after that: the server
+    exits on the SIGINT, with the index's workers busy and the capture walker holding a spool
+    claim, having written its counters and given its claims back, and leaves no worker."""
+    from ctx_tree_mcp.capture import spool
+    from test_mcp_server_stop import saved_tokens, spool_events, stored_prompts
+
+    root, home = big_project
+    server = Server(root, home)
+    pid = server.proc.pid
+    started: set[int] = set()
+    try:
+        answer = server.request(
+            "tools/call", {"name": "ctx_tree_read", "arguments": {"path": "lib/abc.py"}}
+        )
+        assert not answer["result"].get("isError")
+        base = spool_events(home, root, 400)
+        assert wait_for(
+            lambda: any("multiprocessing" in _cmdline(p) for p in descendants(pid)), timeout=60
+        ), "no index worker started"
+        assert wait_for(lambda: (base / "cur").is_dir() and os.listdir(base / "cur"), 30)
+        started = descendants(pid)
+        took = server.stop("SIGINT")
+        # generous for a loaded machine; before: 1-3 s here (the index's batch, then its
+        # workers joined, the walkers' batch, the store closed)
+        assert took < 1.0, took
+        assert server.proc.returncode == 128 + signal.SIGINT
+        assert saved_tokens(root, home) > 0
+        assert os.listdir(base / "cur") == []
+        assert stored_prompts(root, home) + len(spool.waiting(base)) >= 400
+        assert wait_for(lambda: all(gone(p) for p in started), timeout=5), [
+            (p, _cmdline(p)) for p in started if not gone(p)
+        ]
+    finally:
+        _kill_left(started | descendants(pid))

@@ -1,20 +1,25 @@
-"""What ends when the server ends: SIGINT, SIGTERM and SIGHUP stop it as stdin EOF does.
+"""What ends when the server ends: SIGINT, SIGTERM and SIGHUP end the process at once.
 
 A host stops its MCP server with a signal and a short grace (Claude Code sends SIGINT, then
-SIGTERM 100 ms later). :func:`install` makes the first of these signals start one stop
-thread that, in order (docs/architecture.md#what-ends-when-the-server-ends):
+SIGTERM 100 ms later, then SIGKILL). :func:`install` makes the first of these signals start one
+stop thread that does the durable work and exits, in order
+(docs/architecture.md#what-ends-when-the-server-ends):
 
 1. sends SIGTERM to every running ``ctx_tree_bash`` command's process group;
-2. runs the stop hooks registered with :func:`on_stop` (write the usage counters: a few
-   milliseconds);
-3. ends the session as stdin EOF does (``finish``: walkers stop, the store closes);
-4. SIGKILLs what is left of the command groups, runs the last hooks (order :data:`LAST` and
-   up: give back the spool claims not stored by then) and exits with ``128 + signal``.
+2. runs the stop hooks registered with :func:`on_stop` (the index starts no new batch; the
+   usage counters are written: one transaction);
+3. SIGKILLs what is left of the command groups, runs the last hooks (order :data:`LAST` and
+   up: give back the spool claims not stored by then, kill the index's worker processes) and
+   exits with ``128 + signal`` by ``os._exit``.
 
-A later signal does not interrupt this (the host's SIGTERM 100 ms after its SIGINT). After
-:data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked by another
-process). Commands are also ended when the server is killed outright: ``bash/reaper.py``. Standard library only: the
-start-up path (``instant.py``) imports it before anything else.
+Nothing else is waited for: a walker's or the index's batch still open is rolled back (a
+write is one transaction; the next run does it again), the store's WAL is checkpointed by
+its next opener, and the threads, the event loop and the interpreter's teardown are
+abandoned. A later signal does not interrupt this (the host's SIGTERM 100 ms after its
+SIGINT). After :data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked
+by another process). Commands are also ended when the server is killed outright:
+``bash/reaper.py``. Standard library only: the start-up path (``instant.py``) imports it
+before anything else.
 """
 
 from __future__ import annotations
@@ -32,7 +37,6 @@ __all__ = [
     "STOP_WAIT_S",
     "begin",
     "end_children",
-    "finished",
     "install",
     "on_stop",
     "run_hooks",
@@ -42,14 +46,12 @@ __all__ = [
 
 #: Signals that stop the server cleanly.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
-#: Seconds the clean end (walkers, store) may take after a signal before the process exits.
+#: Seconds the stop steps may take after a signal before the process exits regardless.
 STOP_WAIT_S = 2.0
 
 _hooks: list[tuple[int, Callable[[], object]]] = []
 _lock = threading.Lock()
 _stopping = threading.Event()
-_finish: list[Callable[[], None]] = []
-_done = threading.Event()
 
 
 def stopping() -> bool:
@@ -96,11 +98,6 @@ def run_hooks(last: bool = False) -> None:
             _say(f"a stop step failed: {type(exc).__name__}: {exc}")
 
 
-def finished() -> None:
-    """The clean end is complete (the session's store is closed): the stop may exit now."""
-    _done.set()
-
-
 def _say(text: str) -> None:
     try:
         sys.stderr.write(f"ctx-tree: {text}\n")
@@ -120,6 +117,9 @@ def end_children(kill: bool = False) -> None:
 def stop(signum: int) -> None:
     """Stop the server for ``signum`` (the stop thread's body; exits the process)."""
     start = time.monotonic()
+    # other threads (index, walkers, the event loop) would each hold the GIL up to 5 ms
+    # between this thread's steps
+    sys.setswitchinterval(0.0005)
     # whatever hangs below (a store locked by another process: its busy timeout is 30 s),
     # the process is gone after STOP_WAIT_S
     hard = threading.Timer(STOP_WAIT_S, _exit, [signum, start, "(a step hung)"])
@@ -127,13 +127,6 @@ def stop(signum: int) -> None:
     hard.start()
     end_children()
     run_hooks()
-    for finish in _finish:
-        try:
-            finish()
-        except Exception as exc:
-            _say(f"the session did not end cleanly: {type(exc).__name__}: {exc}")
-    if _finish:
-        _done.wait(max(0.0, STOP_WAIT_S - (time.monotonic() - start)))
     _exit(signum, start)
 
 
@@ -148,11 +141,8 @@ def _exit(signum: int, start: float, why: str = "") -> None:
     os._exit(128 + signum)
 
 
-def install(finish: Callable[[], None] | None = None) -> None:
-    """Make :data:`STOP_SIGNALS` stop the server (main thread only). ``finish`` ends the
-    session as stdin EOF does; the loader calls :func:`finished` once it has."""
-    if finish is not None:
-        _finish.append(finish)
+def install() -> None:
+    """Make :data:`STOP_SIGNALS` stop the server (main thread only)."""
 
     def handler(signum: int, _frame: object) -> None:
         if _stopping.is_set():

@@ -417,6 +417,11 @@ def index_project(
                 with contextlib.suppress(FutureTimeout):
                     return fut.result(timeout=0.01 if idle_for or should_yield else None)
 
+        # a stop signal exits the process without waiting for this thread: it kills the
+        # workers first (ending.py), so none outlives the server
+        from . import ending
+
+        unregister = ending.on_stop(lambda: _kill_workers(pool), order=ending.LAST)
         failed = True
         try:
             pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
@@ -433,6 +438,7 @@ def index_project(
             pool.shutdown(wait=not stopping, cancel_futures=True)
             if stopping:
                 _end_workers(pool)
+            unregister()
     # files stored before and now gone from the tree: stale, as a read of them would do
     if not stop.is_set():
         for uri in known.keys() - listed_uris:
@@ -474,6 +480,14 @@ def _wait_for_quiet(
             time.sleep(min(QUIET_S - quiet, 0.02))
         else:
             return
+
+
+def _kill_workers(pool: ProcessPoolExecutor) -> None:
+    """SIGKILL the pool's worker processes and do not wait (the process is about to exit:
+    ``ending.py``; they hold nothing durable, and init reaps them)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        with contextlib.suppress(Exception):
+            proc.kill()
 
 
 def _end_workers(pool: ProcessPoolExecutor) -> None:
@@ -571,6 +585,10 @@ class IndexService:
 
     def start(self) -> None:
         """Start the thread (a daemon: it never keeps the process alive)."""
+        from . import ending
+
+        # on a stop signal: no new batch (its write would hold up the counters' write)
+        ending.on_stop(self._stop.set, order=10)
         self._thread = threading.Thread(target=self._main, name="ctx-tree-index", daemon=True)
         self._thread.start()
 

@@ -314,7 +314,6 @@ def _load(session: Session, root: str | None) -> None:
     except BaseException as exc:  # the reason goes to the client and the log
         reason = str(exc) if isinstance(exc, StartError) else f"{type(exc).__name__}: {exc}"
         session.fail(reason, after_handover=True)
-    ending.finished()
     with session.lock:
         if session.eof or session.failed:
             session.done.set()
@@ -329,8 +328,8 @@ def serve_instant(root: str | None = None) -> int:
     snapshot = load_snapshot()
     wire_in, wire_out = _claim_stdio()
     session = Session(snapshot, _writer(wire_out))
-    # SIGINT, SIGTERM, SIGHUP end the session as stdin EOF does, within the host's grace
-    ending.install(finish=session.end_of_input)
+    # SIGINT, SIGTERM, SIGHUP end the process within the host's grace (ending.py)
+    ending.install()
     loader = threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True)
     # The loader holds the GIL for most of a second: start it once the first message (the
     # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.
