@@ -335,3 +335,15 @@ def test_a_small_budget_pages_by_real_amounts_not_characters(app: App, budget: i
         following = int(page.split("offset=")[1].split(")")[0])
         assert following - offset >= 60, page
         offset = following
+
+
+def test_a_cut_output_says_why_in_the_words_grep_uses(app: App) -> None:
+    """The note of an output past capture.maxBytes named the setting as jargon
+    ('(capture.maxBytes)'); it says what the setting is, as a cut grep's answer does."""
+    answer = bash(app, "seq 1 300000", budget_tokens=300)
+    cap = app.config.get("capture", "maxBytes")
+    assert (
+        f"the output came to more than the {cap:,} bytes the store keeps of one output "
+        "(the capture.maxBytes setting): it was 1,988,895 bytes, of which the store keeps the "
+        "first and last parts"
+    ) in answer, answer

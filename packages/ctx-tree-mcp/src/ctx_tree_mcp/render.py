@@ -176,6 +176,16 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
+def over_the_capture_cap(max_bytes: int) -> str:
+    """Why a tool's output was cut, in the user's terms, naming the setting as
+    docs/configuration.md does: ``"the output came to more than the 800,000 bytes the store
+    keeps of one output (the capture.maxBytes setting)"`` (``max_bytes``: UTF-8 bytes)."""
+    return (
+        f"the output came to more than the {max_bytes:,} bytes the store keeps of one output "
+        "(the capture.maxBytes setting)"
+    )
+
+
 def tokens_line(returned: int, whole: int, what: str) -> str:
     """``"<returned> returned of <whole> in <what> (<pct>%)"``, both in estimated tokens.
 

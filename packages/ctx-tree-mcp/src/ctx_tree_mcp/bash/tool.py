@@ -27,7 +27,7 @@ from ..budget import (
     tokens_for_chars,
 )
 from ..errors import ToolInputError
-from ..render import Manifest, fitted_answer
+from ..render import Manifest, fitted_answer, over_the_capture_cap
 from ..surface import argument_name
 from ..tools.lookup import NOT_STORED, get_call
 from ..tools.spec import Budget, Cli, Input, ToolSpec
@@ -298,7 +298,7 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     head = status_line(result, len(lines), rec.original_bytes if rec.truncated else None)
     if result.note:
         head += f"note: {result.note}\n"
-    notes = _notes(result, rec, binary)
+    notes = _notes(result, rec, binary, int(app.config.data["capture"]["maxBytes"]))
     whole = None
     if not rec.truncated:  # the whole output, as printed, when it fits
         # the output shows its own size: a failed command's complete answer says only how it ended
@@ -352,7 +352,7 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     )
 
 
-def _notes(result: RunResult, rec: Recorded, binary: bool) -> list[str]:
+def _notes(result: RunResult, rec: Recorded, binary: bool, max_bytes: int) -> list[str]:
     """What an answer must say beside the output: escaped or ended processes, binary output,
     what the store kept of it."""
     notes = []
@@ -374,8 +374,8 @@ def _notes(result: RunResult, rec: Recorded, binary: bool) -> list[str]:
         )
     if rec.truncated:
         notes.append(
-            f"output was {rec.original_bytes:,} bytes; the store keeps the first and last "
-            "parts (capture.maxBytes)"
+            f"{over_the_capture_cap(max_bytes)}: it was {rec.original_bytes:,} bytes, of "
+            "which the store keeps the first and last parts"
         )
     return notes
 

@@ -24,7 +24,7 @@ from ..budget import (
 )
 from ..errors import ToolInputError
 from ..redact import redact_text
-from ..render import Manifest, fitted_answer, plural
+from ..render import Manifest, fitted_answer, over_the_capture_cap, plural
 from ..surface import argument_name
 from .lookup import NOT_STORED, get_call
 from .spec import Budget, Cli, Input, ToolSpec
@@ -411,13 +411,8 @@ def _attempt(
 
 
 def _over_the_cap(app: App) -> str:
-    """Why a grep's output was cut, in the user's terms, naming the setting as
-    docs/configuration.md does."""
-    cap = int(app.config.data["capture"]["maxBytes"])
-    return (
-        f"the output came to more than the {cap:,} bytes the store keeps of one output "
-        "(the capture.maxBytes setting)"
-    )
+    """Why a grep's output was cut (``render.over_the_capture_cap``)."""
+    return over_the_capture_cap(int(app.config.data["capture"]["maxBytes"]))
 
 
 def _check_files(
