@@ -494,10 +494,14 @@ def redact_record(home, rec):
     triggers = modules_json(home).get("redact_triggers")
     present = {}  # field -> {trigger: in its lower-cased text}, handed to redact.py
     if isinstance(triggers, list) and triggers and all(isinstance(t, str) for t in triggers):
+        letters = {c for t in triggers for c in t}
         for key in REDACTED_FIELDS:
             if isinstance(rec.get(key), str):
                 lowered = rec[key].lower()
-                present[key] = {t: t in lowered for t in triggers}
+                # a character test is a memchr (~100x cheaper than a trigger's scan): a
+                # trigger holding a character the text lacks is not in it
+                absent = {c for c in letters if c not in lowered}
+                present[key] = {t: not absent.intersection(t) and t in lowered for t in triggers}
         if not any(any(found.values()) for found in present.values()):
             rec["redacted"] = True
             return rec
