@@ -21,6 +21,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from claude_support import PLUGIN, ROOT, fake_api, needs_claude, stream_events, tool_results
@@ -354,3 +355,37 @@ def test_claude_installs_from_a_local_marketplace_and_calls_a_tool(tmp_path: Pat
     if not loaded.is_relative_to(repo):  # a cached copy: it found the marketplace's workspace
         assert (loaded / "bin" / ".ctx-tree-workspace").read_text().strip() == str(repo)
     assert (repo / ".venv" / "bin" / "ctx-tree-mcp").exists()  # the marketplace's own workspace
+
+
+def _mcp_log(home: Path) -> list[dict[str, Any]]:
+    """The entries of Claude Code's MCP log for our server in this ``home`` (one session:
+    ``~/.cache/claude-cli-nodejs/<project>/mcp-logs-plugin-ctx-tree-ctx-tree/<time>.jsonl``)."""
+    logs = sorted(home.glob(".cache/claude-cli-nodejs/*/mcp-logs-plugin-ctx-tree-ctx-tree/*.jsonl"))
+    return [json.loads(line) for p in logs for line in p.read_text().splitlines() if line.strip()]
+
+
+@needs_claude
+def test_claude_code_closes_the_server_with_sigint_alone_mid_index(tmp_path: Path) -> None:
+    """Claude Code closes its MCP server with SIGINT, SIGTERM 100 ms later and SIGKILL 400 ms
+    after that, and logs which one ended it. Here it exits while the index's worker pool is
+    busy with 300 files: the server must end on the SIGINT (before: 'SIGINT failed ...
+    SIGTERM failed, sending SIGKILL' under load; the stop waited for the index's batch and
+    joined its workers)."""
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    (project / "lib").mkdir(parents=True)
+    for p in sorted(Path(os.__file__).parent.glob("*.py"))[:300]:
+        shutil.copyfile(p, project / "lib" / p.name)
+    with fake_api([(TOOL, {"path": "lib/abc.py", "symbol": "ABC"})]) as (url, _handler):
+        env = _env(home, ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY="sk-ant-offline-fake")
+        run = _claude(
+            "-p", "Read the class ABC in lib/abc.py.", "--plugin-dir", str(PLUGIN),
+            "--allowedTools", TOOL, "--output-format", "stream-json", "--verbose",
+            cwd=project, env=env, timeout=180,
+        )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert tool_results(stream_events(run)), run.stdout[-3000:]
+    said = [str(e.get("debug") or e.get("error") or "") for e in _mcp_log(home)]
+    assert any("Sending SIGINT" in s for s in said), said  # the log is where it was looked for
+    assert any("exited cleanly" in s for s in said), said
+    assert not [s for s in said if "SIGKILL" in s or "SIGTERM" in s or "failed" in s], said
