@@ -97,6 +97,14 @@ def test_project_entries_match_leading_words_by_program_basename() -> None:
         assert refusal(ok, deny) is None, ok
 
 
+def test_an_entry_naming_a_program_by_path_refuses_that_path_alone() -> None:
+    deny = ["/usr/bin/aws", "/opt/bin/tool deploy"]
+    assert "/usr/bin/aws" in (refusal("/usr/bin/aws s3 ls", deny) or "")
+    assert "deploy" in (refusal("/opt/bin/tool deploy --all", deny) or "")
+    for ok in ("ls -la", "pytest -q", "/usr/local/bin/aws s3 ls", "/opt/bin/tool status"):
+        assert refusal(ok, deny) is None, ok
+
+
 @pytest.mark.parametrize("command", REFUSED)
 def test_every_refused_command_is_one_the_hooks_check(command: str) -> None:
     """The hooks load this module only for a command :func:`may_refuse` flags: each refused

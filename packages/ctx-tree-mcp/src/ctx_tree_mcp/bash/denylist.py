@@ -176,7 +176,9 @@ def _prints_variables(name: str, args: list[str]) -> bool:
 def _starts_with(words: list[str], entry: list[str]) -> bool:
     if len(words) < len(entry):
         return False
-    first = entry[0] if "/" in entry[0] else os.path.basename(words[0])
+    # An entry naming a program by its path matches that path exactly; a bare name matches
+    # the program's base name (`aws` refuses /usr/local/bin/aws too).
+    first = words[0] if "/" in entry[0] else os.path.basename(words[0])
     return first == entry[0] and words[1 : len(entry)] == entry[1:]
 
 
