@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,31 @@ def test_copilot_stop_reads_the_answer_from_its_events_file(project, home, tmp_p
     payload = {"hook_event_name": "Stop", "cwd": str(project), "transcript_path": str(events)}
     run(["copilot", "Stop"], payload, home)
     assert [r["text"] for r in spooled(home)] == ["the answer"]
+
+
+def test_copilot_stop_waits_for_an_answer_written_after_it_starts(project, home, tmp_path):
+    """Copilot CLI appends the turn's answer to events.jsonl a moment after its Stop hook
+    starts: the hook reads again until the answer after the turn's message is there."""
+    events = tmp_path / "events.jsonl"
+    events.write_text(
+        json.dumps({"type": "assistant.message", "data": {"content": "last turn's answer"}})
+        + "\n"
+        + json.dumps({"type": "user.message", "data": {"content": "q"}})
+        + "\n"
+    )
+
+    def answer() -> None:
+        with events.open("a") as fh:
+            fh.write(json.dumps({"type": "assistant.message", "data": {"content": "late"}}) + "\n")
+
+    timer = threading.Timer(0.4, answer)
+    timer.start()
+    payload = {"hook_event_name": "Stop", "cwd": str(project), "transcript_path": str(events)}
+    try:
+        assert run(["copilot", "Stop"], payload, home).returncode == 0
+    finally:
+        timer.join()
+    assert [r["text"] for r in spooled(home)] == ["late"]
 
 
 def test_cline_camel_case_payloads(project, home, big):

@@ -168,29 +168,54 @@ def _copilot(event, payload):
     return []
 
 
-def copilot_answer(path, tail_bytes=262144):
-    """The last assistant text in a Copilot CLI ``events.jsonl`` (JSON lines), or ''."""
+def copilot_answer(path, tail_bytes=262144, wait_s=1.0, poll_s=0.1):
+    """The answer of the turn that just ended, from a Copilot CLI ``events.jsonl`` (JSON
+    lines): the last assistant text after the last user message, or ''. Copilot writes the
+    file a moment after its Stop hook starts, so a file that is missing or holds no answer
+    after the turn's message yet is read again every ``poll_s`` for at most ``wait_s``
+    seconds (as the Claude transcript is); then '' (nothing stored rather than the previous
+    turn's answer)."""
+    import time
+
+    deadline = time.monotonic() + wait_s
+    while True:
+        text, found = _copilot_turn_answer(path, tail_bytes)
+        if found or time.monotonic() >= deadline:
+            return text
+        time.sleep(poll_s)
+
+
+def _copilot_turn_answer(path, tail_bytes):
+    """``(answer, found)``: ``found`` is False while the file is missing or its last user
+    message has no assistant text after it."""
     from fastjson import loads
 
+    if not isinstance(path, str) or not path:
+        return "", True
     try:
         with open(path, "rb") as fh:
             fh.seek(0, 2)
             fh.seek(max(0, fh.tell() - tail_bytes))
             lines = fh.read(tail_bytes).splitlines()
-    except (OSError, TypeError):
-        return ""
+    except FileNotFoundError:
+        return "", False
+    except OSError:
+        return "", True
     for raw in reversed(lines):
         try:
             entry = loads(raw)
         except ValueError:
             continue
-        if not isinstance(entry, dict) or "assistant" not in str(entry.get("type", "")):
+        kind = str(entry.get("type", "")) if isinstance(entry, dict) else ""
+        if "user" in kind:
+            return "", False  # this turn's message, and no answer after it (yet)
+        if "assistant" not in kind:
             continue
         data = _dict(entry.get("data"))
         text = data.get("content") if isinstance(data.get("content"), str) else ""
         if text.strip():
-            return text
-    return ""
+            return text, True
+    return "", False
 
 
 # --- Cline ----------------------------------------------------------------------------------
