@@ -60,7 +60,7 @@ import nox
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = [
-    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "sandbox",
+    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "hosts", "sandbox",
     "inspector",
 ]  # fmt: skip
 nox.options.error_on_missing_interpreters = True
