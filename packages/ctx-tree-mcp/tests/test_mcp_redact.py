@@ -117,17 +117,24 @@ def test_more_standard_formats_are_redacted(text, tag):
         "pw: tokenZx8Qw7Er6Ty5Ui4Op3Lk2",
         "[REDACTED:github_token]='Zx8Qw7Er6Ty5Ui4Op3'",
         "ſecret=pass1234abcdEFGH5678",
+        "API_TOKEN=Zx8Qw7Er6Ty5Ui4Op3",
+        "Bench0TOKEN1=Zx8Qw7Er6Ty5Ui4Op3 and X_TOKEN: 'Zx8Qw7Er6Ty5Ui4Op3'",
+        "[REDACTED:aws_access_key] SECRET_KEY=Zx8Qw7Er6Ty5Ui4Op3",
+        "_TOKEN=Zx8Qw7Er6Ty5Ui4Op3",
     ],
 )
 def test_the_assignment_rule_skips_only_words_no_match_can_use(
     text: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The secret-assignment rule tries its regex only around name words that a ``:``/``=``
-    follows (or that one precedes within 8 characters); the result is the one of trying it
-    around every name word."""
+    """The rules with a plain-Python pre-check (the secret assignment: only around name words
+    that a ``:``/``=`` follows or precedes within 8 characters; the environment secret: not
+    after an ASCII letter or digit, not inside a redaction mark) give the result of trying
+    their regex at every trigger."""
     from ctx_tree_mcp import redact as module
 
     quick = module.redact(text)
-    (rule,) = [r for r in module._RULES if r.near is not None]
-    monkeypatch.setattr(rule, "near", None)
+    checked = [r for r in module._RULES if r.near is not None]
+    assert len(checked) == 2
+    for rule in checked:
+        monkeypatch.setattr(rule, "near", None)
     assert module.redact(text) == quick

@@ -38,10 +38,17 @@ redacts a corpus exactly as the server's Python does.
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+#: Names only type checkers import (mypy takes any ``TYPE_CHECKING`` for true): ``typing``
+#: would load ``re``, and importing ``re`` costs a hook's process ~27M instructions.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Iterator, Mapping
+
+#: ``re.IGNORECASE`` and ``re.MULTILINE``, whose values the ``re`` module fixes, written out so
+#: that this module loads without ``re``: a text whose only trigger is a token prefix is
+#: redacted by :class:`_Token` alone, and ``re`` is imported by the first pattern compiled.
+_IGNORECASE, _MULTILINE = 2, 8
 
 
 class _Lazy:
@@ -56,6 +63,8 @@ class _Lazy:
     @property
     def compiled(self) -> re.Pattern[str]:
         if self._compiled is None:
+            import re
+
             self._compiled = re.compile(self._source, self._flags)
         return self._compiled
 
@@ -154,7 +163,7 @@ class _Rule:
 
     __slots__ = (
         "anchored", "back", "folded", "gate", "group", "keep", "near", "pattern", "replace",
-        "tag", "triggers",
+        "tag", "token", "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -171,8 +180,11 @@ class _Rule:
         gate: _Lazy | None = None,
         replace: Callable[[re.Match[str]], str] | None = None,
         near: Callable[[str, int, int], bool] | None = None,
+        token: _Token | None = None,
     ) -> None:
         self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
+        #: a fixed-shape token found without ``re`` (``pattern`` is then unused)
+        self.token = token
         #: for an anchored rule, ``near(lowered, start, end)`` of a trigger found at
         #: ``lowered[start:end]``: False when no match can start around it (checked in plain
         #: Python, so a text whose triggers all fail it never compiles the rule's pattern)
@@ -202,20 +214,151 @@ def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
         _Lazy(pattern),
         group,
         (trigger,),
-        folded=_Lazy(pattern, re.IGNORECASE),
+        folded=_Lazy(pattern, _IGNORECASE),
         anchored=True,
     )
 
 
-def _prefixed_rule(tag: str, pattern: str, triggers: tuple[str, ...]) -> _Rule:
-    """A case-sensitive rule whose every match starts with one of ``triggers`` written in some
-    case (``\\bAKIA…`` and ``akia``): tried only where they occur, not by a regex scan of the
-    whole text (a ``\\b`` first gives ``re`` no literal to skip ahead to)."""
-    return _Rule(tag, _Lazy(pattern), 0, triggers, anchored=True, back=0)
+#: Word characters as ``re``'s ``\\w`` has them for ``str`` patterns: alphanumerics and ``_``.
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+class _Run:
+    """``lo`` to ``hi`` characters of ``chars`` (``hi`` None: no limit), as ``[chars]{lo,hi}``."""
+
+    __slots__ = ("chars", "hi", "lo")
+
+    def __init__(self, chars: str, lo: int, hi: int | None = None) -> None:
+        self.chars, self.lo, self.hi = frozenset(chars), lo, hi
+
+
+class _TokenMatch:
+    """The part of ``re.Match`` a rule's replacement uses, for a :class:`_Token` match."""
+
+    __slots__ = ("_end", "_start", "string")
+
+    class re:  # stands for ``Match.re``: a token has no groups
+        groups = 0
+
+    def __init__(self, string: str, start: int, end: int) -> None:
+        self.string, self._start, self._end = string, start, end
+
+    def group(self, _group: int = 0) -> str:
+        return self.string[self._start : self._end]
+
+    def span(self, _group: int = 0) -> tuple[int, int]:
+        return self._start, self._end
+
+    def start(self, _group: int = 0) -> int:
+        return self._start
+
+    def end(self, _group: int = 0) -> int:
+        return self._end
+
+
+class _Token:
+    """A token of fixed shape, matched without ``re`` (a hook's process that meets one need
+    not load it): at a word start (``\\b``), one of ``alternatives``, each a sequence of
+    literals (a tuple of case-sensitive spellings) and :class:`_Run` s, then a word boundary
+    when ``boundary``. The same matches as the regular expression it documents: a run is
+    greedy and gives back characters only to reach the final boundary; a run other than the
+    last is followed by a literal whose first character it cannot hold, so it never has to.
+    """
+
+    __slots__ = ("alternatives", "boundary", "prefixes")
+
+    def __init__(self, alternatives: tuple[tuple[object, ...], ...], boundary: bool) -> None:
+        self.alternatives, self.boundary = alternatives, boundary
+        prefixes: set[str] = set()
+        for alternative in alternatives:
+            first = alternative[0]
+            assert isinstance(first, tuple), "a token starts with a literal"
+            prefixes.update(first)
+            for part, after in zip(alternative, alternative[1:]):
+                if isinstance(part, _Run):
+                    assert isinstance(after, tuple) and all(a[0] not in part.chars for a in after)
+        self.prefixes = tuple(sorted(prefixes))
+
+    def match(self, text: str, pos: int) -> _TokenMatch | None:
+        if pos and _word(text[pos - 1]):
+            return None
+        for alternative in self.alternatives:
+            end = self._match(text, pos, alternative)
+            if end >= 0:
+                return _TokenMatch(text, pos, end)
+        return None
+
+    def _match(self, text: str, at: int, parts: tuple[object, ...]) -> int:
+        n, last = len(text), len(parts) - 1
+        for index, part in enumerate(parts):
+            if isinstance(part, tuple):
+                spelling = next((p for p in part if text.startswith(p, at)), None)
+                if spelling is None:
+                    return -1
+                at += len(spelling)
+                continue
+            assert isinstance(part, _Run)
+            end = at
+            while end < n and text[end] in part.chars:
+                end += 1
+            longest = end - at if part.hi is None else min(end - at, part.hi)
+            if longest < part.lo:
+                return -1
+            if index < last or not self.boundary:
+                at += longest
+                continue
+            for size in range(longest, part.lo - 1, -1):  # give back to reach a boundary
+                cut = at + size
+                if _word(text[cut - 1]) != (cut < n and _word(text[cut])):
+                    return cut
+            return -1
+        if self.boundary and (at < n and _word(text[at])) == _word(text[at - 1]):
+            return -1
+        return at
+
+    def sub(self, text: str, sub: Callable[[_TokenMatch], str]) -> str:
+        """``text`` with each match, leftmost first and not overlapping, replaced by
+        ``sub(match)``; found by ``str.find`` of each prefix."""
+        starts: set[int] = set()
+        for prefix in self.prefixes:
+            at = text.find(prefix)
+            while at >= 0:
+                starts.add(at)
+                at = text.find(prefix, at + 1)
+        pieces: list[str] = []
+        done = 0
+        for start in sorted(starts):
+            m = self.match(text, start) if start >= done else None
+            if m is not None:
+                pieces += [text[done:start], sub(m)]
+                done = m.end()
+        return "".join(pieces) + text[done:] if pieces else text
+
+
+def _token_rule(
+    tag: str,
+    alternatives: tuple[tuple[object, ...], ...],
+    triggers: tuple[str, ...],
+    boundary: bool = False,
+) -> _Rule:
+    """A case-sensitive token rule (``\\bAKIA[0-9A-Z]{16}\\b``) run only when the lower-cased
+    text holds one of ``triggers``, and matched by :class:`_Token` where a prefix occurs."""
+    token = _Token(alternatives, boundary)
+    return _Rule(tag, _Lazy(""), 0, triggers, token=token)
+
+
+_UPPER, _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"
+_ALNUM = _UPPER + _UPPER.lower() + _DIGITS
+_B64URL = _ALNUM + "_-"
+_ALNUM_SET = frozenset(_ALNUM)
 
 
 def _entropy(value: str) -> float:
     """Shannon entropy of ``value`` in bits per character."""
+    import math
+    from collections import Counter
+
     n = len(value)
     return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
 
@@ -419,7 +562,7 @@ def _keep_assignment(m: re.Match[str]) -> bool:
 _URL_PASSWORD = _Lazy(
     r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:([^\s\"'<>/?#]{1,256}?)@"
     r"(?=[A-Za-z0-9.\[\]_-]+(?:[:/?#\s\"'<>;,)]|$))",
-    re.M,
+    _MULTILINE,
 )
 
 
@@ -493,6 +636,18 @@ _ENV_SECRET_SOURCE = (
 _ENV_NAMING = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "sign")
 
 
+def _env_part_near(lowered: str, start: int, end: int) -> bool:
+    """False when no match can start at a trigger found at ``lowered[start:end]``: both places
+    it is tried (``start``, and ``start + 1`` after a ``_``) follow an ASCII letter or digit,
+    which the pattern's look-behind refuses (``Bench0Token1`` holds no name part), or it lies
+    in a ``[REDACTED:<tag>]`` mark, where ``]`` follows the tag's name part, not ``=`` or ``:``
+    (``[REDACTED:github_token]``)."""
+    mark = lowered.rfind("[redacted:", max(0, start - 40), start)
+    if mark >= 0 and "]" not in lowered[mark:start]:
+        return False
+    return any(at == 0 or lowered[at - 1] not in _ALNUM_SET for at in (start, start + 1))
+
+
 def _keep_env_secret(m: re.Match[str]) -> bool:
     """Keep (True) unless ``m`` is an environment variable's secret value.
 
@@ -518,6 +673,8 @@ def _keep_env_secret(m: re.Match[str]) -> bool:
     lowered = value.lower()
     if words and any(w in lowered for w in _ENV_NAMING):
         return True
+    import re
+
     value_at = m.start(2 if m.group(2) is not None else 3 if m.group(3) is not None else 4)
     name_end = m.start(1) + len(re.match(r"[A-Z0-9_]*", text[m.start(1) :]).group(0))  # type: ignore[union-attr]
     parts = [p for p in text[m.start(1) : name_end].split("_") if p and not p.isdigit()]
@@ -583,7 +740,7 @@ def _keep_netrc(m: re.Match[str]) -> bool:
     return m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
 
 
-_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, re.IGNORECASE)
+_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, _IGNORECASE)
 #: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
 _PASSWORD_HASH = _Lazy(
     r"(?m)^[\w.@-]+:(\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/=]{8,})"
@@ -617,10 +774,11 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("_api_key",),
     ),
-    _prefixed_rule(
+    _token_rule(  # \b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b
         "aws_access_key",
-        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        ((("AKIA", "ASIA", "ABIA", "ACCA"), _Run(_UPPER + _DIGITS, 16, 16)),),
         ("akia", "asia", "abia", "acca"),
+        boundary=True,
     ),
     _Rule(
         "aws_secret_key",
@@ -629,13 +787,19 @@ _RULES: tuple[_Rule, ...] = (
         ("secret",),
         folded=_Lazy(_AWS_SECRET),
     ),
-    _prefixed_rule(
+    _token_rule(  # \b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b
         "github_token",
-        r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+        (
+            (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _Run(_ALNUM, 36, 255)),
+            (("github_pat_",), _Run(_ALNUM + "_", 22, 255)),
+        ),
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        boundary=True,
     ),
-    _prefixed_rule(
-        "jwt", r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", ("eyj",)
+    _token_rule(  # \beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
+        "jwt",
+        ((("eyJ",), _Run(_B64URL, 8), (".eyJ",), _Run(_B64URL, 8), (".",), _Run(_B64URL, 8)),),
+        ("eyj",),
     ),
     _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
     _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
@@ -658,13 +822,19 @@ _RULES: tuple[_Rule, ...] = (
         ("hooks.", "webhook"),
     ),
     _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
-    _prefixed_rule("slack_token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", ("xox",)),
-    _prefixed_rule(
+    _token_rule(  # \bxox[abposr]-[A-Za-z0-9-]{10,}
+        "slack_token",
+        ((("xox",), _Run("abposr", 1, 1), ("-",), _Run(_ALNUM + "-", 10)),),
+        ("xox",),
+    ),
+    _token_rule(  # \bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}
         "gitlab_token",
-        r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
+        ((("glpat-", "gldt-", "glrt-", "glptt-"), _Run(_B64URL, 20)),),
         ("glpat-", "gldt-", "glrt-", "glptt-"),
     ),
-    _prefixed_rule("npm_token", r"\bnpm_[A-Za-z0-9]{36}\b", ("npm_",)),
+    _token_rule(  # \bnpm_[A-Za-z0-9]{36}\b
+        "npm_token", ((("npm_",), _Run(_ALNUM, 36, 36)),), ("npm_",), boundary=True
+    ),
     # tried only where their first word occurs (anchored): a scan of every position would cost
     # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
     _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
@@ -688,7 +858,9 @@ _RULES: tuple[_Rule, ...] = (
         1,
         "mysql",
     ),
-    _prefixed_rule("google_api_key", r"\bAIza[0-9A-Za-z_-]{35}\b", ("aiza",)),
+    _token_rule(  # \bAIza[0-9A-Za-z_-]{35}\b
+        "google_api_key", ((("AIza",), _Run(_B64URL, 35, 35)),), ("aiza",), boundary=True
+    ),
     _Rule(
         "stripe_key",
         _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
@@ -750,9 +922,10 @@ _RULES: tuple[_Rule, ...] = (
         -1,  # the value's group: 2 to 4, whichever matched
         _ENV_TRIGGERS,
         _keep_env_secret,
-        folded=_Lazy(_ENV_SECRET_SOURCE, re.IGNORECASE),
+        folded=_Lazy(_ENV_SECRET_SOURCE, _IGNORECASE),
         anchored=True,
         back=0,
+        near=_env_part_near,
     ),
 )
 
@@ -797,7 +970,9 @@ def redact(text: str, present: Mapping[str, bool] | None = None) -> tuple[str, d
             mark = f"[REDACTED:{rule.tag}]" + "\n" * hidden.count("\n")
             return whole[: start - base] + mark + whole[end - base :]
 
-        if rule.anchored and len(lowered) == len(text):
+        if rule.token is not None:
+            new = rule.token.sub(text, _sub)  # type: ignore[arg-type]
+        elif rule.anchored and len(lowered) == len(text):
             new = _sub_anchored(rule, text, lowered, _sub)
         elif rule.folded is not None and len(lowered) == len(text):
             new = _sub_folded(rule, text, lowered, _sub)

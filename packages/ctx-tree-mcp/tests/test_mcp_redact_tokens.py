@@ -1,0 +1,90 @@
+"""The token rules matched without ``re`` find exactly what their documented regular
+expressions find, and redacting a token alone loads no ``re`` (a hook's process saves ~27M
+instructions, docs/benchmarks.md#hooks)."""
+
+from __future__ import annotations
+
+import random
+import re
+import subprocess
+import sys
+
+import pytest
+from ctx_tree_mcp import redact
+
+#: The regular expression each token rule stands for (the comment beside it in redact.py).
+ORACLES = {
+    "aws_access_key": r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+    "github_token": r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
+    "jwt": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    "slack_token": r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
+    "gitlab_token": r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
+    "npm_token": r"\bnpm_[A-Za-z0-9]{36}\b",
+    "google_api_key": r"\bAIza[0-9A-Za-z_-]{35}\b",
+}
+PIECES = {
+    "aws_access_key": ["AKIA", "ASIA", "ACCA", "akia"],
+    "github_token": ["ghp_", "gho_", "ghx_", "github_pat_"],
+    "jwt": ["eyJ", ".eyJ", "."],
+    "slack_token": ["xoxb-", "xoxp-", "xoxz-", "xoxab-"],
+    "gitlab_token": ["glpat-", "glptt-", "gldt-", "glx-"],
+    "npm_token": ["npm_", "NPM_"],
+    "google_api_key": ["AIza", "aiza"],
+}
+FILL = ["A", "Z", "q", "7", "_", "-", ".", " ", "\n", "é", "=", "/"]
+
+
+def _run(rng: random.Random) -> str:
+    size = rng.choice([0, 1, 7, 8, 9, 10, 15, 16, 17, 20, 21, 22, 34, 35, 36, 37, 40, 255, 256])
+    chars = rng.choice(["AB9", "AB9", "AB9", "AB9xy", "AB9xy_-"])
+    return "".join(rng.choice(chars) for _ in range(size))
+
+
+def _text(rng: random.Random, tag: str) -> str:
+    parts = [rng.choice(FILL)] if rng.random() < 0.5 else []
+    if tag == "jwt" and rng.random() < 0.6:
+        parts += ["eyJ", _run(rng), rng.choice([".eyJ", ".eyJ", ".ey", "-eyJ"]), _run(rng)]
+        parts += [rng.choice([".", ".", "_"]), _run(rng)]
+    elif rng.random() < 0.5:  # one prefix and one run, the shape's edges most often
+        parts += [rng.choice(PIECES[tag]), _run(rng)]
+    else:
+        for _ in range(rng.randrange(1, 4)):
+            parts += [rng.choice(PIECES[tag] + FILL), _run(rng)]
+    if rng.random() < 0.5:
+        parts.append(rng.choice(FILL))
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("tag", sorted(ORACLES))
+def test_token_rule_matches_as_its_regular_expression(tag: str) -> None:
+    (rule,) = [r for r in redact._RULES if r.tag == tag and r.token is not None]
+    assert rule.token is not None
+    oracle = re.compile(ORACLES[tag])
+    rng = random.Random(tag)
+    mark = lambda m: f"<{m.start()}:{m.end()}>"  # noqa: E731
+    matched = 0
+    for _ in range(8000):
+        text = _text(rng, tag)
+        expected = oracle.sub(mark, text)
+        assert rule.token.sub(text, mark) == expected, text
+        matched += expected != text
+    assert matched > 50  # the texts do reach the shapes, not only near misses
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["ghp_" + "Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7", "ghp_" + "a1B2c3D4e5F6g7H8" * 2 + "i9J0"],
+)
+def test_a_token_alone_is_redacted_without_loading_re(token: str) -> None:
+    script = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import redact; "
+        "out = redact.redact_text('line of output\\n' * 3 + sys.argv[2] + ' end'); "
+        "print('re' in sys.modules, '[REDACTED:github_token] end' in out, sys.argv[2] in out)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", script, str(redact.__file__).rsplit("/", 1)[0], token],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.split() == ["False", "True", "False"]
