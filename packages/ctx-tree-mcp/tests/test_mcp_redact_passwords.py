@@ -19,6 +19,7 @@ REDACTED = [
     ("  - password: walrus-42  # staging", "walrus-42"),
     ("db:\n  user: app\n  password: oyster_9\n", "oyster_9"),
     ("smtp.password: marble#7", "marble#7"),
+    ("password: sw0rd/fish.jar9", "sw0rd/fish.jar9"),
 ]
 
 
@@ -48,6 +49,11 @@ KEPT = [
     "password: hunter22, user: bob",  # not a line of its own: an object literal in code
     "password: ${DB_PASSWORD}",
     "pwd: /home/user/project",
+    # a test runner's status line names a file, not a password
+    "PASS: .a/foo.py",
+    "PASS: tests/test_io.py::test_read",
+    "FAIL: src/app.test.ts:12",
+    "pass: src/ctx_tree/cli.py",
 ]
 
 

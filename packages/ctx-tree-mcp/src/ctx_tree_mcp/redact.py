@@ -395,9 +395,71 @@ def _plain_value(value: str) -> bool:
         or any(c.isspace() for c in value)
         or value.isdigit()
         or value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:"))
+        or _file_reference(value)
         or _PLACEHOLDER.match(value) is not None
         or _FORMAT_MARK.search(value) is not None
     )
+
+
+#: File name extensions of source, test and document files: a value ending in one names a file
+#: (``PASS: tests/test_io.py``), not a password.
+_FILE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "swift",
+        "scala",
+        "sh",
+        "md",
+        "rst",
+        "txt",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "html",
+        "css",
+        "vue",
+        "svelte",
+        "sql",
+        "proto",
+    ]
+)
+
+
+def _file_reference(value: str) -> bool:
+    """A relative path to a file with a source or document extension, as a test runner prints
+    it: ``tests/test_io.py``, ``.a/foo.py``, ``src/app.test.ts``, optionally followed by a
+    test id or a line (``::test_read``, ``:12``)."""
+    path = value.split("::", 1)[0]
+    head, sep, line = path.rpartition(":")
+    if sep and line.isdigit():
+        path = head
+    name = path.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem.strip(".") or ext.lower() not in _FILE_EXTENSIONS:
+        return False
+    return all(c.isalnum() or c in "._-/" for c in path)
 
 
 #: A format string's field (``"%s:%s"``, ``"{0}"``, ``"{}@{}"``): a template, not a value.
