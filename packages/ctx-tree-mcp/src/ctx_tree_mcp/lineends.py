@@ -4,7 +4,7 @@ Every tool numbers a file's lines one way (docs/tools.md, "Line numbers"): a lin
 CRLF or a lone CR. ripgrep, and the ``regex`` fallback, end lines at LF only, so in a classic
 Mac file (CR only) or one with mixed line ends their numbers and lines differ from read's. A
 file whose output holds a lone CR is numbered again here from its text: each match becomes the
-lines its matches lie on (every line a match spans), with ``context_lines`` lines each side.
+lines its matches lie on (every line a match spans), with the context lines before and after.
 Matching itself keeps ripgrep's semantics (``^``/``$`` at LF line ends).
 """
 
@@ -30,9 +30,11 @@ def renumber(
     matcher: object | None,
     context_lines: int,
     cut: Callable[[str], str],
+    after_context: int | None = None,
 ) -> list[Line] | None:
     """``lines`` (one file's output numbered on LF) as the lines of ``text`` (the whole file)
-    that read would number: the matched lines and ``context_lines`` around each, a line over
+    that read would number: the matched lines, ``context_lines`` before each and
+    ``after_context`` (default: the same) after it, a line over
     ``LONG_LINE`` characters as ``cut(line)``. ``matcher`` is the pattern compiled with the
     ``regex`` module (``excerpt.compile_pattern``). ``None`` when the matches cannot be placed
     (no matcher, a match not found again or past the end of ``text``, a search over
@@ -65,11 +67,12 @@ def renumber(
                 return None
     except (TimeoutError, RecursionError):
         return None
+    after = context_lines if after_context is None else after_context
     shown = sorted(
         {
             i
             for hit in matched
-            for i in range(max(0, hit - context_lines), min(len(kept), hit + context_lines + 1))
+            for i in range(max(0, hit - context_lines), min(len(kept), hit + after + 1))
         }
     )
     out = []

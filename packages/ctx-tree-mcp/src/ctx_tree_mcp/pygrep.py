@@ -54,8 +54,10 @@ async def search(
     timeout_s: float,
     max_matches: int,
     keep_bytes: int,
+    after_context: int | None = None,
 ) -> GrepResult:
-    """Search ``files`` (relative to ``cwd``) for ``pattern``.
+    """Search ``files`` (relative to ``cwd``) for ``pattern``: ``context_lines`` lines
+    before each matched line, ``after_context`` (default: the same) after it.
 
     Raises :class:`~ctx_tree_mcp.errors.ToolInputError` (``pattern``) when the ``regex``
     module cannot compile it.
@@ -78,7 +80,7 @@ async def search(
         cwd,
         files,
         multiline,
-        context_lines,
+        (context_lines, context_lines if after_context is None else after_context),
         deadline,
         max_matches,
         keep_bytes,
@@ -96,13 +98,14 @@ def _search_files(
     cwd: Path,
     files: list[str],
     multiline: bool,
-    context_lines: int,
+    context: tuple[int, int],
     deadline: float,
     max_matches: int,
     keep_bytes: int,
     stop: threading.Event,
 ) -> GrepResult:
     result = GrepResult()
+    before, after = context
     cut = excerpter(lambda: matcher)
     for rel in files:
         left = deadline - time.monotonic()
@@ -132,9 +135,7 @@ def _search_files(
             {
                 n
                 for hit in hits
-                for n in range(
-                    max(1, hit - context_lines), min(len(lines), hit + context_lines) + 1
-                )
+                for n in range(max(1, hit - before), min(len(lines), hit + after) + 1)
             }
         )
         for n in shown:

@@ -111,9 +111,11 @@ def build_args(
     context_lines: int,
     deny_globs: tuple[str, ...],
     multiline: bool = False,
+    after_context: int | None = None,
 ) -> list[str]:
     """The ``rg`` argument list (without the executable). Lines are not cut by rg (no
-    ``--max-columns``): long ones are excerpted around their matches when parsed."""
+    ``--max-columns``): long ones are excerpted around their matches when parsed.
+    ``context_lines`` lines before each match, ``after_context`` (default: the same) after."""
     args = [
         "--no-heading",
         "--with-filename",
@@ -130,8 +132,12 @@ def build_args(
         args.append("--ignore-case")
     if fixed_strings:
         args.append("--fixed-strings")
-    if context_lines:
-        args += ["--context", str(context_lines)]
+    after = context_lines if after_context is None else after_context
+    if context_lines == after:
+        if after:
+            args += ["--context", str(after)]
+    else:
+        args += ["--before-context", str(context_lines), "--after-context", str(after)]
     if glob:
         args += ["--glob", glob]
     for deny in deny_globs:  # case-insensitive, as the path policy is

@@ -39,6 +39,8 @@ def docs_table(spec: ToolSpec) -> str:
             default = "required"
         elif "default" in prop:
             default = json.dumps(prop["default"])
+        elif prop.get("type") == "boolean":  # ``default: false`` is left out of the schema
+            default = "false"
         else:
             default = "—"
         meaning = spec.cli_of(name).help.replace("|", "\\|")

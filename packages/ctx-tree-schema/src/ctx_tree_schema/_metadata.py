@@ -70,6 +70,9 @@ class GrepMeta(TypedDict, total=False):
     ignore_case: bool
     fixed_strings: bool
     context_lines: int | None
+    #: ``ctx_tree_grep`` with different context before and after a match (``-B``/``-A``)
+    before_context: int
+    after_context: int
     multiline: bool
     engine: str
     match_count: int

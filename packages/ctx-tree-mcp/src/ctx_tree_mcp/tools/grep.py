@@ -1,7 +1,7 @@
 """``ctx_tree_grep``: ripgrep over the project, full output stored, a budgeted slice returned.
 
 The answer gives totals, then matches grouped by file (``path`` then ``line:text``; context
-lines as ``line-text``), files with the most matches first. The full output (``path:line:text``
+lines as ``line-text``; without numbers, ``text``), files with the most matches first. The full output (``path:line:text``
 lines, redacted) is stored as a ``tool_output`` node under the session with source
 ``grep://<sha256 of the normalised arguments>``; ``ctx_tree_get`` pages it.
 """
@@ -44,13 +44,9 @@ DESCRIPTION = (
 class Args(Input):
     """Arguments of ``ctx_tree_grep``."""
 
-    pattern: Annotated[
-        str, Field(description="ripgrep regex"), Cli("ripgrep (Rust) regex", positional=True)
-    ]
+    pattern: Annotated[str, Cli("ripgrep (Rust) regex", positional=True)]
     path: Annotated[str, Cli("file or directory under the root", positional=True)] = "."
-    glob: Annotated[
-        str | None, Field(description="e.g. *.py"), Cli("file glob, e.g. `*.py`", short="-g")
-    ] = None
+    glob: Annotated[str | None, Cli("file glob, e.g. `*.py`", short="-g")] = None
     ignore_case: Annotated[bool, Cli("case-insensitive match", short="-i")] = False
     fixed_strings: Annotated[bool, Cli("`pattern` is a literal, not a regex", short="-F")] = False
     multiline: Annotated[bool, Cli("a match may span lines (`\\n` in `pattern`)", short="-U")] = (
@@ -61,6 +57,16 @@ class Args(Input):
         Field(ge=0, le=10),
         Cli("lines of context around each match", flag="--context", short="-C"),
     ] = 0
+    # No range in the schema (tools/list is paid for every turn): checked by the handler.
+    after_context: Annotated[
+        int | None, Cli("lines after each match, 0..10 (default: `context_lines`)", short="-A")
+    ] = None
+    before_context: Annotated[
+        int | None, Cli("lines before each match, 0..10 (default: `context_lines`)", short="-B")
+    ] = None
+    numbers: Annotated[
+        bool, Cli("show line numbers (`grep -n`); `--no-numbers`: none, as grep without `-n`")
+    ] = True
     head_limit: Annotated[
         int | None,
         Field(ge=1, description="as | head -n N"),
@@ -84,6 +90,9 @@ async def grep(
     budget_tokens: int = 2000,
     multiline: bool = False,
     head_limit: int | None = None,
+    after_context: int | None = None,
+    before_context: int | None = None,
+    numbers: bool = True,
 ) -> str:
     """Handle ``ctx_tree_grep``; returns the answer text.
 
@@ -93,7 +102,13 @@ async def grep(
 
     Raises ``ToolInputError`` for an empty, invalid or too long (over ``MAX_PATTERN_BYTES``
     UTF-8 bytes) pattern, a line break in a pattern without ``multiline``, a bad glob, a
-    refused path, out-of-range ``context_lines`` (0..10), ``head_limit`` (>= 1) or budget.
+    refused path, out-of-range ``context_lines``, ``after_context`` or ``before_context``
+    (0..10), ``head_limit`` (>= 1) or budget.
+
+    ``after_context``/``before_context`` (``rg -A``/``-B``) override ``context_lines`` (``-C``)
+    on their side, as in ripgrep. ``numbers=False`` prints the lines without their numbers, as
+    grep without ``-n`` does (``path:text``, or ``text`` for one file); the stored output keeps
+    them (docs/tools.md, "Native-mirroring arguments").
 
     ``head_limit`` shows the first N output lines (match and context lines, in the answer's
     order) as ``| head -n N`` would; the full output is stored all the same. A search of one
@@ -111,6 +126,10 @@ async def grep(
 
     budget = check_budget(budget_tokens)
     context_lines = check_int(context_lines, "context_lines", 0, 10)
+    before, after = (
+        context_lines if value is None else _context(name, value)
+        for name, value in (("before_context", before_context), ("after_context", after_context))
+    )
     if head_limit is not None:
         head_limit = check_int(head_limit, "head_limit", 1, 1_000_000)
     if not isinstance(pattern, str) or not pattern:
@@ -147,7 +166,8 @@ async def grep(
         glob=glob,
         ignore_case=bool(ignore_case),
         fixed_strings=bool(fixed_strings),
-        context_lines=context_lines,
+        context_lines=before,
+        after_context=after,
         deny_globs=deny,
         multiline=bool(multiline),
     )
@@ -190,7 +210,8 @@ async def grep(
             files,
             ignore_case=bool(ignore_case),
             multiline=bool(multiline),
-            context_lines=context_lines,
+            context_lines=before,
+            after_context=after,
             timeout_s=cfg["timeoutMs"] / 1000,
             max_matches=cfg["maxMatches"],
             keep_bytes=max_bytes,
@@ -199,10 +220,10 @@ async def grep(
     for rel in [p for p in result.counts if app.policy.is_denied(p)]:
         result.match_count -= result.counts.pop(rel)
         result.files.pop(rel, None)
-    _check_files(app, result, matcher, context_lines, cut)
+    _check_files(app, result, matcher, (before, after), cut)
     # The limits are part of the key: a capped output is a different output.
     parts: list[object] = [pattern, target.relative, glob, bool(ignore_case), bool(fixed_strings)]
-    parts += [context_lines, cfg["maxMatches"], max_bytes]
+    parts += [before if before == after else [before, after], cfg["maxMatches"], max_bytes]
     key = json.dumps([*parts, True] if multiline else parts)
     uri = "grep://" + hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
     order = sorted(result.counts, key=lambda p: (-result.counts[p], p))  # best files first
@@ -223,7 +244,7 @@ async def grep(
         "file_glob": glob,
         "ignore_case": bool(ignore_case),
         "fixed_strings": bool(fixed_strings),
-        "context_lines": context_lines,
+        "context_lines": before if before == after else None,
         "multiline": bool(multiline),
         "engine": engine,
         "match_count": result.match_count,
@@ -232,6 +253,8 @@ async def grep(
         "timed_out": result.timed_out,
         "capped": result.capped,
     }
+    if before != after:
+        meta["before_context"], meta["after_context"] = before, after
     node_id = app.capture(
         NodeKind.TOOL_OUTPUT,
         full,
@@ -247,7 +270,7 @@ async def grep(
         full_tokens = (
             full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
         )
-    shape = _Shape(context_lines > 0, target.absolute.is_file(), head_limit)
+    shape = _Shape(before + after > 0, target.absolute.is_file(), head_limit, bool(numbers))
 
     def body(room: int) -> tuple[str, Manifest]:
         return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, shape)
@@ -267,14 +290,35 @@ async def grep(
     return text
 
 
+def _context(name: str, value: object) -> int:
+    """``after_context``/``before_context`` checked: 0..10 lines (the schema leaves the range
+    out to keep ``tools/list`` small). Raises ``ToolInputError`` naming the argument."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 10:
+        context = argument_name("ctx_tree_grep", "context_lines")
+        raise ToolInputError(
+            argument_name("ctx_tree_grep", name),
+            f"{value!r} is out of range; give 0..10 lines, or leave it out ({context} applies)",
+        )
+    return value
+
+
 @dataclass(frozen=True)
 class _Shape:
     """How the answer prints: ``rg -C`` separators (``context``), no path for a search of
-    one file (``one_file``), at most ``head`` output lines (``head_limit``)."""
+    one file (``one_file``), at most ``head`` output lines (``head_limit``), line numbers
+    (``numbers``; grep without ``-n`` has none)."""
 
     context: bool
     one_file: bool
     head: int | None
+    numbers: bool = True
+
+    def show(self, formatted: str) -> str:
+        """An output line as printed: ``<n>:text``/``<n>-text``, or ``text`` without numbers
+        (``--`` separators stay)."""
+        if self.numbers or formatted == _SEP:
+            return formatted
+        return formatted[len(formatted) - len(formatted.lstrip("0123456789")) + 1 :]
 
 
 def _attempt(
@@ -331,12 +375,13 @@ def _attempt(
     for p in stored:
         block_lines = _separated(lines[p]) if shape.context else lines[p]
         title = "" if shape.one_file else p + "\n"
+        printed = [shape.show(text) for text in block_lines]
         if shape.one_file:
-            block = "\n".join(block_lines) + "\n"
+            block = "\n".join(printed) + "\n"
         elif total_m == 1 and len(block_lines) == 1:
-            block = f"{p}:{block_lines[0]}\n"  # one hit: rg -n shape, nothing to manage
+            block = f"{p}:{printed[0]}\n"  # one hit: rg -n shape, nothing to manage
         else:
-            block = title + "\n".join(block_lines) + "\n"
+            block = title + "\n".join(printed) + "\n"
         cost = estimate_tokens(block)
         output_lines = sum(text != _SEP for text in block_lines)
         if cost <= room and (quota is None or output_lines <= quota):
@@ -351,11 +396,11 @@ def _attempt(
                     break
             continue
         # Partial file: as many lines as fit (and as head_limit allows), then stop.
-        kept = [title.rstrip("\n")] if title else []
+        kept: list[str] = []
         used = estimate_tokens(title)
         taken = 0
         for text in block_lines:
-            c = estimate_tokens(text + "\n")
+            c = estimate_tokens(shape.show(text) + "\n")
             if used + c > room or (quota is not None and text != _SEP and taken >= quota):
                 break
             kept.append(text)
@@ -366,10 +411,10 @@ def _attempt(
             kept.pop()
         lines_out += taken
         if taken:
-            blocks.append("\n".join(kept) + "\n")
+            blocks.append(title + "\n".join(shape.show(text) for text in kept) + "\n")
             room -= used
             partial = p
-            partial_chars = sum(len(f"{p}:{text}\n") for text in kept if text not in (_SEP, p))
+            partial_chars = sum(len(f"{p}:{text}\n") for text in kept if text != _SEP)
         break
     seen = set(shown) | ({partial} if partial else set())
     rest = [p for p in order if p not in seen]
@@ -419,7 +464,7 @@ def _check_files(
     app: App,
     result: GrepResult,
     matcher: Callable[[], object | None],
-    context_lines: int,
+    context: tuple[int, int],
     cut: Callable[[str], str],
 ) -> None:
     """Read the matched files that need it, once each: a file with a lone CR in its output
@@ -443,7 +488,7 @@ def _check_files(
             continue
         text = data.decode("utf-8", "replace")
         if lone_cr or (b"\r" in data and LONE_CR_BYTES.search(data)):
-            renumbered = renumber(lines, text, matcher(), context_lines, cut)
+            renumbered = renumber(lines, text, matcher(), context[0], cut, context[1])
             if renumbered is not None:
                 found = sum(line.is_match for line in renumbered)
                 change = found - sum(line.is_match for line in lines)

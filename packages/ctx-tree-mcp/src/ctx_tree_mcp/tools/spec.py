@@ -263,13 +263,16 @@ def range_text(schema: Mapping[str, Any]) -> str:
 
 
 def compact_schema(schema: Any) -> Any:
-    """The schema without pydantic's ``title`` keys and ``default: null``, with ``X | None``
-    written as plain ``X`` (``anyOf [X, null]`` → ``X``): ``tools/list`` is context the agent
-    pays for on every turn (all of it stays ≤ 1,500 tokens as sent; docs/architecture.md)."""
+    """The schema without pydantic's ``title`` keys, ``default: null`` and a boolean's
+    ``default: false`` (an absent flag is off), with ``X | None`` written as plain ``X``
+    (``anyOf [X, null]`` → ``X``): ``tools/list`` is context the agent pays for on every turn
+    (all of it stays ≤ 1,500 tokens as sent; docs/architecture.md)."""
     if isinstance(schema, dict):
         out = {}
         for key, value in schema.items():
             if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
+                continue
+            if key == "default" and value is False and schema.get("type") == "boolean":
                 continue
             out[key] = value if key == "properties" else compact_schema(value)
         if "properties" in out:
