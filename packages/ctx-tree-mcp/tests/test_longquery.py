@@ -123,3 +123,64 @@ def test_urls_and_named_symbols_of_a_query() -> None:
     named = longquery.named_symbols(query)
     assert {"helpformatter._format_usage", "_format_usage", "parse_known_args"} <= named
     assert "github" not in named
+
+
+def test_locations_of_a_query() -> None:
+    query = (
+        "Traceback (most recent call last):\n"
+        '  File "/venv/lib/python3.7/site-packages/marshmallow/schema.py", line 628, in validate\n'
+        '  File "/_/bug.py", line 19, in <module>\n'
+        "handled at https://github.com/o/r/blob/df05/xarray/coding/variables.py#L311 by us\n"
+        "/usr/lib/python3.9/site-packages/xarray/conventions.py:492: SerializationWarning\n"
+        "lib/youtube_dl/YoutubeDL.py:796: in extract_info\n"
+        "at foo (src/a/b.js:12:5), version 2.20.0, ratio 1.2:3\n"
+    )
+    got = [(x.path, x.line, x.function, x.frame) for x in longquery.locations(query)]
+    assert got == [
+        ("/venv/lib/python3.7/site-packages/marshmallow/schema.py", 628, "validate", True),
+        ("/_/bug.py", 19, None, True),
+        ("xarray/coding/variables.py", 311, None, False),
+        ("usr/lib/python3.9/site-packages/xarray/conventions.py", 492, None, False),
+        ("lib/youtube_dl/YoutubeDL.py", 796, "extract_info", False),
+        ("src/a/b.js", 12, None, False),
+    ]
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if text in ln)
+
+
+def test_a_traceback_frame_and_a_line_link_name_their_chunks(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("argparse.py", "optparse.py", "getopt.py", "shlex.py"):
+        shutil.copy(STDLIB / name, root / name)
+    src = root / "argparse.py"
+    check = _line_of(src, "def _check_value(") + 3
+    values = _line_of(src, "def _get_values(") + 5
+    app = App(root=root, home=tmp_path / "home")
+    try:
+        index_project(app.store, root, app.policy, app.config, workers=1)
+
+        def argparse_hits(query: str) -> list[str]:
+            rows = [ln for ln in search(app, query, limit=10).splitlines() if ln[:1].isdigit()]
+            return [r.split(". ", 1)[1].split()[1] for r in rows if ". argparse.py:" in r]
+
+        # the innermost frame (most recent call last) is where the error was raised: its
+        # chunk is the file's first, above the chunks holding more of the issue's words
+        trace = ISSUE.replace(
+            "ArgumentError:",
+            f'  File "/usr/lib/python3.11/argparse.py", line {check + 7}, in _check_value\n'
+            "    raise ArgumentError(action, msg % args)\nArgumentError:",
+        )
+        assert argparse_hits(trace)[0] == "ArgumentParser._check_value"
+        # a link to a line of the file: the chunk holding that line (a function no word names)
+        plain = ISSUE.split(" Traceback:")[0]
+        link = plain + (
+            f"\nThe values are converted at https://github.com/python/cpython/blob/3.11/"
+            f"Lib/argparse.py#L{values} before the check.\n"
+        )
+        assert argparse_hits(link)[0] == "ArgumentParser._get_values"
+        assert argparse_hits(plain)[0] != "ArgumentParser._get_values"
+    finally:
+        app.close()

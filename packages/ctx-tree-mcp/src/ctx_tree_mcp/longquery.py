@@ -195,6 +195,64 @@ def named_symbols(query: str) -> set[str]:
     return out
 
 
+#: A Python traceback frame: ``File "path", line N, in func``.
+_PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([A-Za-z_<][A-Za-z0-9_.<>]*))?')
+#: A ``path:line`` mention (a pytest or JavaScript frame, a compiler or linter message), the
+#: path's file name with an extension: ``src/app/views.py:42``, ``conventions.py:492: in f``.
+_PATH_LINE = re.compile(
+    r"((?:[A-Za-z0-9_.~\-]+[/\\])*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*\.[A-Za-z][A-Za-z0-9]{0,5}):(\d+)"
+    r"(?::\d+)?(?::? in ([A-Za-z_][A-Za-z0-9_.]*))?"
+)
+#: A link to a repository file's line (GitHub, GitLab, Gitea: ``/blob/<ref>/path#L311``).
+_BLOB_LINE = re.compile(r"/blob/[^/\s]+/([^\s#?)\]]+)#L(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Location:
+    """A place the query points at: a path as written (any prefix: a site-packages or CI
+    path), a 1-based line, the function a traceback frame names (or None), and whether it
+    is a Python traceback frame (``File "…", line N``: most recent call last)."""
+
+    path: str
+    line: int
+    function: str | None
+    frame: bool = False
+
+
+def locations(query: str) -> list[Location]:
+    """The file locations ``query`` names, in query order: Python traceback frames
+    (``File "x.py", line 3, in f``), ``path:line`` mentions (pytest and JavaScript frames,
+    compiler and linter messages; ``: in f`` after one names its function) and links to a
+    repository file's line (``…/blob/<ref>/path#L311``). The line is the writer's version of
+    the file: near, not exact, in another version."""
+    out: list[tuple[int, Location]] = []
+    taken: list[tuple[int, int]] = []
+    for pattern in (_PY_FRAME, _BLOB_LINE, _PATH_LINE):
+        for m in pattern.finditer(query):
+            if any(a <= m.start() < b for a, b in taken):
+                continue
+            taken.append((m.start(), m.end()))
+            func = m.group(3) if pattern is not _BLOB_LINE else None
+            if func is not None and func.startswith("<"):
+                func = None  # <module>, <lambda>: no symbol of that name
+            path = m.group(1).replace("\\", "/")
+            loc = Location(path, int(m.group(2)), func, pattern is _PY_FRAME)
+            out.append((m.start(), loc))
+    out.sort(key=lambda t: t[0])
+    return [loc for _i, loc in out]
+
+
+def _path_match(mention: str, relpath: str) -> int:
+    """How many trailing path components ``mention`` and ``relpath`` share (0 when the file
+    names differ)."""
+    a = [p for p in mention.lower().split("/") if p not in ("", ".")]
+    b = relpath.lower().split("/")
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
 def _symbol_key(symbol: str) -> tuple[str, str]:
     """A chunk's symbol as :func:`named_symbols` gives names: whole (a part's ``#2`` cut
     off) and by its last dotted part, lower-cased."""
@@ -297,8 +355,86 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
             group = chunks[k]
             body = [c for c in group if c[2] != k]
             chunks[k] = body or group
+    if locs := locations(query):
+        _place(app, locs, short, nodes, chunks, fused)
     files = sorted(((s, k) for k, s in fused.items()), key=lambda t: -t[0])
     return Ranking(files, dict(chunks))
+
+
+#: Score factor of a chunk at a location the query names (a traceback frame, ``path:line``,
+#: a link to a file's line): such a chunk comes first in its file.
+LOCATION_FACTOR = 3.0
+#: Further factor of the innermost Python traceback frame's chunk ("most recent call last":
+#: the last frame the query shows that resolves to a stored file), where the error was raised.
+INNERMOST_FACTOR = 2.0
+#: Score factor of a file the query locates (once, however many locations it holds).
+LOCATION_FILE_FACTOR = 1.5
+#: A location whose path matches more stored files than this equally well (``__init__.py``)
+#: is left out: it does not say which.
+LOCATION_MAX_FILES = 3
+
+
+def _place(
+    app: App,
+    locs: list[Location],
+    keys: list[str],
+    nodes: dict[str, Any],
+    chunks: dict[str, list[tuple[float, int, str]]],
+    fused: dict[str, float],
+) -> None:
+    """Raise the files and chunks at the query's :func:`locations`, in place: each location
+    resolves to the ranked files whose path shares the most trailing components with its
+    path (the file name at least; at most :data:`LOCATION_MAX_FILES` such files), and in each
+    to the chunk of the function its frame names (the part holding the line when the
+    function is split), else to the chunk holding the line. That chunk's score becomes at
+    least its file's best, times :data:`LOCATION_FACTOR` (:data:`INNERMOST_FACTOR` more for
+    the innermost Python frame); its file's score counts :data:`LOCATION_FILE_FACTOR`."""
+    rel = {
+        k: nodes[k].metadata.get("relpath")
+        for k in keys
+        if k in nodes and nodes[k].kind.value == "file_chunk"
+    }
+    kids: dict[str, list[Any]] = {}
+    factor: dict[tuple[str, str], float] = {}
+    innermost: tuple[str, str] | None = None
+    for loc in locs:
+        best, found = 0, []
+        for k, r in rel.items():
+            n = _path_match(loc.path, r) if r else 0
+            if n > best:
+                best, found = n, [k]
+            elif n and n == best:
+                found.append(k)
+        if not best or len(found) > LOCATION_MAX_FILES:
+            continue
+        for k in found:
+            if k not in kids:
+                kids[k] = [c for c in app.store.children(k) if c.lines]
+            at = [c for c in kids[k] if c.lines[0] <= loc.line <= c.lines[1]]
+            named = []
+            if loc.function:
+                want = loc.function.rsplit(".", 1)[-1].lower()
+                named = [
+                    c
+                    for c in kids[k]
+                    if _symbol_key(str(c.metadata.get("symbol") or ""))[1] == want
+                ]
+            pick = [c for c in named if c in at] or named[:1] or at[:1]
+            for c in pick:
+                factor[(k, c.id)] = LOCATION_FACTOR
+                if loc.frame:
+                    innermost = (k, c.id)
+    if innermost is not None:
+        factor[innermost] = LOCATION_FACTOR * INNERMOST_FACTOR
+    tops = {k: (chunks[k][0][0] if chunks.get(k) else 1.0) for k, _n in factor}
+    for (k, nid), f in factor.items():
+        group = chunks.setdefault(k, [])
+        own = next((t for t in group if t[2] == nid), None)
+        score = f * (tops[k] + (own[0] if own else 0.0)) / 2
+        rest = [t for t in group if t[2] != nid]
+        chunks[k] = sorted([*rest, (score, own[1] if own else -1, nid)], reverse=True)
+    for k in {k for k, _n in factor}:
+        fused[k] *= LOCATION_FILE_FACTOR
 
 
 #: Chunks of one file a long query's answer may list.
