@@ -596,8 +596,9 @@ def replay(session: nox.Session) -> None:
     """Real agent sessions replayed against this workspace (``bench/replay.py``; not default).
 
     Arguments after ``--`` go to ``bench/replay.py``: ``--mirrors DIR`` (or ``REPLAY_MIRRORS``),
-    ``--budget N`` (repeatable), ``--only REGEX``; the harness is ``CTX_TREE_REPLAY_DIR`` or
-    ``../shared/replay``. Its tables and verdicts print; results go to ``bench/results/replay/``.
+    ``--budget N`` (repeatable), ``--only REGEX``, ``--mapping literal|faithful|both``; the
+    harness is ``CTX_TREE_REPLAY_DIR`` or ``../shared/replay``. Its tables and verdicts print;
+    results go to ``bench/results/replay/`` (faithful mapping: its ``faithful/``).
     """
     env = _sync(session, "replay", "--all-packages")
     session.run(_python("replay"), str(ROOT / "bench" / "replay.py"), *session.posargs,

@@ -14,8 +14,15 @@ Needs: git mirrors of the repositories its manifest names (``--mirrors``, bare g
 default is this interpreter, which has it as a dev dependency). About 6 minutes on 2 cores for
 the 12 public sessions; ``--only REGEX`` limits it to some sessions.
 
-Run: ``uv run python bench/replay.py --mirrors DIR [--budget 2000 --budget 1000] [--only RE]``
-or ``uv run nox -s replay -- --mirrors DIR``. See docs/benchmarks.md for the method's limits.
+``--mapping`` picks how native calls become ctx-tree calls: ``literal`` (the default, the
+harness's own ``CtxTree.equivalent``), ``faithful`` (``bench/replay_faithful.py``: the same
+harness, plus the native arguments it parses and drops: ``--no-numbers`` for ``cat``/``sed -n``
+reads and greps without ``-n``, ``--head-limit`` for ``| head -n N``, ``-A``/``-B`` as
+themselves) or ``both``. Faithful results go to ``<out>/faithful``.
+
+Run: ``uv run python bench/replay.py --mirrors DIR [--budget 2000 --budget 1000] [--only RE]
+[--mapping literal|faithful|both]`` or ``uv run nox -s replay -- --mirrors DIR``. See
+docs/benchmarks.md ("Real agent sessions") for the method's limits.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ def main() -> None:
     parser.add_argument("--only", help="regex over session ids")
     parser.add_argument("--python", default=sys.executable, help="interpreter for the harness")
     parser.add_argument("--keep-answers", action="store_true")
+    parser.add_argument("--mapping", choices=("literal", "faithful", "both"), default="literal",
+                        help="native call -> ctx-tree call (default literal)")  # fmt: skip
     args = parser.parse_args()
     if not args.mirrors:
         sys.exit("--mirrors is required (or REPLAY_MIRRORS): bare git mirrors of the sessions")
@@ -64,20 +73,25 @@ def main() -> None:
     if args.only:
         common += ["--only", args.only]
 
-    def step(*argv: str) -> None:
+    def step(*argv: str, mapping: str = "literal") -> None:
         start = time.monotonic()
-        print(f"$ replay.py {' '.join(argv)}", file=sys.stderr, flush=True)
-        subprocess.run([args.python, str(harness / "replay.py"), *argv], check=True, cwd=harness)
+        print(f"$ replay.py {' '.join(argv)}  [{mapping}]", file=sys.stderr, flush=True)
+        script = [str(harness / "replay.py")]
+        if mapping == "faithful":  # the harness imported, its mapping wrapped, not edited
+            script = [str(ROOT / "bench" / "replay_faithful.py"), str(harness)]
+        subprocess.run([args.python, *script, *argv], check=True, cwd=harness)
         print(f"  ({time.monotonic() - start:.0f} s)", file=sys.stderr, flush=True)
 
     step("extract", *common)
     verdicts = []
-    for budget in args.budget or [2000]:
+    mappings = ["literal", "faithful"] if args.mapping == "both" else [args.mapping]
+    for mapping, budget in ((m, b) for b in args.budget or [2000] for m in mappings):
+        where = out / "faithful" if mapping == "faithful" else out
         extra = ["--keep-answers"] if args.keep_answers else []
-        step("run", *common, "--ctx-tree", str(ROOT), "--out", str(out), "--budget",
-             str(budget), *extra)  # fmt: skip
-        step("report", *common, "--out", str(out), "--budget", str(budget))
-        results = out / f"results-b{budget}.jsonl"
+        step("run", *common, "--ctx-tree", str(ROOT), "--out", str(where), "--budget",
+             str(budget), *extra, mapping=mapping)  # fmt: skip
+        step("report", *common, "--out", str(where), "--budget", str(budget))
+        results = where / f"results-b{budget}.jsonl"
         judged = subprocess.run(
             [
                 args.python,
@@ -86,7 +100,7 @@ def main() -> None:
                 "--budget",
                 str(budget),
                 "--label",
-                f"b{budget}",
+                f"b{budget}" if mapping == "literal" else f"{mapping}-b{budget}",
             ],
             capture_output=True,
             text=True,

@@ -102,3 +102,11 @@ def test_cli_flags_mirror_grep(root, tmp_path, monkeypatch, capsys):
         main(["grep", "x", "src", "--after-context", "12"])
     err = capsys.readouterr().err
     assert exc.value.code == 2 and "--after-context" in err and "0..10" in err, err
+
+
+def test_head_limit_counts_separators_as_head_does(app, root):
+    answer = run(app, "def ", path="src/decoder.py", before_context=2, head_limit=5)
+    body, manifest = answer.split("-- ctx-tree:")
+    native = rg(root, "-n", "-B", "2", "def ", "src/decoder.py").splitlines(keepends=True)
+    assert "--\n" in native[:5]  # the case at hand: a separator within the first five lines
+    assert body == "".join(native[:5]) and "head_limit 5 shown" in manifest

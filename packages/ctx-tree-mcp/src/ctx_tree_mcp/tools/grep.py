@@ -110,8 +110,8 @@ async def grep(
     grep without ``-n`` does (``path:text``, or ``text`` for one file); the stored output keeps
     them (docs/tools.md, "Native-mirroring arguments").
 
-    ``head_limit`` shows the first N output lines (match and context lines, in the answer's
-    order) as ``| head -n N`` would; the full output is stored all the same. A search of one
+    ``head_limit`` shows the first N output lines (match, context and ``--`` lines, in the
+    answer's order) as ``| head -n N`` would; the full output is stored all the same. A search of one
     file prints ``line:text`` without the path, as ``rg -n PATTERN FILE`` does.
     """
     from ..excerpt import compile_pattern, excerpter
@@ -383,7 +383,7 @@ def _attempt(
         else:
             block = title + "\n".join(printed) + "\n"
         cost = estimate_tokens(block)
-        output_lines = sum(text != _SEP for text in block_lines)
+        output_lines = len(block_lines)  # `--` too: `| head -n N` counts every printed line
         if cost <= room and (quota is None or output_lines <= quota):
             blocks.append(block)
             room -= cost
@@ -401,11 +401,11 @@ def _attempt(
         taken = 0
         for text in block_lines:
             c = estimate_tokens(shape.show(text) + "\n")
-            if used + c > room or (quota is not None and text != _SEP and taken >= quota):
+            if used + c > room or (quota is not None and taken >= quota):
                 break
             kept.append(text)
             used += c
-            taken += text != _SEP
+            taken += 1
             shown_matches += _is_match(text)
         while kept and kept[-1] == _SEP:
             kept.pop()
