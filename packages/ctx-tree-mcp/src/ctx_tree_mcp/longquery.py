@@ -134,8 +134,6 @@ def _path_words(relpath: str) -> set[str]:
 #: Okapi BM25 constants, for chunks and for whole files alike.
 K1 = 1.2
 B = 0.75
-#: Reciprocal-rank fusion constant of the file ranking (file BM25 with chunk aggregation).
-RRF_K = 60
 #: Files ranked in full (chunk counts fetched, both rankings fused); the rest are left out.
 SHORTLIST = 200
 
@@ -261,8 +259,38 @@ def _symbol_key(symbol: str) -> tuple[str, str]:
     return base, base.rpartition(".")[2]
 
 
-def _bm25(tf: float, length: float, avg: float) -> float:
-    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(avg, 1e-9)))
+def _bm25(tf: float, length: float, avg: float, b: float = B) -> float:
+    return tf * (K1 + 1) / (tf + K1 * (1 - b + b * length / max(avg, 1e-9)))
+
+
+#: BM25's length normalization when a file's chunks are ranked against each other: weaker
+#: than across the index (0.75), since a change is about as likely on any line, so a larger
+#: chunk is likelier to hold it, and a three-line class header should not lead its file on
+#: the density of one word.
+IN_FILE_B = 0.25
+
+
+def _in_file_order(
+    group: list[tuple[float, int, str]],
+    in_file: dict[int, list[tuple[str, float]]],
+    is_named: set[int],
+    chunk_count: int,
+) -> list[tuple[float, int, str]]:
+    """A file's matching chunks ranked against each other, best first, as
+    ``(score, rowid, node id)``: each term's BM25 (:data:`IN_FILE_B`) times its IDF in the
+    index times its IDF among the file's ``chunk_count`` chunks, relative to a term held by
+    one chunk (so a word every chunk of the file holds, the module's own theme, tells them
+    nothing), the chunks whose symbol the query names :data:`NAMED_FACTOR`."""
+    n = max(chunk_count, len(group))
+    df: Counter[str] = Counter(w for _s, r, _id in group for w, _x in in_file.get(r, ()))
+    one = math.log(1 + (n + 0.5) / 1.5)
+    local = {w: math.log(1 + (n - d + 0.5) / (d + 0.5)) / one for w, d in df.items()}
+    out = []
+    for _score, rowid, nid in group:
+        score = sum(x * local[w] for w, x in in_file.get(rowid, ()))
+        out.append((score * (NAMED_FACTOR if rowid in is_named else 1.0), rowid, nid))
+    out.sort(reverse=True)
+    return out
 
 
 def _idf(df: int, total: int) -> float:
@@ -274,12 +302,15 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
 
     Terms: :func:`pick_terms`, each weighted by the square root of its query weight.
     Chunks: Okapi BM25 over the index's nodes. Files: Okapi BM25 over whole files (a file's
-    term counts summed over its chunks, its length its chunk count), fused by reciprocal rank
-    with the chunk aggregation (best chunk, then 1/2, 1/4, 1/8 of the next three); a file
-    whose path names a query word is raised (x1.35 per word, up to three); tests, docs and
-    prose files count :data:`SECONDARY_FACTOR`. A chunk whose symbol the query names
-    (:func:`named_symbols`) counts :data:`NAMED_FACTOR`. A file's chunks leave its root (the outline)
-    out when any other chunk matches."""
+    term counts summed over its chunks, its length its chunk count) and the chunk aggregation
+    (best chunk, then 1/2, 1/4, 1/8 of the next three), each divided by its best file's and
+    averaged (a convex fusion: a file's score in (0, 1] says by how much the best leads); a
+    file whose path names a query word is raised (x1.35 per word, up to three); tests, docs
+    and prose files count :data:`SECONDARY_FACTOR`; a file the query locates
+    :data:`LOCATION_FILE_FACTOR`. A chunk whose symbol the query names
+    (:func:`named_symbols`) counts :data:`NAMED_FACTOR`. A ranked file's chunks are ordered by
+    :func:`_in_file_order`, the chunks at the query's :func:`locations` first; its root (the
+    outline) is left out when any other chunk matches."""
     from ctx_tree_store import split_identifier
 
     terms = pick_terms(app, query)
@@ -292,6 +323,8 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     qw = {w: weights[w] ** 0.5 for w in post.tf}
     avg = sum(d[3] for d in post.docs.values()) / len(post.docs)
     chunk_score: dict[int, float] = defaultdict(float)
+    # each term's share of a chunk's in-file score, before the file's own IDF of the term
+    in_file: dict[int, list[tuple[str, float]]] = defaultdict(list)
     key_of: dict[int, str] = {}
     for rowid, (nid, parent, kind, _n, _symbol) in post.docs.items():
         key_of[rowid] = parent if kind == "file_chunk" and parent else nid
@@ -302,15 +335,19 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
         # a chunk is found by the names the query gives more than by its English
         cw = qw[w] * (IDENT_FACTOR if w in named else 1.0)
         for rowid, n in counts.items():
-            chunk_score[rowid] += cw * idf * _bm25(n, post.docs[rowid][3], avg)
+            length = post.docs[rowid][3]
+            chunk_score[rowid] += cw * idf * _bm25(n, length, avg)
+            in_file[rowid].append((w, cw * idf * _bm25(n, length, avg, IN_FILE_B)))
             per = file_tf[key_of[rowid]]
             per[w] = per.get(w, 0.0) + n
+    is_named: set[int] = set()
     for rowid, score in chunk_score.items() if named else ():
         symbol = post.docs[rowid][4]
         if symbol:
             whole, last = _symbol_key(symbol)
             if whole in named or last in named:
                 chunk_score[rowid] = score * NAMED_FACTOR
+                is_named.add(rowid)
     chunks: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
     for rowid, score in chunk_score.items():
         chunks[key_of[rowid]].append((score, rowid, post.docs[rowid][0]))
@@ -324,6 +361,8 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     lengths = app.store.child_counts(short)
     flen = {k: max(1, lengths.get(k, 0)) for k in short}
     favg = sum(flen.values()) / len(flen)
+    for k in short:
+        chunks[k] = _in_file_order(chunks[k], in_file, is_named, flen[k])
     files_total = len(file_tf)  # the files holding any term: N of the files' IDF
     fdf: Counter[str] = Counter(w for per in file_tf.values() for w in per)
     fscore = {
@@ -333,12 +372,10 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
         )
         for k in short
     }
-    by_file = sorted(short, key=lambda k: -fscore[k])
-    by_chunks = short  # already in aggregate order
-    fused: dict[str, float] = defaultdict(float)
-    for order in (by_file, by_chunks):
-        for i, k in enumerate(order):
-            fused[k] += 1 / (RRF_K + i + 1)
+    # convex fusion: each ranking normalized by its best, so a file far ahead stays ahead
+    fbest = max(fscore.values()) or 1.0
+    abest = aggregate[short[0]] or 1.0
+    fused = {k: (fscore[k] / fbest + aggregate[k] / abest) / 2 for k in short}
     qwords = set(weights)
     for w in list(qwords):
         qwords.update(p.lower() for p in split_identifier(w))
@@ -438,7 +475,7 @@ def _place(
 
 
 #: Chunks of one file a long query's answer may list.
-PER_FILE = 3
+PER_FILE = 4
 
 
 def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
@@ -446,8 +483,9 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
     ``ctx_tree_store.SearchHit`` with ``matched_all=False``: the chunks of the ranked files
     (at most :data:`PER_FILE` each), each scored by its file's score times its
     own relative to its file's best chunk, best first. A file's best chunk scores its file's
-    score, so a second chunk is listed above another file only when it is nearly as good
-    as its file's best and the other file is ranked well below."""
+    score (relative to the best file's), so a file's second chunk is listed above another
+    file's best when its share of its file's best beats that file's share of the best file:
+    a file far ahead of the rest shows more of its chunks."""
     ranking = rank(app, query, filters)
     picked: list[tuple[float, str]] = []
     weights = ranking.weights()
