@@ -39,6 +39,10 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--files", type=int, default=700)
     ap.add_argument("--workers", type=int, default=None, help="default: index.workers")
+    ap.add_argument(
+        "--breakdown", action="store_true", help="print the store's bytes per table and index"
+    )
+    ap.add_argument("--keep", action="store_true", help="leave the temporary project and store")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="ctx-index-bench-"))
     os.environ["CTX_TREE_HOME"] = str(work / "home")
@@ -80,6 +84,7 @@ def main() -> None:
         one = index_project(app.store, proj, app.policy, app.config, workers=args.workers)
         edit_s = time.perf_counter() - t
         assert one.stored == 1 and app.store.search("added_by_the_bench")
+        breakdown = _breakdown(app.store) if args.breakdown else []
     finally:
         app.close()
     store_bytes = sum(f.stat().st_size for f in (work / "home").rglob("store.db*"))
@@ -96,7 +101,21 @@ def main() -> None:
     print(
         f"peak RSS of the writing process: {peak_mb:.0f} MB; load average {os.getloadavg()[0]:.1f}"
     )
-    shutil.rmtree(work, ignore_errors=True)
+    for name, kb in breakdown:
+        print(f"  {name:<32} {kb / 1e3:8.2f} MB")
+    if args.keep:
+        print(f"kept: {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _breakdown(store: object) -> list[tuple[str, int]]:
+    """Bytes on disk per table and index (SQLite's dbstat), largest first, in KB."""
+    con = store.con  # type: ignore[attr-defined]
+    rows = con.execute(
+        "SELECT name, sum(pgsize) / 1000 FROM dbstat GROUP BY name ORDER BY 2 DESC"
+    ).fetchall()
+    return [(str(n), int(kb)) for n, kb in rows]
 
 
 if __name__ == "__main__":

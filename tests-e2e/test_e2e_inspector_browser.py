@@ -120,7 +120,8 @@ def test_inspector_in_chromium(served: dict, tmp_path: Path):
         (old_root, old_content) = _store_rows(
             store,
             "SELECT id, content FROM nodes WHERE source_uri LIKE '%decoder.py' "
-            "AND json_extract(metadata, '$.is_file_root') AND status = 'superseded'",
+            "AND json_extract(CASE typeof(metadata) WHEN 'text' THEN metadata END, "
+            "'$.is_file_root') AND status = 'superseded'",
         )[0]
         files = page.locator("#spine > .node[data-kind=file_chunk]")
         expect(files).to_have_count(3)

@@ -84,7 +84,9 @@ def grep_node(home: Path, glob: str | None = None) -> str:
     rows = query(
         home,
         "SELECT id FROM nodes WHERE kind = 'tool_output' AND "
-        "json_extract(metadata, '$.file_glob') IS ? ORDER BY created_at DESC, id DESC",
+        # (a file chunk's metadata is a packed BLOB, not JSON: docs/data-model.md)
+        "json_extract(CASE typeof(metadata) WHEN 'text' THEN metadata END, '$.file_glob') IS ? "
+        "ORDER BY created_at DESC, id DESC",
         (glob,),
     )
     return rows[0][0]

@@ -48,7 +48,7 @@ def test_grep_never_shows_them_and_stores_nothing_of_them(app, secrets):
     text = asyncio.run(grep(app, "NEEDLE_CASE"))
     assert "ok.txt" in text and match_count(text) == 1
     stored = app.store.con.execute(
-        "SELECT group_concat(ctx_text(content) || metadata, '') FROM nodes"
+        "SELECT group_concat(ctx_text(content) || ctx_meta(metadata, source_uri), '') FROM nodes"
     ).get
     for name in NAMES:
         assert name not in text and name not in stored

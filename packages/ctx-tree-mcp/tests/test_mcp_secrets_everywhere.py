@@ -19,7 +19,7 @@ KEY = "AKIA" + "QQQQQQQQQQQQQQQQ"
 def dump(app) -> str:
     return (
         app.store.con.execute(
-            "SELECT group_concat(ctx_text(content) || metadata || terms, '') FROM nodes"
+            "SELECT group_concat(ctx_text(content) || ctx_meta(metadata, source_uri) || terms, '') FROM nodes"
         ).get
         or ""
     )

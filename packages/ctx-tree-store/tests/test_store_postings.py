@@ -71,7 +71,9 @@ def test_a_packed_chunk_gives_its_symbol_back(store: Store) -> None:
         metadata={"path": "/p/x.py", "symbol": "Parser.parse_args", "lines": [1, 1]},
     )
     (nid,) = store.insert([chunk])
-    stored = store._query("SELECT metadata FROM nodes WHERE id = ?", (nid,))[0][0]
+    stored = store._query("SELECT ctx_meta(metadata, source_uri) FROM nodes WHERE id = ?", (nid,))[
+        0
+    ][0]
     assert "symbol" not in stored  # packed: the source_uri's fragment gives it
     post = store.postings(["namespace"])
     (rowid,) = post.tf["namespace"]

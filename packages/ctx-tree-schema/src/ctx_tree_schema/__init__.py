@@ -14,7 +14,7 @@ from ._config import (
     load_config,
     merge_config,
 )
-from ._ddl import FTS_TOKENIZE, MIGRATIONS, SCHEMA_VERSION, Migration
+from ._ddl import FTS_TOKENIZE, MIGRATIONS, OUTSIDE_FILE_TREES, SCHEMA_VERSION, Migration
 from ._errors import SchemaError
 from ._kinds import TRANSITIONS, EdgeKind, NodeKind, NodeStatus, can_transition
 from ._metadata import (
@@ -36,6 +36,7 @@ __all__ = [
     "FTS_TOKENIZE",
     "MIGRATIONS",
     "MINIMUMS",
+    "OUTSIDE_FILE_TREES",
     "SCHEMA_VERSION",
     "TRANSITIONS",
     "Config",

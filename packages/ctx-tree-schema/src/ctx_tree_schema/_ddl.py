@@ -28,6 +28,14 @@ through ``ctx_text(content)``, a SQL function every store connection registers. 
 index itself is unchanged (it holds words, not text), so no rebuild; rows stored before stay
 TEXT and read as before.
 
+Migration 7 shrinks the store: ``idx_nodes_source`` and ``idx_nodes_hash`` become partial
+indexes that leave out the chunks under a file root (:data:`OUTSIDE_FILE_TREES`; a project
+index has some 30 of them per file, and nothing looks a chunk up by its URI or hash: 4 MB of
+a 30 MB index store), and ``idx_nodes_created`` is ascending (a descending index fed rising
+times splits its pages half empty; SQLite walks it backwards for newest-first listings). A
+file chunk's metadata is a BLOB from then on (``_packing`` in ctx-tree-store), read through
+``ctx_meta(metadata, source_uri)``; rows stored before stay JSON text.
+
 The update trigger is one trigger whose two statements run in order (delete the old entry, then
 insert the new one): SQLite runs separate triggers on one event in no documented order, and an
 insert-before-delete corrupts an external-content index.
@@ -214,6 +222,20 @@ CREATE TRIGGER nodes_fts_au AFTER UPDATE OF content, terms, status ON nodes BEGI
 END;
 """
 
+#: The WHERE of the partial indexes on ``source_uri`` and ``content_hash`` (migration 7): every
+#: node but a chunk under a file root. A query that looks either column up repeats it (as an
+#: AND term, verbatim) so SQLite may use the index.
+OUTSIDE_FILE_TREES = "(kind != 'file_chunk' OR parent_id IS NULL)"
+
+_V7 = f"""
+DROP INDEX idx_nodes_source;
+CREATE INDEX idx_nodes_source ON nodes(source_uri) WHERE {OUTSIDE_FILE_TREES};
+DROP INDEX idx_nodes_hash;
+CREATE INDEX idx_nodes_hash ON nodes(content_hash) WHERE {OUTSIDE_FILE_TREES};
+DROP INDEX idx_nodes_created;
+CREATE INDEX idx_nodes_created ON nodes(created_at);
+"""
+
 #: The FTS5 tokenizer of the ``fts`` table (migration 2 onwards), for code that must split text
 #: into the index's words (``ctx_tree_store.Store.index_words``). A migration that changes the
 #: table's ``tokenize`` changes this too (a test holds them equal).
@@ -227,5 +249,6 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, "usage per day and tool, walker run history", _V4),
     Migration(5, "vectors per node and model (nodes_vec, nodes_vec_bits), walker_state", _V5),
     Migration(6, "packed file chunks: fts_source and its triggers read ctx_text(content)", _V6),
+    Migration(7, "partial source and hash indexes (no file-tree chunks), packed metadata", _V7),
 )
 SCHEMA_VERSION: int = MIGRATIONS[-1].version

@@ -17,7 +17,7 @@ from typing import Any
 from ctx_tree_schema import NodeKind, NodeStatus
 
 from . import _sql
-from ._packing import unpack_metadata
+from ._packing import read_metadata
 from ._store import Store
 
 PAGE_MAX = 200
@@ -90,7 +90,7 @@ def _row(r: Sequence[Any], cursor: str | None = None) -> NodeRow:
         truncated=bool(r[8]),
         created_at=r[9],
         updated_at=r[10],
-        metadata=unpack_metadata(r[3], r[2], r[5], json.loads(r[11]) if r[11] else {}),
+        metadata=read_metadata(r[3], r[2], r[5], r[11]),
         has_children=bool(r[12]),
         cursor=cursor if cursor is not None else str(r[0]),
     )

@@ -202,9 +202,10 @@ def _register_functions(con: apsw.Connection) -> None:
 def _register_readers(con: apsw.Connection) -> None:
     """What every connection needs to read the store: ``ctx_text(content)`` and
     ``ctx_len(content)`` (a packed chunk's text and length in characters, ``_packing``; the
-    FTS5 index reads its rows through ``ctx_text``), and the FTS5 function of
+    FTS5 index reads its rows through ``ctx_text``), ``ctx_meta(metadata, source_uri)`` (a
+    row's metadata as JSON text, packed or not), and the FTS5 function of
     :func:`_register_fts5`."""
-    from ._packing import content_length, unpack_content
+    from ._packing import content_length, metadata_json, unpack_content
 
     def ctx_text(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
         return unpack_content(args[0])
@@ -212,7 +213,11 @@ def _register_readers(con: apsw.Connection) -> None:
     def ctx_len(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
         return content_length(args[0])
 
+    def ctx_meta(*args: apsw.SQLiteValue) -> apsw.SQLiteValue:
+        return metadata_json(args[0], args[1])  # type: ignore[arg-type]
+
     con.create_scalar_function("ctx_text", ctx_text, 1, deterministic=True)
+    con.create_scalar_function("ctx_meta", ctx_meta, 2, deterministic=True)
     con.create_scalar_function("ctx_len", ctx_len, 1, deterministic=True)
     _register_fts5(con)
 

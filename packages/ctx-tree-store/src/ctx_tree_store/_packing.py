@@ -11,13 +11,21 @@ store. Two things are packed, both losslessly, and only for ``file_chunk`` rows:
   index reads (``fts_source``).
 * ``metadata`` of a chunk under a file root: ``path`` is left out when it is the chunk's
   ``source_uri`` (``file://<path>#<fragment>``) without its fragment, and ``symbol`` when it
-  is that fragment; :func:`unpack_metadata` puts them back when the row is read.
+  is that fragment; :func:`unpack_metadata` puts them back when the row is read. Since
+  schema 7 the remaining JSON is stored as a BLOB: a version byte (:data:`META_FORMAT`) and
+  a raw deflate stream (2 KB window) whose preset dictionary is :data:`META_DICT` and the row's
+  own ``source_uri`` (so ``relpath``, a suffix of the path, and the key names cost a few
+  bytes). SQL reads it through ``ctx_meta(metadata, source_uri)`` (the stored JSON text,
+  either form), which every connection registers.
+* ``content_hash`` of a chunk under a file root (schema 7): the sha256's 32 bytes, not its
+  64 hex characters; statements select it as hex (``_sql._hash_hex``).
 
-Rows written before (TEXT content, full metadata) are read unchanged.
+Rows written before (TEXT content, full or JSON-packed metadata) are read unchanged.
 """
 
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -29,6 +37,24 @@ PACK_MIN_CHARS = 96
 PACK_MAX_RATIO = 0.9
 _LEVEL = 6
 _FILE_CHUNK = "file_chunk"
+#: First byte of a packed metadata BLOB: the format (deflate, :data:`META_DICT`).
+META_FORMAT = 1
+#: Raw deflate window of packed metadata, log2 bytes (part of format 1).
+_META_WBITS = 11
+#: The static part of a packed metadata's preset dictionary: the chunk metadata's keys and
+#: the chunker's common values (ctx_tree_chunk.Chunk), most frequent last (deflate reaches
+#: near matches with shorter codes). Never edit it: a new dictionary needs a new format byte.
+META_DICT = (
+    b'"kind":"key","kind":"window","kind":"section","kind":"interface","kind":"struct",'
+    b'"kind":"type","kind":"enum","kind":"impl","kind":"trait","kind":"macro",'
+    b'"chunking":"fallback","chunking":"structure","lang":"markdown","lang":"json",'
+    b'"lang":"yaml","lang":"toml","lang":"javascript","lang":"typescript","lang":"tsx",'
+    b'"lang":"go","lang":"rust","lang":"java","lang":"c","lang":"cpp","lang":"ruby",'
+    b'"kind":"imports","kind":"class","kind":"method","kind":"function","kind":"module",'
+    b'"doc":"Return the ,"symbol":null,"lang":"python",'
+    b'{"relpath":"","lang":"","lines":[1,],"chunk_index":0,"symbol":null,"kind":"",'
+    b'"chunking":"tree-sitter"}'
+)
 
 
 def pack_content(kind: str, text: str, encoded: bytes) -> str | bytes:
@@ -75,6 +101,52 @@ def pack_metadata(
     if packed.get("symbol") is not None and packed["symbol"] == parts[1]:
         del packed["symbol"]
     return packed
+
+
+def hash_value(kind: str, parent_id: str | None, digest: Any) -> str | bytes:
+    """The value stored in ``nodes.content_hash`` for a ``hashlib.sha256`` object: its 32
+    bytes for a chunk under a file root (schema 7; SQL reads it back as hex, ``_sql``), its
+    hex text for any other node."""
+    if kind == _FILE_CHUNK and parent_id is not None:
+        return bytes(digest.digest())
+    return str(digest.hexdigest())
+
+
+def metadata_value(
+    kind: str, parent_id: str | None, source_uri: str | None, meta: Mapping[str, Any]
+) -> str | bytes:
+    """The value stored in ``nodes.metadata`` for a node's ``meta``: a packed BLOB (see the
+    module docstring) for a file chunk under a root with a ``file://`` URI, else JSON text."""
+    packed = pack_metadata(kind, parent_id, source_uri, meta)
+    text = json.dumps(packed, separators=(",", ":")) if packed else "{}"
+    if packed is meta or source_uri is None:
+        return text
+    # a 2 KB window and small hash tables: 6 us a row (a default deflate state costs ~100 us
+    # to set up for ~150 bytes of JSON), same size
+    deflate = zlib.compressobj(
+        9, zlib.DEFLATED, -_META_WBITS, 2, zdict=META_DICT + source_uri.encode()
+    )
+    return bytes((META_FORMAT,)) + deflate.compress(text.encode()) + deflate.flush()
+
+
+def metadata_json(value: Any, source_uri: str | None) -> str:
+    """The JSON text of a stored ``metadata`` value (TEXT as is; a packed BLOB inflated,
+    still without what :func:`pack_metadata` left out). Raises ``ValueError`` for a BLOB of
+    an unknown format."""
+    if not isinstance(value, bytes):
+        return value if value else "{}"
+    if not value or value[0] != META_FORMAT:
+        raise ValueError(f"nodes.metadata: unknown packed format {value[:1]!r}")
+    inflate = zlib.decompressobj(-_META_WBITS, zdict=META_DICT + (source_uri or "").encode())
+    return (inflate.decompress(value[1:]) + inflate.flush()).decode()
+
+
+def read_metadata(
+    kind: str, parent_id: str | None, source_uri: str | None, value: Any
+) -> dict[str, Any]:
+    """A node's metadata from its stored value (either form), whole again."""
+    meta = json.loads(metadata_json(value, source_uri))
+    return unpack_metadata(kind, parent_id, source_uri, meta)
 
 
 def unpack_metadata(

@@ -2,13 +2,26 @@
 
 import functools
 
+from ctx_tree_schema import OUTSIDE_FILE_TREES
+
+# Lookups by source_uri or content_hash name OUTSIDE_FILE_TREES (the partial indexes' WHERE,
+# schema 7) or imply it (parent_id IS NULL): a chunk under a file root is never found by them.
+_OUT = OUTSIDE_FILE_TREES
+
+
+def _hash_hex(column: str) -> str:
+    """SQL for a row's ``content_hash`` as hex text (a chunk under a file root stores the
+    32 bytes, schema 7: docs/data-model.md)."""
+    return f"CASE typeof({column}) WHEN 'blob' THEN lower(hex({column})) ELSE {column} END"
+
+
 NODE_COLUMNS = (
-    "id, parent_id, kind, source_uri, ctx_text(content), content_hash, status, mtime, "
-    "created_at, updated_at, truncated, original_bytes, metadata"
+    f"id, parent_id, kind, source_uri, ctx_text(content), {_hash_hex('content_hash')}, status, "
+    "mtime, created_at, updated_at, truncated, original_bytes, metadata"
 )
 N_NODE_COLUMNS = (
-    "n.id, n.parent_id, n.kind, n.source_uri, ctx_text(n.content), n.content_hash, n.status, "
-    "n.mtime, n.created_at, n.updated_at, n.truncated, n.original_bytes, n.metadata"
+    f"n.id, n.parent_id, n.kind, n.source_uri, ctx_text(n.content), {_hash_hex('n.content_hash')}, "
+    "n.status, n.mtime, n.created_at, n.updated_at, n.truncated, n.original_bytes, n.metadata"
 )
 
 INSERT_NODE = (
@@ -41,8 +54,15 @@ SUPERSEDED_CHILD_IDS = (
 PARENT_ID = "SELECT parent_id FROM nodes WHERE id = ?"
 
 LATEST_BY_SOURCE = (
-    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND status IN ('live','stale','pending') "
-    "ORDER BY id DESC LIMIT 1"
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND {_OUT} "
+    "AND status IN ('live','stale','pending') ORDER BY id DESC LIMIT 1"
+)
+# A chunk by its URI (file://<path>#<fragment>): among the children of its file's roots
+# (idx_nodes_source finds the roots, idx_nodes_parent their chunks).
+LATEST_CHUNK_BY_SOURCE = (
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id IN (SELECT id FROM nodes "
+    "WHERE source_uri = ? AND parent_id IS NULL) AND source_uri = ? "
+    "AND status IN ('live','stale','pending') ORDER BY id DESC LIMIT 1"
 )
 # File trees (Store.capture_file). A file root has no spine parent; its chunks are its children.
 # Each UPDATE encodes legal moves of the status machine (ctx_tree_schema.TRANSITIONS):
@@ -83,14 +103,16 @@ COPY_NODE = (
     "original_bytes, metadata, terms FROM nodes WHERE id = ?"
 )
 SESSION_BY_URI = (
-    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND {_OUT} AND kind = 'session' LIMIT 1"
 )
 
 PARENT_IDS = "SELECT id, parent_id FROM nodes WHERE id IN ({marks})"
 CHILD_IDS_MANY = "SELECT parent_id, id FROM nodes WHERE parent_id IN ({marks}) ORDER BY id"
 EDGES_OUT_MANY = "SELECT src_id, dst_id, kind FROM edges WHERE src_id IN ({marks})"
 EDGES_IN_MANY = "SELECT dst_id, src_id, kind FROM edges WHERE dst_id IN ({marks})"
-SESSION_ID_BY_URI = "SELECT id FROM nodes WHERE source_uri = ? AND kind = 'session' LIMIT 1"
+SESSION_ID_BY_URI = (
+    f"SELECT id FROM nodes WHERE source_uri = ? AND {_OUT} AND kind = 'session' LIMIT 1"
+)
 EDGES_OUT = "SELECT dst_id, kind FROM edges WHERE src_id = ?"
 EDGES_IN = "SELECT src_id, kind FROM edges WHERE dst_id = ?"
 
@@ -150,7 +172,8 @@ FTS_PHRASE_ROWIDS = "SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?"
 FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
 POSTING_DOCS = (
     "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz, "
-    "json_extract(n.metadata, '$.symbol'), json_extract(n.metadata, '$.path') IS NULL, "
+    "json_extract(ctx_meta(n.metadata, n.source_uri), '$.symbol'), "
+    "json_extract(ctx_meta(n.metadata, n.source_uri), '$.path') IS NULL, "
     "n.source_uri FROM nodes n "
     "JOIN fts_docsize d ON d.id = n.rowid "
     "WHERE n.rowid IN (SELECT value FROM json_each(?)) {where}"
@@ -190,11 +213,11 @@ PENDING = f"SELECT {NODE_COLUMNS} FROM nodes WHERE status = 'pending' ORDER BY i
 # ``+status``: look the hash up in idx_nodes_hash; without it the planner walks every live
 # row through idx_nodes_status_updated (14 ms per call at 40k live nodes).
 LIVE_DUPLICATE = (
-    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? AND +status = 'live' "
-    "AND id != ? LIMIT 1"
+    f"SELECT id FROM nodes WHERE content_hash = ? AND {_OUT} AND source_uri IS ? "
+    "AND +status = 'live' AND id != ? LIMIT 1"
 )
 SAME_CAPTURE = (
-    "SELECT id FROM nodes WHERE content_hash = ? AND source_uri IS ? "
+    f"SELECT id FROM nodes WHERE content_hash = ? AND {_OUT} AND source_uri IS ? "
     "AND +status IN ('live', 'pending') ORDER BY id LIMIT 1"
 )
 FILE_ROOTS = (
@@ -211,7 +234,9 @@ EXPIRED_REPLACEABLE = (
     "JOIN nodes s ON s.id = e.src_id WHERE e.dst_id = n.id AND e.kind = 'supersedes' "
     "AND s.content_hash = n.content_hash)) ORDER BY n.updated_at LIMIT ?"
 )
-PATCH_METADATA = "UPDATE nodes SET metadata = json_patch(metadata, ?) WHERE id = ?"
+PATCH_METADATA = (
+    "UPDATE nodes SET metadata = json_patch(ctx_meta(metadata, source_uri), ?) WHERE id = ?"
+)
 DELETE_PRUNED = "SELECT id FROM nodes WHERE status = 'pruned' AND updated_at < ? LIMIT ?"
 
 # -- history records (usage per day and tool, walker runs) ------------------------------------
@@ -279,18 +304,21 @@ VEC_ELIGIBLE_COUNT = "SELECT count(*) FROM nodes WHERE status IN ('live', 'pendi
 VEC_SESSION_COUNT = (
     "SELECT count(*) FROM nodes WHERE kind = 'session' AND status IN ('live', 'pending')"
 )
-# Nodes never embedded for holding nothing (``content_hash`` of '', idx_nodes_hash), sessions aside.
+# Nodes never embedded for holding nothing (``content_hash`` of '', idx_nodes_hash), sessions
+# aside (a chunk under a file root is never empty: the chunker makes none).
 VEC_EMPTY_COUNT = (
-    "SELECT count(*) FROM nodes WHERE content_hash = ? AND status IN ('live', 'pending') "
-    "AND kind != 'session'"
+    f"SELECT count(*) FROM nodes WHERE content_hash = ? AND {_OUT} "
+    "AND status IN ('live', 'pending') AND kind != 'session'"
 )
 VEC_MISSING = (
     f"SELECT n.rowid, {N_NODE_COLUMNS} FROM nodes n LEFT JOIN nodes_vec v ON v.rowid = n.rowid "
     "WHERE n.status IN ('live', 'pending') AND n.kind != 'session' AND n.content != '' "
     "AND n.rowid > ? AND (v.rowid IS NULL OR v.embedding_model != ? "
-    "OR v.content_hash != n.content_hash) ORDER BY n.rowid LIMIT ?"
+    f"OR v.content_hash != {_hash_hex('n.content_hash')}) ORDER BY n.rowid LIMIT ?"
 )
-VEC_NODE_STATE = "SELECT rowid, content_hash FROM nodes WHERE id = ? AND status != 'pruned'"
+VEC_NODE_STATE = (
+    f"SELECT rowid, {_hash_hex('content_hash')} FROM nodes WHERE id = ? AND status != 'pruned'"
+)
 VEC_PUT = (
     "INSERT OR REPLACE INTO nodes_vec (rowid, embedding_model, content_hash, embedding, created_at) "
     "VALUES (?, ?, ?, ?, ?)"

@@ -41,7 +41,13 @@ from ._errors import (
     StoreGone,
     is_full,
 )
-from ._packing import pack_content, pack_metadata, unpack_metadata
+from ._packing import (
+    hash_value,
+    metadata_value,
+    pack_content,
+    read_metadata,
+    unpack_metadata,
+)
 from ._terms import (
     _quote,
     fallback_words,
@@ -199,7 +205,6 @@ def _low_rank(node: Node) -> bool:
 
 
 def _row_to_node(row: Sequence[Any]) -> Node:
-    meta = json.loads(row[12]) if row[12] else {}
     return Node(
         id=row[0],
         parent_id=row[1],
@@ -213,7 +218,7 @@ def _row_to_node(row: Sequence[Any]) -> Node:
         updated_at=row[9],
         truncated=bool(row[10]),
         original_bytes=row[11],
-        metadata=unpack_metadata(row[2], row[1], row[3], meta),
+        metadata=read_metadata(row[2], row[1], row[3], row[12]),
     )
 
 
@@ -408,21 +413,20 @@ class Store:
             node_id = n.id or new_id()
             encoded = n.content.encode("utf-8", "surrogatepass")
             kind = NodeKind(n.kind).value
-            meta = pack_metadata(kind, n.parent_id, n.source_uri, n.metadata)
             values += (
                 node_id,
                 n.parent_id,
                 kind,
                 n.source_uri,
                 pack_content(kind, n.content, encoded),
-                hashlib.sha256(encoded).hexdigest(),
+                hash_value(kind, n.parent_id, hashlib.sha256(encoded)),
                 NodeStatus(n.status).value,
                 n.mtime,
                 ts,
                 ts,
                 int(n.truncated),
                 n.original_bytes if n.original_bytes is not None else len(encoded),
-                json.dumps(meta, separators=(",", ":")) if meta else "{}",
+                metadata_value(kind, n.parent_id, n.source_uri, n.metadata),
                 index_terms(n.content, n.terms),
             )
             ids.append(node_id)
@@ -698,8 +702,13 @@ class Store:
         return [_row_to_node(r) for r in self._query(_sql.CHILDREN, (node_id,))]
 
     def latest_by_source(self, source_uri: str) -> Node | None:
-        """The newest pending/live/stale node with this ``source_uri`` (the dedup key), or None."""
+        """The newest pending/live/stale node with this ``source_uri`` (the dedup key), or None.
+        A chunk's URI (``file://<path>#<fragment>``) is looked up among the chunks of that
+        file's roots (chunks are not in the URI index: docs/data-model.md)."""
         rows = self._query(_sql.LATEST_BY_SOURCE, (source_uri,))
+        if not rows and source_uri.startswith("file://") and "#" in source_uri:
+            path = source_uri.rpartition("#")[0]
+            rows = self._query(_sql.LATEST_CHUNK_BY_SOURCE, (path, source_uri))
         return _row_to_node(rows[0]) if rows else None
 
     def superseded_roots(self, source_uri: str, limit: int = 20) -> list[Node]:
@@ -1406,14 +1415,16 @@ class Store:
         return [_row_to_node(r) for r in self._query(_sql.PENDING, (limit,))]
 
     def live_duplicate(self, node: Node) -> str | None:
-        """Id of another live node with the same content hash and source, or None."""
+        """Id of another live node with the same content hash and source, or None (chunks
+        under a file root are not looked at: docs/data-model.md, indexes)."""
         rows = self._query(_sql.LIVE_DUPLICATE, (node.content_hash, node.source_uri, node.id))
         return rows[0][0] if rows else None
 
     def find_live(self, source_uri: str | None, content: str) -> str | None:
         """Id of the oldest live or pending node holding exactly ``content`` from
         ``source_uri``, or None (capture-time dedup: the same output is stored once, and the
-        id an answer named is the one the filter walker keeps)."""
+        id an answer named is the one the filter walker keeps). Chunks under a file root are
+        not looked at (docs/data-model.md, indexes)."""
         rows = self._query(_sql.SAME_CAPTURE, (content_hash(content), source_uri))
         return rows[0][0] if rows else None
 
