@@ -59,6 +59,23 @@ _IDENT = re.compile(
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 #: A URL in a query: its host and path name another site, not the code (dropped).
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+")
+#: An HTML comment: an issue template's instructions, which the rendered issue does not show.
+_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+#: A line of a package listing (``pip list``, ``pip freeze``, ``conda list``): a name, a
+#: version, at most two more columns (a location, a build, a channel).
+_PACKAGE_LINE = re.compile(
+    r"^[ \t]*[A-Za-z0-9][A-Za-z0-9_.\-\[\]]*(?:[ \t]+|==)v?\d+(?:\.\w+)+[^ \t\n]*"
+    r"(?:[ \t]+[^ \t\n]+){0,2}[ \t]*$",
+    re.M,
+)
+
+
+def _words_of(query: str) -> str:
+    """The query without what says nothing about the code: URLs (another site), HTML
+    comments (template instructions) and package listing lines (an environment's versions)."""
+    return _PACKAGE_LINE.sub(" ", _COMMENT.sub(" ", _URL.sub(" ", query)))
+
+
 #: Paths of tests, docs and prose: ranked after the code of an equal score (a long query
 #: describes behaviour; the code that has it is what it is about).
 _SECONDARY = re.compile(
@@ -87,7 +104,7 @@ def weighted_words(query: str) -> Counter[str]:
     from ctx_tree_store import split_identifier
 
     weights: Counter[str] = Counter()
-    query = _URL.sub(" ", query)
+    query = _words_of(query)
     for m in _IDENT.finditer(query):
         text = next(g for g in m.groups() if g)
         for piece in re.split(r"[^A-Za-z0-9_]+", text):
@@ -177,7 +194,7 @@ def named_symbols(query: str) -> set[str]:
     function of each traceback frame (``File "x.py", line 3, in parse``). A plain word
     (``Card``, ``comment`` of ``c.comment``) is not a name: it is the query's English."""
     out: set[str] = set()
-    text = _URL.sub(" ", query)
+    text = _words_of(query)
     found = [next(g for g in m.groups() if g) for m in _IDENT.finditer(text)]
     called = {m.split(".")[-1] for m in _CALL.findall(text)}
     called |= {m.split(".")[-1] for m in _FRAME.findall(text)}
@@ -259,8 +276,8 @@ def _symbol_key(symbol: str) -> tuple[str, str]:
     return base, base.rpartition(".")[2]
 
 
-def _bm25(tf: float, length: float, avg: float, b: float = B) -> float:
-    return tf * (K1 + 1) / (tf + K1 * (1 - b + b * length / max(avg, 1e-9)))
+def _bm25(tf: float, length: float, avg: float) -> float:
+    return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(avg, 1e-9)))
 
 
 #: BM25's length normalization when a file's chunks are ranked against each other: weaker
@@ -321,23 +338,25 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     if not post.docs:
         return Ranking([], {})
     qw = {w: weights[w] ** 0.5 for w in post.tf}
-    avg = sum(d[3] for d in post.docs.values()) / len(post.docs)
+    avg = max(sum(d[3] for d in post.docs.values()) / len(post.docs), 1e-9)
     chunk_score: dict[int, float] = defaultdict(float)
-    # each term's share of a chunk's in-file score, before the file's own IDF of the term
-    in_file: dict[int, list[tuple[str, float]]] = defaultdict(list)
     key_of: dict[int, str] = {}
-    for rowid, (nid, parent, kind, _n, _symbol) in post.docs.items():
+    rel_len: dict[int, float] = {}  # a chunk's length over the mean
+    for rowid, (nid, parent, kind, size, _symbol) in post.docs.items():
         key_of[rowid] = parent if kind == "file_chunk" and parent else nid
+        rel_len[rowid] = size / avg
+    # BM25 inlined (this loop runs once per posting, tens of thousands on a large store)
+    norm = {r: K1 * (1 - B + B * x) for r, x in rel_len.items()}
     file_tf: dict[str, dict[str, float]] = defaultdict(dict)
     named = named_symbols(query)
+    term_weight: dict[str, float] = {}
     for w, counts in post.tf.items():
-        idf = _idf(len(counts), post.total)
         # a chunk is found by the names the query gives more than by its English
-        cw = qw[w] * (IDENT_FACTOR if w in named else 1.0)
+        g = term_weight[w] = (
+            qw[w] * (IDENT_FACTOR if w in named else 1.0) * _idf(len(counts), post.total)
+        )
         for rowid, n in counts.items():
-            length = post.docs[rowid][3]
-            chunk_score[rowid] += cw * idf * _bm25(n, length, avg)
-            in_file[rowid].append((w, cw * idf * _bm25(n, length, avg, IN_FILE_B)))
+            chunk_score[rowid] += g * n * (K1 + 1) / (n + norm[rowid])
             per = file_tf[key_of[rowid]]
             per[w] = per.get(w, 0.0) + n
     is_named: set[int] = set()
@@ -361,6 +380,15 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     lengths = app.store.child_counts(short)
     flen = {k: max(1, lengths.get(k, 0)) for k in short}
     favg = sum(flen.values()) / len(flen)
+    # each term's share of a shortlisted chunk's in-file score, before the file's own IDF
+    rows = {r for k in short for _s, r, _id in chunks[k]}
+    in_file: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    for w, counts in post.tf.items():
+        g = term_weight[w]
+        for rowid in rows & counts.keys():
+            n = counts[rowid]
+            tfn = n * (K1 + 1) / (n + K1 * (1 - IN_FILE_B + IN_FILE_B * rel_len[rowid]))
+            in_file[rowid].append((w, g * tfn))
     for k in short:
         chunks[k] = _in_file_order(chunks[k], in_file, is_named, flen[k])
     files_total = len(file_tf)  # the files holding any term: N of the files' IDF
@@ -476,6 +504,9 @@ def _place(
 
 #: Chunks of one file a long query's answer may list.
 PER_FILE = 4
+#: Each further chunk of a file counts this much less than the one before it in the answer
+#: (diminishing returns: the file is already shown; another file's best may be new).
+FURTHER_CHUNK = 0.8
 
 
 def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
@@ -492,7 +523,10 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
     for _total, key in ranking.files:  # all of them: the hits at k are the first k at any limit
         group = ranking.chunks[key]
         top = group[0][0] or 1.0
-        picked.extend((weights[key] * score / top, nid) for score, _r, nid in group[:PER_FILE])
+        picked.extend(
+            (weights[key] * score / top * FURTHER_CHUNK**i, nid)
+            for i, (score, _r, nid) in enumerate(group[:PER_FILE])
+        )
     picked.sort(key=lambda t: -t[0])
     picked = picked[:limit]
     nodes = app.store.get_many([nid for _s, nid in picked])
