@@ -31,6 +31,7 @@ import argparse
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -60,6 +61,7 @@ def main() -> None:
     parser.add_argument("--only", help="regex over session ids")
     parser.add_argument("--python", default=sys.executable, help="interpreter for the harness")
     parser.add_argument("--keep-answers", action="store_true")
+    parser.add_argument("--work", help="checkouts and stores (default: a new temporary folder)")
     parser.add_argument("--mapping", choices=("literal", "faithful", "both"), default="literal",
                         help="native call -> ctx-tree call (default literal)")  # fmt: skip
     args = parser.parse_args()
@@ -69,6 +71,8 @@ def main() -> None:
     out = Path(args.out).resolve()
     cache = Path(args.cache).resolve() if args.cache else out / "cache"
     out.mkdir(parents=True, exist_ok=True)
+    # the harness's default work folder is one per machine: two replays at once would clobber
+    work = Path(args.work).resolve() if args.work else Path(tempfile.mkdtemp(prefix="replay-"))
     common = ["--mirrors", str(Path(args.mirrors).resolve()), "--cache", str(cache)]
     if args.only:
         common += ["--only", args.only]
@@ -89,7 +93,7 @@ def main() -> None:
         where = out / "faithful" if mapping == "faithful" else out
         extra = ["--keep-answers"] if args.keep_answers else []
         step("run", *common, "--ctx-tree", str(ROOT), "--out", str(where), "--budget",
-             str(budget), *extra, mapping=mapping)  # fmt: skip
+             str(budget), "--work", str(work), *extra, mapping=mapping)  # fmt: skip
         step("report", *common, "--out", str(where), "--budget", str(budget))
         results = where / f"results-b{budget}.jsonl"
         judged = subprocess.run(
