@@ -13,6 +13,13 @@ runs the harness's own ``replay.py`` (imported as a module, not edited) with one
   (the harness turns either into ``--context`` of the larger), ``-C N`` as ``--context N``, and
   ``--no-numbers`` when it has no ``-n``/``--line-number``.
 
+The judge gets one rule more, for the un-numbered answers this mode asks for: a ``range``
+reference (the next read zoomed into lines this read showed) is held by an answer without a
+manifest, since ctx-tree's answer without a manifest holds every line asked (docs/tools.md,
+"Footer and manifest"). The harness's judge looks for numbered lines (``^N\t``) or a manifest
+``L12-40``, which neither ``sed -n`` nor ``read --no-numbers`` prints. The meta's
+``"range_refs_by_completeness"`` counts the judgements that rule changed.
+
 What a call passes is read only from the recorded command (``classify``'s ``fmt`` and the grep's
 ``native_cmd``), never from its output or what came after. Everything else (which calls, the
 commit, the judge, the token counts) is the harness's. The results' ``meta.json`` gains
@@ -114,6 +121,33 @@ def faithful(argv: list[str], c: dict[str, Any]) -> list[str]:
     return [*argv[:at], *extra, *argv[at:]]
 
 
+def complete(answer: str) -> bool:
+    """The answer has no ctx-tree manifest (nothing was left out)."""
+    return (
+        bool(answer.strip())
+        and not answer.startswith("-- ctx-tree:")
+        and ("\n-- ctx-tree:" not in answer)
+    )
+
+
+def judge_complete(judge: Any, rescued: list[int]) -> Any:
+    """The harness's ``judge(refs, answer) -> list[bool]``, with a ``range`` reference also
+    found in a complete answer (:func:`complete`); ``rescued[0]`` counts those."""
+
+    def wrapped(refs: list[dict[str, Any]], answer: str) -> list[bool]:
+        found = judge(refs, answer)
+        whole = complete(answer)
+        out = []
+        for ref, ok in zip(refs, found, strict=True):
+            if not ok and whole and ref["kind"] == "range":
+                rescued[0] += 1
+                ok = True
+            out.append(ok)
+        return out
+
+    return wrapped
+
+
 def load_harness(harness: Path) -> Any:
     """The harness's ``replay.py`` as a module (``replay_harness``), its ``CtxTree.equivalent``
     wrapped by :func:`faithful` and its ``run`` verb marking the results' meta."""
@@ -129,6 +163,8 @@ def load_harness(harness: Path) -> Any:
         return [faithful(argv, c) for argv in literal(self, c, run_file)]
 
     module.CtxTree.equivalent = equivalent
+    rescued = [0]
+    module.judge = judge_complete(module.judge, rescued)
     run = module.cmd_run
 
     def cmd_run(args: Any) -> None:
@@ -136,6 +172,7 @@ def load_harness(harness: Path) -> Any:
         meta = Path(args.out) / f"results-b{args.budget}.meta.json"
         data = json.loads(meta.read_text())
         data["mapping"] = "faithful"
+        data["range_refs_by_completeness"] = rescued[0]
         meta.write_text(json.dumps(data, indent=1))
 
     module.cmd_run = cmd_run

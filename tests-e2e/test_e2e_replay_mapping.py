@@ -90,3 +90,26 @@ def test_intent_comes_from_the_command_only():
     assert faithful.grep_intent("rg -e -n foo")["numbers"] is False  # -n is -e's pattern
     read = faithful.faithful(["read", "a.py", "--budget", "500"], {"kind": "read", "fmt": "nl"})
     assert read == ["read", "a.py", "--budget", "500"]  # nl -ba / cat -n stay numbered
+
+
+def test_a_complete_answer_holds_the_range_the_next_read_zoomed_into(
+    project, home, monkeypatch, capsys
+):
+    """The judge's one extra rule: an un-numbered answer without a manifest holds a ``range``
+    reference; one with a manifest is judged as the harness judges it."""
+    monkeypatch.setenv("CTX_TREE_HOME", str(home))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    main(["--root", str(project), "read", "pkg/decoder.py", "--lines", "40:52", "--no-numbers"])
+    answer = capsys.readouterr().out
+    refs = [{"kind": "range", "path": "pkg/decoder.py", "start": 44, "end": 52},
+            {"kind": "ident", "value": "no_such_name_here"}]  # fmt: skip
+
+    def harness_judge(refs, answer):  # numbered lines only, as the harness's
+        return [False for _ in refs]
+
+    rescued = [0]
+    judge = faithful.judge_complete(harness_judge, rescued)
+    assert judge(refs, answer) == [True, False] and rescued == [1]
+    cut = answer + "\n-- ctx-tree: pkg/decoder.py · 13 lines\ntruncated: lines 48-52 not shown\n"
+    assert judge(refs, cut) == [False, False] and rescued == [1]
+    assert judge(refs, "") == [False, False]
