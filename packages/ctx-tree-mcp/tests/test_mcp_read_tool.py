@@ -54,13 +54,38 @@ def test_budget_is_never_exceeded_in_any_mode(app, budget):
 def test_truncated_range_names_the_next_call(app, root):
     text = read(app, "src/argparse_copy.py", start_line=100, end_line=900, budget_tokens=500)
     m = re.search(
-        r'ctx_tree_read\(path="src/argparse_copy.py", start_line=(\d+), end_line=900\)', text
+        r'ctx_tree_read\(path="src/argparse_copy.py", start_line=(\d+), end_line=\d+\)', text
     )
     assert m
     nxt = int(m.group(1))
+    assert "900\t" in text  # the range's tail is shown; next reads the lines between
     assert f"{nxt - 1}\t" in text and f"\n{nxt}\t" not in text
     following = read(app, "src/argparse_copy.py", start_line=nxt, end_line=900, budget_tokens=500)
     assert following.startswith(f"{nxt}\t")
+
+
+def test_a_range_cut_by_the_budget_shows_its_head_and_its_tail(app, root):
+    """A range longer than the budget shows its first lines, a marker naming the lines left
+    out, and its last lines (up to a quarter of the room); ``next`` reads exactly the gap, so
+    head, gap and tail together are the range."""
+    lines = (root / "src" / "argparse_copy.py").read_text().split("\n")
+    text = read(app, "src/argparse_copy.py", start_line=100, end_line=400, budget_tokens=800)
+    assert tokens(text) <= 800
+    gap = re.search(r"^…\t\(lines (\d+)-(\d+) not shown\)$", text, re.M)
+    assert gap, text[-400:]
+    lo, hi = int(gap.group(1)), int(gap.group(2))
+    assert 100 < lo <= hi < 400
+    body = text[: text.index("\n-- ctx-tree:") + 1]
+    head, tail = body.split(gap.group(0) + "\n")
+    assert head == "".join(f"{n}\t{lines[n - 1]}\n" for n in range(100, lo))
+    assert tail == "".join(f"{n}\t{lines[n - 1]}\n" for n in range(hi + 1, 401))
+    assert tokens(tail) <= 800 // 4 < tokens(head)
+    assert f"truncated: lines {lo}-{hi} not shown" in text
+    assert (
+        f'next: ctx_tree_read(path="src/argparse_copy.py", start_line={lo}, end_line={hi})' in text
+    )
+    middle = read(app, "src/argparse_copy.py", start_line=lo, end_line=hi, budget_tokens=50_000)
+    assert middle == "".join(f"{n}\t{lines[n - 1]}\n" for n in range(lo, hi + 1))
 
 
 def test_outline_lists_every_symbol_with_its_signature_and_next_reads_a_symbol(app):
@@ -280,3 +305,22 @@ def test_a_big_whole_read_shows_the_outline_the_top_and_the_end(app, root):
     assert re.search(r"^\d+-\d+ class JSONDecoder\(object\)", text, re.M), text
     assert "1\t" in text and f"{len(lines)}\t{lines[-1]}\n" in text
     assert re.search(r'^next: ctx_tree_read\(path="src/decoder.py", symbol="[\w.]+"\)$', text, re.M)
+
+
+def test_a_big_whole_read_shares_its_room_between_the_top_and_the_end(app, root):
+    """The room after the outline goes to the top and the end of the file in about equal
+    shares (the top took chunks while each cost under half the room left, so a file of many
+    small definitions showed its first half and only the last one or two of its end)."""
+    funcs = [
+        f"def step_{i:02d}(state):\n    value = state.get('k{i}', {i})\n"
+        f"    state['k{i}'] = value + helper_{i:02d}(value)\n    return state\n"
+        for i in range(60)
+    ]
+    (root / "steps.py").write_text("\n\n".join(funcs))
+    text = read(app, "steps.py", budget_tokens=2000)
+    assert tokens(text) <= 2000
+    top = [i for i in range(60) if f"helper_{i:02d}(value)" in text]
+    assert 0 in top and 59 in top
+    firsts = [i for i in top if i < 30]
+    lasts = [i for i in top if i >= 30]
+    assert len(lasts) >= 5 and abs(len(firsts) - len(lasts)) <= 3, top

@@ -145,19 +145,25 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         room -= estimate_tokens(head) + 20
         blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
         costs = [estimate_tokens(b) for b in blocks]
-        # The top and the end of the file, as far as the room goes: a module's end holds what
-        # its head does not (entry points, registrations, the last definitions).
-        top_n = 0
-        while top_n < len(blocks) and costs[top_n] <= room // 2:
-            room -= costs[top_n]
-            top_n += 1
-        end_n = len(blocks)
-        while end_n > top_n and costs[end_n - 1] <= room:
-            room -= costs[end_n - 1]
-            end_n -= 1
-        while top_n < end_n and costs[top_n] <= room:  # the end is whole: more of the top
-            room -= costs[top_n]
-            top_n += 1
+        # The top and the end of the file, as far as the room goes, in about equal shares:
+        # a module's end holds what its head does not (entry points, registrations, the last
+        # definitions). The side shown less so far (the end, at first) takes its next chunk;
+        # when that does not fit, the other side goes on alone.
+        top_n, end_n = 0, len(blocks)
+        top_used = end_used = 0
+        while top_n < end_n:
+            top_fits = costs[top_n] <= room
+            end_fits = costs[end_n - 1] <= room
+            if top_fits and (top_used < end_used or not end_fits):
+                room -= costs[top_n]
+                top_used += costs[top_n]
+                top_n += 1
+            elif end_fits:
+                room -= costs[end_n - 1]
+                end_used += costs[end_n - 1]
+                end_n -= 1
+            else:
+                break
         last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
         resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
         out = head

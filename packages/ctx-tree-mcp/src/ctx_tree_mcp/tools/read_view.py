@@ -88,6 +88,8 @@ class Cut:
     partial: int = 0
     #: characters of that line skipped before the part shown (an excerpt around a match)
     skipped: int = 0
+    #: lines ``tail_from..last`` are shown too, after the gap (0: no tail shown)
+    tail_from: int = 0
 
     @property
     def done(self) -> bool:
@@ -102,29 +104,88 @@ class Cut:
 
 _LINE_GOES_ON = " […line continues]\n"
 
+#: A range cut by the budget shows its last lines too, in up to this share of the room (the
+#: head gets the rest): what a range was asked to reach is often at its end (docs/tools.md).
+TAIL_SHARE = 4
+
+
+def gap_marker(first: int, last: int) -> str:
+    """The line standing for lines ``first..last`` left out between a cut range's head and
+    tail."""
+    return f"…\t(lines {first}-{last} not shown)\n"
+
 
 def slice_lines(
-    view: FileView, first: int, last: int, room: int, label: str, numbered: bool = True
+    view: FileView,
+    first: int,
+    last: int,
+    room: int,
+    label: str,
+    numbered: bool = True,
+    *,
+    tail: bool = False,
 ) -> tuple[str, Cut]:
     """Numbered lines first..last fitted into ``room`` tokens, under ``label`` (plain lines,
     as ``sed -n`` prints them, when not ``numbered``).
 
     Whole lines when at least one fits; otherwise the first line cut by characters (a line
-    longer than the budget, e.g. minified JSON), marked as continuing.
+    longer than the budget, e.g. minified JSON), marked as continuing. ``tail``: when not
+    all lines fit, the last ones too (up to 1/:data:`TAIL_SHARE` of the room), after a
+    :func:`gap_marker` line (:func:`head_and_tail`).
     """
     head = f"{label}\n" if label else ""
     shown = lines_of(view, first, last)
     body = number_lines(shown, first) if numbered else "".join(f"{ln}\n" for ln in shown)
-    fitted, cut = fit_lines(body, max(0, room - estimate_tokens(head)))
+    body_room = max(0, room - estimate_tokens(head))
+    fitted, cut = fit_lines(body, body_room)
     if not cut:
         return head + fitted, Cut(first, last, last)
     if fitted.endswith("\n"):
+        if tail and (both := head_and_tail(shown, first, last, body_room, numbered)):
+            return head + both[0], both[1]
         return head + fitted, Cut(first, last, first + fitted.count("\n") - 1)
     fitted, _ = fit_lines(body, max(0, room - estimate_tokens(head + _LINE_GOES_ON)))
     prefix = f"{first}\t" if numbered else ""
     if len(fitted) <= len(prefix) or fitted.endswith("\n"):
         return "", Cut(first, last, first - 1)
     return head + fitted + _LINE_GOES_ON, Cut(first, last, first - 1, len(fitted) - len(prefix))
+
+
+def head_and_tail(
+    shown: list[str], first: int, last: int, room: int, numbered: bool
+) -> tuple[str, Cut] | None:
+    """Lines ``first..last`` (``shown``) as a head and a tail within ``room`` tokens: the
+    last lines in up to 1/:data:`TAIL_SHARE` of it, a :func:`gap_marker`, and the first
+    lines in what is left; None when that leaves no line for either."""
+
+    def row(offset: int) -> str:
+        return f"{first + offset}\t{shown[offset]}\n" if numbered else f"{shown[offset]}\n"
+
+    marker = estimate_tokens(gap_marker(last, last))
+    tail_room = room // TAIL_SHARE
+    start, used = len(shown), 0
+    while start > 1 and used + (cost := estimate_tokens(row(start - 1))) <= tail_room:
+        used += cost
+        start -= 1
+    while (
+        start < len(shown)
+        and estimate_tokens("".join(map(row, range(start, len(shown))))) > tail_room
+    ):  # the lines' estimates need not add up to the whole's
+        start += 1
+    if start >= len(shown):
+        return None
+    tail_text = "".join(map(row, range(start, len(shown))))
+    head_room = room - estimate_tokens(tail_text) - marker
+    if head_room <= 0:
+        return None
+    head_text, _ = fit_lines("".join(map(row, range(start))), head_room)
+    count = head_text.count("\n") if head_text.endswith("\n") else 0
+    if not count or count >= start:
+        return None
+    shown_to = first + count - 1
+    tail_from = first + start
+    text = head_text + gap_marker(shown_to + 1, tail_from - 1) + tail_text
+    return text, Cut(first, last, shown_to, tail_from=tail_from)
 
 
 def excerpt_at(
@@ -180,6 +241,8 @@ def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> str:
     """The call that shows what ``cut`` left out: the rest of a line cut by characters
     (``ctx_tree_get`` at a character offset), else the remaining lines."""
     line = cut.shown_to + 1
+    if cut.tail_from:
+        return range_call(view, line, cut.tail_from - 1, numbered)
     if cut.partial and (where := line_offset(view, line)):
         chunk, offset = where
         if view.stored:
@@ -195,6 +258,8 @@ def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> str:
 
 def not_shown(cut: Cut) -> str:
     """The manifest's words for what the cut left out."""
+    if cut.tail_from:
+        return f"lines {cut.shown_to + 1}-{cut.tail_from - 1} not shown"
     if cut.skipped:
         return (
             f"line {cut.shown_to + 1} shown in part: characters {cut.skipped:,}-{cut.partial:,},"
@@ -222,12 +287,13 @@ def ranges_answer(
 ) -> str:
     """Lines of each ``(first, last, label)`` range in order, as far as the budget goes; the
     manifest's ``next`` continues the cut range, else reads the first range not reached."""
+    alone = len(ranges) == 1  # one range cut shows its tail too; several: the later ranges
 
     def body(room: int) -> tuple[str, list[Cut]]:
         parts: list[str] = []
         cuts: list[Cut] = []
         for first, last, label in ranges:
-            text, cut = slice_lines(view, first, last, room, label, numbered)
+            text, cut = slice_lines(view, first, last, room, label, numbered, tail=alone)
             if cut.empty:
                 break
             parts.append(text)
