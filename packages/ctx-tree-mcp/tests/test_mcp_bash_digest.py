@@ -198,3 +198,72 @@ def test_at_most_twenty_summary_lines_besides_the_result() -> None:
     shown = _shown(lines, 2000)
     assert "132 passed, 157 errors" in shown
     assert shown.count("ERROR tests/") == 20
+
+
+def _pytest_failure(name: str, body: list[str], at: str) -> list[str]:
+    return [
+        f"{'_' * 20} {name} {'_' * 20}",
+        "",
+        "testdir = <Testdir local('/tmp/pytest-of-root/pytest-4/x0')>",
+        "",
+        f"    def {name}(testdir):",
+        *(f"        {b}" if b else "    " for b in body),
+        f">       {at}",
+        "E       AssertionError: assert 1 == 2",
+        "",
+        "testing/test_x.py:40: AssertionError",
+        "----------------------------- Captured stdout call -----------------------------",
+        *(f"captured line {i} of {name}" for i in range(40)),
+    ]
+
+
+def test_a_pytest_failure_shows_the_test_code_up_to_its_failing_line() -> None:
+    """Each failing test's code above pytest's ``>`` line is kept, its own ``def`` included
+    (the digest showed two lines above the ``>`` line: the call that set the test up, seven
+    lines up, was gone), and the tail shows the short summary, not the last captured output."""
+    one = [f'res_{i} = testdir.runpytest("--opt{i}")' for i in range(12)]
+    two = ["", *(f"sub_{i}.ensure('x{i}.py')" for i in range(10))]
+    lines = [
+        "=" * 30 + " test session starts " + "=" * 30,
+        *(f"testing/test_{i}.py ........" for i in range(60)),
+        "=" * 30 + " FAILURES " + "=" * 30,
+        *_pytest_failure("test_one", one, "assert res_0.ret == 2"),
+        *_pytest_failure("test_two", two, "assert sub_0.check()"),
+        "=" * 20 + " short test summary info " + "=" * 20,
+        "FAILED testing/test_x.py::test_one - AssertionError",
+        "FAILED testing/test_x.py::test_two - AssertionError",
+        "=" * 20 + " 2 failed, 480 passed in 3.88s " + "=" * 20,
+    ]
+    shown = _shown(lines, 900)
+    assert estimate_tokens(shown) <= 900
+    for name, body in (("test_one", one), ("test_two", two)):
+        assert f"    def {name}(testdir):\n" in shown
+        for b in filter(None, body):
+            assert f"\t        {b}\n" in shown, b
+    assert "captured line 39 of test_two" not in shown  # the tail stops at the section rule
+    assert "short test summary info" in shown and "2 failed, 480 passed" in shown
+
+
+def test_a_named_exception_comes_before_pytest_details_and_a_test_failing_twice_shows_once() -> (
+    None
+):
+    """A line naming an exception (``E   UnboundLocalError: …``) is kept before pytest's other
+    ``E`` details (twelve ``E   and: …`` lines crowded it out), and a parametrized test that
+    failed twice shows its code once."""
+    body = [f"sub_{i}.ensure('x{i}.py')" for i in range(8)]
+    details = [f"E           and: 'captured output line {i} of the inner run'" for i in range(14)]
+    fail = _pytest_failure("test_sub", body, "result.stdout.fnmatch_lines(['*2 passed*'])")
+    fail[fail.index("E       AssertionError: assert 1 == 2") + 1 : 1] = details
+    lines = [
+        "=" * 30 + " FAILURES " + "=" * 30,
+        *fail,
+        *fail,
+        "/testbed/src/_pytest/main.py:535: in _collect",
+        "E   UnboundLocalError: local variable 'm' referenced before assignment",
+        *(f"captured tail line {i}" for i in range(40)),
+        "=" * 20 + " short test summary info " + "=" * 20,
+        "=" * 20 + " 2 failed in 0.24s " + "=" * 20,
+    ]
+    shown = _shown(lines, 700)
+    assert "E   UnboundLocalError: local variable 'm' referenced" in shown
+    assert shown.count("\t        sub_0.ensure('x0.py')\n") == 1

@@ -1,8 +1,9 @@
 """Which lines of a command's output an answer shows when all of them do not fit.
 
 In order, while room is left: test-runner and build summaries (pytest, unittest, go test,
-cargo, jest, vitest, mocha, npm, make, tsc; the last one, the run's result, first), the tail,
-error and failure lines with two lines of context either side (first ones first), the lines
+cargo, jest, vitest, mocha, npm, make, tsc; the last one, the run's result, first), the
+lines of each pytest failure's test code nearest its ``>`` line, the tail (to a section rule),
+the exception lines, the rest of the failing tests' code (docs/tools.md), error and failure lines with two lines of context either side (first ones first), the lines
 that stand out from the repeated bulk (:func:`standouts`: a diagnostic print, one ``Created
 <file>`` among hundreds of progress lines, a warning), more of the tail, then the head. The
 tail and the head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``,
@@ -83,6 +84,14 @@ STANDOUT_WORDS = (
 #: ``XException: …`` lines, ``FAILED``/``FAIL:`` lines; shown before the others' context.
 _EXCEPTION = re.compile(r"^(E {2,}\S|\s*\w*(Error|Exception|Exit)\b.*:|FAIL(ED)?\b|error\b)")
 _SHAPE_DIGITS = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
+#: pytest's mark of the line a traceback frame stopped at (``>       assert x == 1``); the
+#: frame's source lines above it are indented four spaces.
+_FAILING_LINE = re.compile(r"(?m)^>   ")
+#: A line naming an exception: ``XError: …``, ``XException: …`` (after pytest's ``E``).
+_NAMED_EXCEPTION = re.compile(r"^(E {2,})?\s*[\w.]*(Error|Exception)\b:")
+#: A section rule of a test runner's report (pytest's ``==== short test summary info ====``,
+#: ``---- Captured stdout call ----``): the tail stops after one, so it shows the last section.
+_SECTION_RULE = re.compile(r"^([=_-])\1{2,} \S.* \1{3,}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,6 +200,8 @@ class Scan:
     standouts: list[int]  #: best first (:func:`standouts`)
     shapes: list[str]  #: each line's shape (:func:`_shapes`)
     bulk: frozenset[int]  #: lines of a shape repeated more than STANDOUT_MAX_REPEATS times
+    #: pytest's ``>`` lines (the line each traceback frame stopped at), in order
+    failing: list[int]
 
 
 #: Outputs longer than this many characters are not estimated whole: no budget holds them.
@@ -222,6 +233,7 @@ def scan(lines: list[str]) -> Scan:
         standouts(lines, marked),
         shapes,
         bulk_lines(shapes),
+        _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)]),
     )
 
 
@@ -255,6 +267,39 @@ PROBLEM_WINDOWS = 12
 SUMMARY_LINES = 20
 #: Distinct exception and assertion lines (numbers aside) shown, at most, before any context.
 EXCEPTIONS = 12
+#: pytest failures whose test code is shown (the first ones), and how much of it: the
+#: :data:`SOURCE_NEAR` lines just above each ``>`` line within half the room, before the tail;
+#: the rest up to the frame's top (its ``def`` and decorators) after the exceptions, at most
+#: :data:`SOURCE_LINES` lines each.
+SOURCE_FRAMES = 4
+SOURCE_NEAR = 8
+SOURCE_LINES = 40
+
+
+def frame_sources(found: Scan) -> list[list[int]]:
+    """For each of the first :data:`SOURCE_FRAMES` pytest ``>`` lines: the indexes of the
+    frame's source lines above it (indented four spaces, or blank), nearest first, at most
+    :data:`SOURCE_LINES`."""
+    lines = found.lines
+    out: list[list[int]] = []
+    seen: set[tuple[str, ...]] = set()
+    for at in found.failing[:SOURCE_FRAMES]:
+        above: list[int] = []
+        i = at - 1
+        while i >= 0 and len(above) < SOURCE_LINES and i not in found.failing:
+            line = lines[i]
+            if line.strip() and not line.startswith("    "):
+                break
+            above.append(i)
+            i -= 1
+        while above and not lines[above[-1]].strip():
+            above.pop()  # a blank line opens the frame: not its code
+        code = tuple(lines[i] for i in above)
+        if code in seen:  # one parametrized test failing twice: its code once
+            above = []
+        seen.add(code)
+        out.append(above)
+    return out
 
 
 def select_lines(found: Scan, room: int) -> Selection:
@@ -288,9 +333,10 @@ def select_lines(found: Scan, room: int) -> Selection:
         """A success line not yet shown: the tail and head stop there (once a few are shown)."""
         return i in found.noise and i not in chosen and len(chosen) >= 3
 
-    def edge(order: range, most: int, limit: int) -> None:
+    def edge(order: range, most: int, limit: int, *, tail: bool = False) -> None:
         """Up to ``most`` lines of ``order`` (the tail backwards, or the head), stopping at a
-        success line or after :data:`BULK_RUN` bulk lines in a row."""
+        success line or after :data:`BULK_RUN` bulk lines in a row; the ``tail`` stops after
+        a section rule above its last line (:data:`_SECTION_RULE`)."""
         run = 0
         for count, i in enumerate(order):
             if count >= most or quiet(i) or not take(i, limit):
@@ -298,13 +344,29 @@ def select_lines(found: Scan, room: int) -> Selection:
             run = run + 1 if i in found.bulk else 0
             if run >= BULK_RUN:
                 return
+            if tail and count and _SECTION_RULE.match(lines[i]):
+                return
 
     for k, i in enumerate(
         found.summaries[: SUMMARY_LINES + 1]
     ):  # the result first, in all the room
         if not take(i, room if k == 0 else room * 2 // 5) and k:
             break
-    edge(range(n - 1, -1, -1), TAIL_LINES, used + room // 4)
+    # each pytest failure's code up to its ``>`` line: what the test did before it failed;
+    # the lines nearest it now, the rest after the exceptions
+    sources = frame_sources(found)
+    source_limit = min(room, used + room // 2)
+
+    def take_sources(near: bool) -> None:
+        for above in sources:
+            for i in above[:SOURCE_NEAR] if near else above[SOURCE_NEAR:]:
+                if not take(i, source_limit):
+                    break
+
+    for i in found.failing[:SOURCE_FRAMES]:
+        take(i, source_limit)  # the ``>`` line
+    take_sources(True)
+    edge(range(n - 1, -1, -1), TAIL_LINES, min(room, used + room // 4), tail=True)
     # a fifth of the room is left for the standing-out lines, when there are any
     problem_limit = room - room // 5 if found.standouts else room
     shapes: dict[str, int] = {}
@@ -324,8 +386,12 @@ def select_lines(found: Scan, room: int) -> Selection:
             if key not in seen:
                 seen.add(key)
                 exceptions.append(i)
+    # a line naming an exception (``E   KeyError: 'x'``) before pytest's other ``E`` details
+    exceptions.sort(key=lambda i: 0 if _NAMED_EXCEPTION.search(lines[i]) else 1)
     for i in exceptions[:EXCEPTIONS]:
         take(i, problem_limit)  # each alone, before the other problems' context
+    source_limit = problem_limit
+    take_sources(False)
     for i in problems:  # a bulk line's neighbours are more bulk: it is shown alone
         span = 0 if i in found.bulk else CONTEXT
         window = range(max(0, i - span), min(n, i + span + 1))
