@@ -66,6 +66,8 @@ async def main(n_files: int, rounds: int, idle_s: float, edit: int) -> None:
         dst.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, dst)
     env = {"CTX_TREE_HOME": str(home), "PATH": os.environ.get("PATH", ""), "HOME": str(home)}
+    if os.environ.get("PYTHONPATH"):  # another checkout's code, for a before/after run
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     params = StdioServerParameters(command=SERVER, cwd=str(proj), env=env)
     idle: list[float] = []
     busy: list[float] = []

@@ -245,3 +245,54 @@ def test_beyond_the_cap_the_index_keeps_what_was_read_and_the_most_referenced(
         assert again.stored == 1 and app.store.search("core_edited")
     finally:
         app.close()
+
+
+def test_a_tool_call_sets_the_clock_the_index_workers_pause_by(tmp_path: Path):
+    """While a tool call runs the shared clock reads inf (the workers pause before their next
+    file), and after it the call's end: no thread of the server polls to tell them."""
+    import math
+    import multiprocessing
+    import threading
+
+    from ctx_tree_mcp.tools.registry import run_tool
+
+    app = _project(tmp_path)
+    try:
+        clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
+        app.calls_clock = clock
+        seen: list[float] = []
+        call = threading.Thread(
+            target=lambda: asyncio.run(run_tool(app, "ctx_tree_bash", {"command": "sleep 0.6"}))
+        )
+        call.start()
+        deadline = time.monotonic() + 10
+        while not seen and time.monotonic() < deadline:
+            if app.busy:
+                seen.append(clock.value)
+            time.sleep(0.01)
+        call.join(30)
+        assert seen == [math.inf]
+        assert clock.value == app.last_call_end and clock.value <= time.monotonic()
+    finally:
+        app.close()
+
+
+def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
+    import math
+    import multiprocessing
+
+    from ctx_tree_mcp import indexer
+
+    clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
+    monkeypatch.setattr(indexer, "_calls_until", clock)
+
+    def paused() -> float:
+        t = time.monotonic()
+        indexer._pause_for_calls()
+        return time.monotonic() - t
+
+    assert paused() < indexer.QUIET_S  # no call for long: no pause
+    clock.value = math.inf  # a call runs: at most WORKER_MAX_PAUSE_S, so the index goes on
+    assert indexer.WORKER_MAX_PAUSE_S <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0
+    clock.value = time.monotonic()  # a call just ended: the quiet spell
+    assert indexer.QUIET_S * 0.9 <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0

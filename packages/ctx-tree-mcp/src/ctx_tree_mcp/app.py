@@ -138,6 +138,9 @@ class App:
     busy: int = field(default=0, init=False)
     #: ``time.monotonic()`` when the last tool call ended: the index waits for a quiet spell.
     last_call_end: float = field(default=0.0, init=False)
+    #: A shared double the index's worker processes read (set by ``IndexService``): ``inf``
+    #: while a tool call runs, else the ``time.monotonic()`` the last one ended.
+    calls_clock: Any = field(default=None, init=False)
     _usage_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)

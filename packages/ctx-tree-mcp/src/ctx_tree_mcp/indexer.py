@@ -275,8 +275,9 @@ WORKER_NICE = 10
 WORKER_PARENT_POLL_S = 0.25
 
 
-#: In a worker process: the shared ``time.monotonic()`` until which the server asks its
-#: workers to pause (a tool call runs or just ended), set by :func:`_worker_init`.
+#: In a worker process: the shared clock of tool calls (``inf`` while one runs, else the
+#: ``time.monotonic()`` the last one ended; workers pause until :data:`QUIET_S` after it),
+#: set by :func:`_worker_init`.
 _calls_until: Any = None
 #: Longest pause of a worker before one file (seconds): calls back to back do not starve it.
 WORKER_MAX_PAUSE_S = 0.25
@@ -287,9 +288,10 @@ def _pause_for_calls() -> None:
     :data:`WORKER_MAX_PAUSE_S`). The two cores a machine may have are the server's first."""
     if _calls_until is None:
         return
-    start = time.monotonic()
-    while time.monotonic() < _calls_until.value and time.monotonic() - start < WORKER_MAX_PAUSE_S:
+    start = now = time.monotonic()
+    while now < _calls_until.value + QUIET_S and now - start < WORKER_MAX_PAUSE_S:
         time.sleep(0.005)
+        now = time.monotonic()
 
 
 def _worker_init(parent: int, calls_until: Any = None) -> None:
@@ -328,13 +330,18 @@ def index_project(
     idle_for: Callable[[], float] | None = None,
     stop: threading.Event | None = None,
     workers: int | None = None,
+    calls_clock: Any = None,
 ) -> IndexState:
     """Bring the index of ``root`` up to date in ``store``; returns the (updated) ``state``.
 
     ``progress`` is called after each batch; ``should_yield`` is polled before each write
     (the server's tool calls go first: it waits while True); ``idle_for`` (seconds since the
     last tool call ended) makes a write also wait for a quiet spell of :data:`QUIET_S`, at
-    most :data:`QUIET_MAX_WAIT_S`; ``stop`` ends the run between batches. Raises the
+    most :data:`QUIET_MAX_WAIT_S`; ``stop`` ends the run between batches. ``calls_clock``
+    (a shared ``multiprocessing`` double: ``inf`` while a tool call runs, else the
+    ``time.monotonic()`` the last one ended, kept by the caller; the server's ``run_tool``)
+    tells the worker processes when to pause; without it this thread keeps one from
+    ``should_yield``/``idle_for``, checking every 10 ms while a batch is out. Raises the
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
@@ -401,7 +408,8 @@ def index_project(
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
-        calls_until = ctx.Value("d", 0.0, lock=False)
+        polled = calls_clock is None and (should_yield is not None or idle_for is not None)
+        calls_until = ctx.Value("d", 0.0, lock=False) if calls_clock is None else calls_clock
         pool = ProcessPoolExecutor(
             max_workers=n_workers,
             mp_context=ctx,
@@ -410,12 +418,14 @@ def index_project(
         )
 
         def result(fut: Future[list[tuple[str, str, Any, Any]]]) -> Any:
-            """The batch's result; meanwhile tells the workers when tool calls run."""
-            while True:
+            """The batch's result; meanwhile (no ``calls_clock``) tells the workers when tool
+            calls run."""
+            while polled:
                 if _calls_running(should_yield, idle_for):
-                    calls_until.value = time.monotonic() + QUIET_S
+                    calls_until.value = time.monotonic()
                 with contextlib.suppress(FutureTimeout):
-                    return fut.result(timeout=0.01 if idle_for or should_yield else None)
+                    return fut.result(timeout=0.01)
+            return fut.result()
 
         # a stop signal exits the process without waiting for this thread: it kills the
         # workers first (ending.py), so none outlives the server
@@ -612,6 +622,10 @@ class IndexService:
         try:
             poll = config.data["index"]["pollMs"] / 1000
             changes = self._watch(app.root)
+            import multiprocessing
+
+            clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
+            app.calls_clock = clock  # run_tool keeps it: the workers pause with no poll here
             while not self._stop.is_set():
                 try:
                     index_project(
@@ -623,6 +637,7 @@ class IndexService:
                         should_yield=lambda: getattr(app, "busy", 0) > 0,
                         idle_for=lambda: time.monotonic() - getattr(app, "last_call_end", 0.0),
                         stop=self._stop,
+                        calls_clock=clock,
                     )
                     if not self._stop.is_set():
                         record(store, self.state)

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -110,6 +111,9 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
     values = spec.validate(arguments)
     app.check_store()  # a store deleted since the last call is opened anew
     app.busy += 1  # the project index waits meanwhile (indexer.py)
+    clock = getattr(app, "calls_clock", None)  # and so do its workers, told without a poll
+    if clock is not None:
+        clock.value = math.inf
     try:
         try:
             result = spec.handler(app, **values)
@@ -125,6 +129,8 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
     finally:
         app.busy -= 1
         app.last_call_end = time.monotonic()
+        if clock is not None and not app.busy:
+            clock.value = app.last_call_end
     from ..redact import redact_text
 
     return app.answer(redact_text(result))  # plus one line when nothing is being stored
