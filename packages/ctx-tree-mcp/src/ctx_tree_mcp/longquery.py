@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 #: A query with more words than this (after stopwords) is searched as a long query.
 LONG_WORDS = 8
-#: Words searched for a long query.
-TERMS = 30
+#: Words searched for a long query (the 20 of most weight x IDF: the next ones are mostly
+#: common words, whose postings cost most and rank least).
+TERMS = 20
 #: Chunks ranked before aggregation per file.
 CANDIDATES = 200
 
@@ -124,7 +125,7 @@ def weighted_words(query: str) -> Counter[str]:
     return weights
 
 
-def pick_terms(app: App, query: str, count: int = TERMS) -> list[str]:
+def pick_terms(app: App, query: str, count: int | None = None) -> list[str]:
     """The ``count`` most informative words of ``query`` for this store: weight x IDF, the
     words the index does not hold left out."""
     weights = weighted_words(query)
@@ -140,7 +141,7 @@ def pick_terms(app: App, query: str, count: int = TERMS) -> list[str]:
         idf = math.log(1 + cap / n)
         scored.append((weights[w] ** 0.5 * idf, w))
     scored.sort(reverse=True)
-    return [w for _s, w in scored[:count]]
+    return [w for _s, w in scored[: TERMS if count is None else count]]
 
 
 def _path_words(relpath: str) -> set[str]:
@@ -285,6 +286,9 @@ def _bm25(tf: float, length: float, avg: float) -> float:
 #: chunk is likelier to hold it, and a three-line class header should not lead its file on
 #: the density of one word.
 IN_FILE_B = 0.25
+#: Files (best first) whose chunks are put in their in-file order; the rest keep their
+#: index-wide order (no answer of at most 100 hits, nor compose's 50 seeds, reaches them).
+IN_FILE_FILES = 60
 
 
 def _in_file_order(
@@ -380,17 +384,6 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     lengths = app.store.child_counts(short)
     flen = {k: max(1, lengths.get(k, 0)) for k in short}
     favg = sum(flen.values()) / len(flen)
-    # each term's share of a shortlisted chunk's in-file score, before the file's own IDF
-    rows = {r for k in short for _s, r, _id in chunks[k]}
-    in_file: dict[int, list[tuple[str, float]]] = defaultdict(list)
-    for w, counts in post.tf.items():
-        g = term_weight[w]
-        for rowid in rows & counts.keys():
-            n = counts[rowid]
-            tfn = n * (K1 + 1) / (n + K1 * (1 - IN_FILE_B + IN_FILE_B * rel_len[rowid]))
-            in_file[rowid].append((w, g * tfn))
-    for k in short:
-        chunks[k] = _in_file_order(chunks[k], in_file, is_named, flen[k])
     files_total = len(file_tf)  # the files holding any term: N of the files' IDF
     fdf: Counter[str] = Counter(w for per in file_tf.values() for w in per)
     fscore = {
@@ -420,6 +413,19 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
             group = chunks[k]
             body = [c for c in group if c[2] != k]
             chunks[k] = body or group
+    # the first files' chunks in their in-file order (the answer and compose's seeds are
+    # drawn from them); each term's share of a chunk's in-file score, before the file's IDF
+    first = sorted(short, key=lambda k: -fused[k])[:IN_FILE_FILES]
+    rows = {r for k in first for _s, r, _id in chunks[k]}
+    in_file: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    for w, counts in post.tf.items():
+        g = term_weight[w]
+        for rowid in rows & counts.keys():
+            n = counts[rowid]
+            tfn = n * (K1 + 1) / (n + K1 * (1 - IN_FILE_B + IN_FILE_B * rel_len[rowid]))
+            in_file[rowid].append((w, g * tfn))
+    for k in first:
+        chunks[k] = _in_file_order(chunks[k], in_file, is_named, flen[k])
     if locs := locations(query):
         _place(app, locs, short, nodes, chunks, fused)
     files = sorted(((s, k) for k, s in fused.items()), key=lambda t: -t[0])
