@@ -88,3 +88,52 @@ def test_a_token_alone_is_redacted_without_loading_re(token: str) -> None:
         check=True,
     )
     assert done.stdout.split() == ["False", "True", "False"]
+
+
+#: Secrets of the rules a token's own letters or a redaction's mark can trigger, and words
+#: that trigger rules without being secrets.
+SECRETS = [
+    "ghp_" + "Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7",
+    "github_pat_11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz",
+    "AKIA" + "ABCDEFGHIJKLMNOP",
+    "xoxb-" + "1234567890-abcdefghij",
+    "glpat-" + "abcdefghij0123456789",
+    "npm_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "AIza" + "SyA1234567890abcdefghijklmnopqrstuv",
+    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N",
+    "TOKEN=",
+    "GITHUB_TOKEN=",
+    "api_key: '",
+    'client_secret = "',
+    "password=",
+    "DB_PASSWORD: ",
+    "SECRET_KEY=",
+    "https://user:",
+    "@host/db",
+    "Authorization: Bearer ",
+    "token",
+    "key",
+    "pass",
+    "[REDACTED:github_token]",
+]
+FILLER = ["\n", " ", "=", ": ", "_", "x", "HOME=/root\n", "PATH=/usr/bin\n", "line of output\n"]
+
+
+def test_redaction_is_the_same_given_the_triggers_the_hook_found() -> None:
+    """What the capture hooks hand over (which trigger literals the lower-cased text holds)
+    lets redact() skip scanning for the absent ones; it finds the same secrets: also where
+    a redaction's own mark holds a trigger the text did not (``[REDACTED:github_token]``)."""
+    from ctx_tree_mcp.capture.spool import redact_triggers
+
+    triggers = redact_triggers(redact)
+    rng = random.Random(29)
+    changed = 0
+    for _ in range(600):
+        parts = [rng.choice(SECRETS + FILLER) for _ in range(rng.randrange(1, 7))]
+        text = "".join(p + (_run(rng) if rng.random() < 0.4 else "") for p in parts)
+        lowered = text.lower()
+        present = {t: t in lowered for t in triggers}
+        expected = redact.redact(text)
+        assert redact.redact(text, present) == expected, text
+        changed += expected[0] != text
+    assert changed > 200
