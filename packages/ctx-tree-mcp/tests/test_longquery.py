@@ -1,5 +1,5 @@
 """Long-query search (longquery.py, docs/search.md#long-queries): a pasted issue ranks the
-file it is about first, at most three chunks per file, over an index whose relevant file is
+file it is about first, at most four chunks per file, over an index whose relevant file is
 the oldest stored (outside a short query's recency window)."""
 
 from __future__ import annotations

@@ -519,10 +519,11 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
     """The hits of a long ``query`` (see :func:`rank`), at most ``limit``, as
     ``ctx_tree_store.SearchHit`` with ``matched_all=False``: the chunks of the ranked files
     (at most :data:`PER_FILE` each), each scored by its file's score times its
-    own relative to its file's best chunk, best first. A file's best chunk scores its file's
-    score (relative to the best file's), so a file's second chunk is listed above another
-    file's best when its share of its file's best beats that file's share of the best file:
-    a file far ahead of the rest shows more of its chunks."""
+    own relative to its file's best chunk and :data:`FURTHER_CHUNK` per chunk of the file
+    before it, best first. A file's best chunk scores its file's score (relative to the best
+    file's), so a file's second chunk is listed above another file's best when its share of
+    its file's best, times 0.8, beats that file's share of the best file: a file far ahead of
+    the rest shows more of its chunks."""
     ranking = rank(app, query, filters)
     picked: list[tuple[float, str]] = []
     weights = ranking.weights()
