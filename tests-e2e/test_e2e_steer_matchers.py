@@ -1,6 +1,7 @@
 """The steering hook's matchers (``plugin/hooks/steer.py``, plain string scanning) find exactly
-what the regular expressions they stand for find, on generated and real commands and files,
-and a steering hook's process loads no ``re`` for any host's payload (importing ``re`` costs
+what the regular expressions they stand for find, on generated and real commands and files;
+the capture hook's trigger scan finds exactly the triggers a text holds; and a steering hook's
+process loads no ``re`` for any host's payload (importing ``re`` costs
 ~27M instructions, docs/benchmarks.md#hooks)."""
 
 from __future__ import annotations
@@ -318,3 +319,32 @@ def test_a_steering_hook_loads_no_re_for_any_hosts_payload(tmp_path: Path) -> No
         }
         assert "steer" in imported, sorted(imported)
         assert "re" not in imported and "enum" not in imported, (event, sorted(imported))
+
+
+def test_the_hooks_trigger_scan_finds_each_trigger_the_text_holds(tmp_path: Path) -> None:
+    import hook_main
+    from ctx_tree_mcp import redact
+    from ctx_tree_mcp.capture.spool import redact_triggers
+
+    triggers = redact_triggers(redact)
+    letters = {c for t in triggers for c in t}
+    rng = random.Random(31)
+    fill = ["x", " ", "\n", "p", "a", "s", "$", ":", "-", "e", "t", "o", "k", "n", "é"]
+    found = 0
+    for size in [0, 1, 5, 40, 400, 4000] * 300:
+        pieces = [rng.choice(triggers) if rng.random() < 0.3 else rng.choice(fill)]
+        while sum(map(len, pieces)) < size:
+            piece = rng.choice(triggers + fill * 4)
+            if rng.random() < 0.3:  # a cut trigger: a near miss
+                piece = piece[: rng.randrange(len(piece) + 1)]
+            pieces.append(piece)
+        lowered = "".join(pieces)
+        got = hook_main.triggers_present(lowered, triggers, letters)
+        assert got == {t: t in lowered for t in triggers}, lowered
+        found += sum(got.values())
+    # the output the hooks bench captures: common characters, a token at the end
+    lowered = ("line 00001 of a realistic tool output, some words here\n" * 2000).lower()
+    for text in (lowered, lowered + "ghp_bench0token1", "$1$" + lowered + ":5432:"):
+        got = hook_main.triggers_present(text, triggers, letters)
+        assert got == {t: t in text for t in triggers}
+    assert found > 5000

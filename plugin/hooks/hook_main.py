@@ -483,6 +483,48 @@ def cut_redacted(rec, limit):
 
 
 REDACTED_FIELDS = ("text", "command", "pattern", "glob", "title", "url", "path")
+#: Characters from the most to the least common in code and command output: a trigger is
+#: looked for around its least common character first.
+_COMMON_CHARS = " etaoinsrlcdhupmfgybw.,_()=:/-\"'0123456789kvx\n[]{}jqz;>$<*#@!%&?+|\\^~`"
+#: A trigger's least common character is tried at most this often before a plain search.
+ANCHOR_TRIES = 4
+_ANCHORS = {}
+
+
+def _anchor(trigger):
+    """``(character, its index)``: the least common character of ``trigger``."""
+    if trigger not in _ANCHORS:
+        rank = [_COMMON_CHARS.find(c) if c in _COMMON_CHARS else 999 for c in trigger]
+        index = rank.index(max(rank))
+        _ANCHORS[trigger] = trigger[index], index
+    return _ANCHORS[trigger]
+
+
+def triggers_present(lowered, triggers, letters):
+    """``{trigger: trigger in lowered}`` for each of ``triggers``, cheaper than scanning for
+    each (~0.3M instructions a 100 KB scan): a character test is a memchr (~100x cheaper), so a
+    trigger holding a character of ``letters`` the text lacks is absent, and a trigger is
+    looked for where its least common character occurs (up to ANCHOR_TRIES places, then by a
+    search from there)."""
+    absent = {c for c in letters if c not in lowered}
+    out = {}
+    for trigger in triggers:
+        if absent.intersection(trigger):
+            out[trigger] = False
+            continue
+        char, index = _anchor(trigger)
+        at, tries, found = lowered.find(char, index), 0, False
+        while at >= 0:
+            if lowered.startswith(trigger, at - index):
+                found = True
+                break
+            tries += 1
+            if tries > ANCHOR_TRIES:  # a common character here: no occurrence starts earlier
+                found = lowered.find(trigger, at - index) >= 0
+                break
+            at = lowered.find(char, at + 1)
+        out[trigger] = found
+    return out
 
 
 def redact_record(home, rec):
@@ -497,11 +539,7 @@ def redact_record(home, rec):
         letters = {c for t in triggers for c in t}
         for key in REDACTED_FIELDS:
             if isinstance(rec.get(key), str):
-                lowered = rec[key].lower()
-                # a character test is a memchr (~100x cheaper than a trigger's scan): a
-                # trigger holding a character the text lacks is not in it
-                absent = {c for c in letters if c not in lowered}
-                present[key] = {t: not absent.intersection(t) and t in lowered for t in triggers}
+                present[key] = triggers_present(rec[key].lower(), triggers, letters)
         if not any(any(found.values()) for found in present.values()):
             rec["redacted"] = True
             return rec
