@@ -141,6 +141,20 @@ def test_verb_help_uses_the_cli_s_words_not_the_mcp_tool_s() -> None:
     assert "into --budget" in verbs.choices["compose"].description
 
 
+def test_option_help_names_other_options_by_their_flags() -> None:
+    """``ctx-tree grep --help`` says ``-A``'s default is ``--context``, a flag a shell takes,
+    not the MCP argument ``context_lines``; a positional is named by its metavar."""
+    verbs = build_parser()._subparsers._group_actions[0].choices
+    for spec in TOOLS:
+        for action in verbs[spec.verb]._actions:
+            for name in spec.args.model_fields:
+                if "_" in name and action.help:
+                    assert not re.search(rf"(?<![\w-]){name}\b", action.help), (spec.verb, name)
+    helps = {a.dest: a.help for a in verbs["grep"]._actions}
+    assert "(default: --context)" in helps["after_context"]
+    assert helps["fixed_strings"].startswith("PATTERN is a literal")
+
+
 def test_an_empty_grep_pattern_names_the_flag_on_the_cli(env, capsys) -> None:
     """The CLI names ``--fixed-strings``, not the MCP argument ``fixed_strings=true``."""
     code, _, err = run(capsys, "--root", str(env), "grep", "")

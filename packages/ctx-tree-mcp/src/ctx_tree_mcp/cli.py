@@ -163,8 +163,23 @@ def _help_of(spec: ToolSpec, name: str) -> str:
             parts.append("required")
     elif info.default not in (None, False):
         parts.append(f"default {info.default}")
-    text = spec.cli_of(name).help.replace("`", "") or describe(info)
+    text = _cli_words(spec, spec.cli_of(name).help) or describe(info)
     return f"{text} ({'; '.join(parts)})" if parts else text
+
+
+def _cli_words(spec: ToolSpec, help_text: str) -> str:
+    """``help_text`` as ``--help`` prints it: a quoted argument name (`` `context_lines` ``)
+    becomes the flag that sets it (``--context``; ``PATTERN`` for a positional, the sugar's
+    flag for a field it sets), other quotes lose their backticks."""
+
+    def word(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in spec.args.model_fields:
+            return name
+        sugar = next((s.flag for s in spec.sugar if name in s.fields), None)
+        return sugar or spec.flag_of(name)
+
+    return re.sub(r"`([^`]*)`", word, help_text)
 
 
 def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
