@@ -159,6 +159,12 @@ def test_timeout_answer_says_killed_and_shows_what_came_before(app: App) -> None
     assert node.metadata["timed_out"] is True and node.metadata["exit_code"] is None
 
 
+def test_timeout_without_output_does_not_promise_output_below(app: App) -> None:
+    answer = bash(app, "sleep 100", timeout_s=1)
+    assert answer.startswith("killed at the timeout (timeout_s); no output before it")
+    assert "below" not in answer
+
+
 def test_binary_output_never_breaks_the_answer(app: App) -> None:
     answer = bash(app, "head -c 50000 /dev/urandom", budget_tokens=500)
     answer.encode("utf-8")

@@ -242,19 +242,20 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
 def status_line(
     result: RunResult, lines: int, whole_bytes: int | None = None, *, brief: bool = False
 ) -> str:
-    """``exit 0 · 12 lines · 0.3 s``, or ``killed at the timeout (timeout_s) · …`` (``--timeout``
-    on the CLI). With ``whole_bytes`` (the store kept part of the output: ``lines`` are
+    """``exit 0 · 12 lines · 0.3 s``, or ``killed at the timeout (timeout_s); output before it
+    below · …`` (``--timeout`` on the CLI; ``no output before it`` when ``lines`` is 0). With ``whole_bytes`` (the store kept part of the output: ``lines`` are
     those kept), ``exit 0 · 1,988,895 bytes, 15,185 lines of it kept · 0.3 s``. ``brief``
     (the whole output follows): how it ended alone, ``exit 1``."""
     seconds = f"{result.duration_ms / 1000:.1f} s"
     size = f"{lines:,} line{'s' if lines != 1 else ''}"
     if whole_bytes is not None:
         size = f"{whole_bytes:,} bytes, {size} of it kept"
+    before = "output before it below" if lines else "no output before it"
     if result.timed_out:
         limit = argument_name("ctx_tree_bash", "timeout_s")
-        how = f"killed at the timeout ({limit}); output before it below"
+        how = f"killed at the timeout ({limit}); {before}"
     elif result.cancelled:
-        how = "cancelled by the client; output before it below"
+        how = f"cancelled by the client; {before}"
     elif result.signal is not None:
         how = f"ended by signal {_signal_name(result.signal)}"
     else:
