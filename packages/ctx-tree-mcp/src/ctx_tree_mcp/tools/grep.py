@@ -107,8 +107,8 @@ async def grep(
 
     ``after_context``/``before_context`` (``rg -A``/``-B``) override ``context_lines`` (``-C``)
     on their side, as in ripgrep. ``numbers=False`` prints the lines without their numbers, as
-    grep without ``-n`` does (``path:text``, or ``text`` for one file); the stored output keeps
-    them (docs/tools.md, "Native-mirroring arguments").
+    grep without ``-n`` does (each file's path, then its lines as ``text``; ``path:text`` for a
+    single hit, no path for one file); the stored output keeps them (docs/tools.md, "Native-mirroring arguments").
 
     ``head_limit`` shows the first N output lines (match, context and ``--`` lines, in the
     answer's order) as ``| head -n N`` would; the full output is stored all the same. A search of one
