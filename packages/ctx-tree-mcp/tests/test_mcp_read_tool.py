@@ -324,3 +324,17 @@ def test_a_big_whole_read_shares_its_room_between_the_top_and_the_end(app, root)
     firsts = [i for i in top if i < 30]
     lasts = [i for i in top if i >= 30]
     assert len(lasts) >= 5 and abs(len(firsts) - len(lasts)) <= 3, top
+
+
+@pytest.mark.parametrize("lines", [(1, 2), (1, None)])
+def test_a_line_range_of_an_empty_file_is_the_empty_file(app, root, lines):
+    """No ``not shown: lines 1-0`` and no ``next`` reading lines 1:0 (a range that ends before
+    it starts): the answer is what a whole read of the empty file is."""
+    (root / "empty.py").write_text("")
+    whole = read(app, "empty.py")
+    text = read(app, "empty.py", start_line=lines[0], end_line=lines[1])
+    assert text == whole
+    assert "1-0" not in text and "next" not in text
+    with pytest.raises(ToolInputError, match="past the end") as err:
+        read(app, "empty.py", start_line=2)
+    assert err.value.argument == "start_line"

@@ -204,6 +204,8 @@ def _by_lines(
             f"{first} is past the end of {view.relative} ({total} line{'s' if total != 1 else ''}){truncation_hint(view)}",
         )
     last = min(last or total, total)
+    if last < first:  # an empty file: nothing to show, as a whole read of it shows nothing
+        return ranges_answer(view, [], budget, numbered=numbered)
     return range_answer(view, first, last, budget, "", numbered)
 
 
