@@ -20,7 +20,7 @@ from ctx_tree_mcp.app import App, fault_message
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.read import read
 from ctx_tree_mcp.tools.search import search
-from ctx_tree_store import Store, StoreFull, StoreGone
+from ctx_tree_store import Store, StoreFull, StoreGone, StoreUnwritable
 
 
 def _private_mount(script: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -449,3 +449,24 @@ def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     assert code.value.code == 1 and "ctx-tree forget" in err and "internal error" not in err
     main(["--root", str(root), "stats"])
     assert "nothing is being stored" in capsys.readouterr().out
+
+
+def test_a_home_that_is_a_file_still_answers_reads_and_greps(
+    root: Path, tmp_path: Path, monkeypatch, capsys
+):
+    """``CTX_TREE_HOME`` naming a file (no directory can be made under it): reads and greps
+    answer, saying nothing is stored, as for a read-only home; before, the config load said
+    'cannot read: Not a directory; fix or remove that key' and the store an internal error."""
+    from ctx_tree_mcp.cli import main
+
+    home = tmp_path / "home-file"
+    home.write_text("not a directory\n")
+    monkeypatch.setenv("CTX_TREE_HOME", str(home))
+    main(["--root", str(root), "read", "src/decoder.py", "--lines", "1:3"])
+    main(["--root", str(root), "grep", r"def raw_decode\b"])
+    out = capsys.readouterr().out
+    assert "\n1\t" in "\n" + out and "def raw_decode" in out, out
+    assert "ctx-tree: nothing is being stored: " in out and "Not a directory" in out, out
+    assert home.read_text() == "not a directory\n"
+    with pytest.raises(StoreUnwritable):
+        Store.open(home / "project" / "store.db")

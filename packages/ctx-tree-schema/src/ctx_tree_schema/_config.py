@@ -362,10 +362,11 @@ def _as_config_data(data: dict[str, Any]) -> ConfigData:
 
 
 def read_config_file(path: Path) -> dict[str, Any] | None:
-    """Parse one JSON config file; None when it does not exist. Raises :class:`ConfigError` when malformed."""
+    """Parse one JSON config file; None when it does not exist (also when a part of ``path``
+    is a file). Raises :class:`ConfigError` when malformed."""
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # under a file: it cannot exist either
         return None
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None

@@ -17,7 +17,9 @@ from ._errors import SchemaTooOld, SchemaVersionError, StoreFull, StoreUnwritabl
 BUSY_TIMEOUT_MS = 30_000
 #: A store larger than this is not copied into memory by :func:`snapshot`.
 SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024
-_UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS}
+#: Why a store directory or file cannot be made: no permission, a read-only file system, a
+#: file where a directory should be (``CTX_TREE_HOME`` naming a file).
+_UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR}
 #: Page size of a new store file, in bytes.
 PAGE_SIZE = 8192
 
@@ -58,7 +60,7 @@ def connect(path: Path | str) -> apsw.Connection:
     ``":memory:"`` opens a private in-memory store. Raises :class:`SchemaVersionError` when the
     file's schema is newer than :data:`ctx_tree_schema.SCHEMA_VERSION` (nothing is written then),
     :class:`StoreUnwritable` when the directory or file cannot be created or written (read-only
-    file system, another user's directory, permissions) and :class:`StoreFull` when the disk is
+    file system, another user's directory, permissions, a file in place of a directory) and :class:`StoreFull` when the disk is
     full.
     """
     try:
