@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..app import App
 
 DESCRIPTION = (
-    "Read a file within budget_tokens: whole if it fits, else outline + top; or by symbol, "
+    "Read a file within budget_tokens: whole if it fits, else outline + top/end; or by symbol, "
     "lines or query; a dir: its ranked map."
 )
 
