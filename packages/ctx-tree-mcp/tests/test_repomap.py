@@ -86,3 +86,17 @@ def test_a_map_before_the_index_says_when_the_directory_holds_more_than_it_read(
         assert "`ctx-tree index`" in answer
     finally:
         app.close()
+
+
+def test_a_file_deleted_since_the_index_is_not_in_the_map(tmp_path: Path) -> None:
+    """No index or walker runs between two CLI calls: the map still leaves out a file gone
+    from disk, so it names no path that a read would refuse as missing."""
+    app = _project(tmp_path)
+    try:
+        record(app.store, index_project(app.store, app.root, app.policy, app.config, workers=1))
+        (app.root / "pkg" / "invoice.py").unlink()
+        answer = read(app, "pkg", budget_tokens=2000)
+        assert "invoice.py" not in answer, answer
+        assert "pkg/zz_core.py" in answer and "pkg/cart.py" in answer
+    finally:
+        app.close()

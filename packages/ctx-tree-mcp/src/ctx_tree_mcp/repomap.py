@@ -1,8 +1,9 @@
 """``ctx_tree_read`` of a directory: a ranked map of its files within the budget (docs/tools.md,
 "Directory map").
 
-The files are those the store holds live under the directory (the project index keeps them;
-before it has run, up to :data:`LOAD_MAX` files of the directory are read as a read would).
+The files are those the store holds live under the directory and still on disk (the project
+index keeps them; before it has run, up to :data:`LOAD_MAX` files of the directory are read as
+a read would).
 Each file's definitions come from its tree-sitter outline (the file root's ``symbols``). A
 file refers to another when its code names one of the other's definitions (an identifier of
 four characters or more; a name defined in several files counts for each a share). Files are
@@ -14,6 +15,7 @@ manifest saying how many files it left out and the call that shows more.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
@@ -58,7 +60,9 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
     out = []
     for uri in uris:
         root = app.store.latest_by_source(uri)
-        if root is not None and root.status.value == "live":
+        # a file deleted since it was stored is left out (no index or walker run since: the
+        # CLI runs neither), so the map names no path a read then says does not exist
+        if root is not None and root.status.value == "live" and os.path.isfile(uri[7:]):
             out.append((uri, root))
     return out
 
