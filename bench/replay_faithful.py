@@ -14,11 +14,12 @@ runs the harness's own ``replay.py`` (imported as a module, not edited) with one
   ``--no-numbers`` when it has no ``-n``/``--line-number``.
 
 The judge gets one rule more, for the un-numbered answers this mode asks for: a ``range``
-reference (the next read zoomed into lines this read showed) is held by an answer without a
-manifest, since ctx-tree's answer without a manifest holds every line asked (docs/tools.md,
-"Footer and manifest"). The harness's judge looks for numbered lines (``^N\t``) or a manifest
-``L12-40``, which neither ``sed -n`` nor ``read --no-numbers`` prints. The meta's
-``"range_refs_by_completeness"`` counts the judgements that rule changed.
+reference (the next read zoomed into lines this read showed) is held when the answer says it
+holds those lines (:func:`holds_range`): it has no manifest, or its manifest names them as
+shown, or they lie outside every range it says it left out. The harness's judge looks for
+numbered lines (``^N\t``) or a manifest ``L12-40``, which neither ``sed -n`` nor
+``read --no-numbers`` prints. The meta's ``"range_refs_by_manifest"`` counts the judgements
+that rule changed.
 
 What a call passes is read only from the recorded command (``classify``'s ``fmt`` and the grep's
 ``native_cmd``), never from its output or what came after. Everything else (which calls, the
@@ -121,25 +122,40 @@ def faithful(argv: list[str], c: dict[str, Any]) -> list[str]:
     return [*argv[:at], *extra, *argv[at:]]
 
 
-def complete(answer: str) -> bool:
-    """The answer has no ctx-tree manifest (nothing was left out)."""
-    return (
-        bool(answer.strip())
-        and not answer.startswith("-- ctx-tree:")
-        and ("\n-- ctx-tree:" not in answer)
-    )
+#: A line range an answer says it left out: a cut range's ``…\t(lines 576-624 not shown)`` gap
+#: line and its manifest's ``truncated: lines 576-624 not shown``.
+_LEFT_OUT = re.compile(r"lines (\d+)-(\d+) not shown")
+#: What a manifest's first line says a cut whole read shows: ``shown: outline, lines 2587-2630``.
+_SHOWN = re.compile(r"^-- ctx-tree:.*?; shown: (.*)$", re.M)
 
 
-def judge_complete(judge: Any, rescued: list[int]) -> Any:
+def holds_range(answer: str, start: int, end: int) -> bool:
+    """Whether a read's answer holds lines ``start..end`` of what it was asked, by what the
+    answer says of itself (docs/tools.md, "Footer and manifest"): every line when it has no
+    manifest; else, when the manifest names what it shows (a whole read), lines inside one
+    of those ranges; else (a cut range read), lines outside every range it says it left out."""
+    if not answer.strip():
+        return False
+    if not answer.startswith("-- ctx-tree:") and "\n-- ctx-tree:" not in answer:
+        return True
+    shown = _SHOWN.search(answer)
+    if shown:
+        spans = re.findall(r"lines (\d+)-(\d+)", shown.group(1))
+        return any(int(a) <= start and end <= int(b) for a, b in spans)
+    gaps = [(int(a), int(b)) for a, b in _LEFT_OUT.findall(answer)]
+    return bool(gaps) and all(end < a or b < start for a, b in gaps)
+
+
+def judge_by_manifest(judge: Any, rescued: list[int]) -> Any:
     """The harness's ``judge(refs, answer) -> list[bool]``, with a ``range`` reference also
-    found in a complete answer (:func:`complete`); ``rescued[0]`` counts those."""
+    found when :func:`holds_range` says the answer holds its lines; ``rescued[0]`` counts
+    the judgements that changed."""
 
     def wrapped(refs: list[dict[str, Any]], answer: str) -> list[bool]:
         found = judge(refs, answer)
-        whole = complete(answer)
         out = []
         for ref, ok in zip(refs, found, strict=True):
-            if not ok and whole and ref["kind"] == "range":
+            if not ok and ref["kind"] == "range" and holds_range(answer, ref["start"], ref["end"]):
                 rescued[0] += 1
                 ok = True
             out.append(ok)
@@ -164,7 +180,7 @@ def load_harness(harness: Path) -> Any:
 
     module.CtxTree.equivalent = equivalent
     rescued = [0]
-    module.judge = judge_complete(module.judge, rescued)
+    module.judge = judge_by_manifest(module.judge, rescued)
     run = module.cmd_run
 
     def cmd_run(args: Any) -> None:
@@ -172,7 +188,7 @@ def load_harness(harness: Path) -> Any:
         meta = Path(args.out) / f"results-b{args.budget}.meta.json"
         data = json.loads(meta.read_text())
         data["mapping"] = "faithful"
-        data["range_refs_by_completeness"] = rescued[0]
+        data["range_refs_by_manifest"] = rescued[0]
         meta.write_text(json.dumps(data, indent=1))
 
     module.cmd_run = cmd_run

@@ -92,24 +92,62 @@ def test_intent_comes_from_the_command_only():
     assert read == ["read", "a.py", "--budget", "500"]  # nl -ba / cat -n stay numbered
 
 
-def test_a_complete_answer_holds_the_range_the_next_read_zoomed_into(
-    project, home, monkeypatch, capsys
-):
-    """The judge's one extra rule: an un-numbered answer without a manifest holds a ``range``
-    reference; one with a manifest is judged as the harness judges it."""
+def test_a_range_is_judged_by_what_the_answer_says_it_holds(project, home, monkeypatch, capsys):
+    """The judge's one extra rule: an un-numbered read answer holds a ``range`` reference when
+    it has no manifest, or the lines are outside the ranges it says it left out; the lines it
+    says it left out are not held."""
     monkeypatch.setenv("CTX_TREE_HOME", str(home))
     monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
     main(["--root", str(project), "read", "pkg/decoder.py", "--lines", "40:52", "--no-numbers"])
     answer = capsys.readouterr().out
-    refs = [{"kind": "range", "path": "pkg/decoder.py", "start": 44, "end": 52},
-            {"kind": "ident", "value": "no_such_name_here"}]  # fmt: skip
 
-    def harness_judge(refs, answer):  # numbered lines only, as the harness's
+    def harness_judge(refs, answer):  # finds numbered lines only, none here
         return [False for _ in refs]
 
     rescued = [0]
-    judge = faithful.judge_complete(harness_judge, rescued)
-    assert judge(refs, answer) == [True, False] and rescued == [1]
+    judge = faithful.judge_by_manifest(harness_judge, rescued)
+    tail = {"kind": "range", "path": "pkg/decoder.py", "start": 50, "end": 52}
+    ident = {"kind": "ident", "value": "no_such_name_here"}
+    assert judge([tail, ident], answer) == [True, False] and rescued == [1]
     cut = answer + "\n-- ctx-tree: pkg/decoder.py · 13 lines\ntruncated: lines 48-52 not shown\n"
-    assert judge(refs, cut) == [False, False] and rescued == [1]
-    assert judge(refs, "") == [False, False]
+    assert judge([tail], cut) == [False] and rescued == [1]
+    head = {"kind": "range", "path": "pkg/decoder.py", "start": 40, "end": 47}
+    assert judge([head], cut) == [True]
+    whole = "x\n-- ctx-tree: pkg/decoder.py · 90 lines, 900t; shown: outline, lines 60-90\n"
+    assert judge([head], whole) == [False] and judge([tail | {"start": 61, "end": 70}], whole) == [
+        True
+    ]
+    assert judge([tail], "") == [False]
+
+
+def test_the_ranges_a_cut_read_names_are_its_own(project, home, monkeypatch, capsys):
+    """A real range read longer than its budget: the gap it names is exactly what it left out."""
+    monkeypatch.setenv("CTX_TREE_HOME", str(home))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    body = "".join(
+        f"value_{i} = compute_something_long({i}, {i * 7}, name='v{i}')\n" for i in range(400)
+    )
+    (project / "big.py").write_text(body)
+    main(
+        [
+            "--root",
+            str(project),
+            "read",
+            "big.py",
+            "--lines",
+            "1:400",
+            "--no-numbers",
+            "--budget",
+            "500",
+        ]
+    )
+    answer = capsys.readouterr().out
+    gaps = faithful._LEFT_OUT.findall(answer)
+    assert gaps, answer
+    a, b = (int(x) for x in gaps[0])
+    shown = [
+        line for line in answer.split("\n-- ctx-tree:")[0].splitlines() if line.startswith("value_")
+    ]
+    numbers = sorted(int(line.split(" ", 1)[0][6:]) + 1 for line in shown)
+    assert all(n < a or n > b for n in numbers) and numbers[-1] == 400
+    assert faithful.holds_range(answer, 400, 400) and not faithful.holds_range(answer, a, a)
