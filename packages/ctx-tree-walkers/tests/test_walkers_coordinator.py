@@ -217,7 +217,10 @@ def test_a_store_locked_by_another_process_is_one_warning_per_episode(store_file
     assert len(warnings) == 2 and all("locked" in w for w in warnings), warnings
 
 
-def test_store_that_cannot_open_is_retried(tmp_path) -> None:
+def test_store_that_cannot_open_is_retried(tmp_path, caplog) -> None:
+    """A store under a file (``CTX_TREE_HOME`` naming a file) cannot be made: the store calls
+    it unwritable, so each tick is skipped, one warning says why, and the next tick tries
+    again; nothing counts as a walker error."""
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     cfg = make_config(walkers={"filterIntervalMs": 1000})
@@ -231,8 +234,12 @@ def test_store_that_cannot_open_is_retried(tmp_path) -> None:
         await task
         return c
 
-    c = run(main())
-    assert c.state["filter"].errors == 4 and c.state["filter"].runs == 0
+    with caplog.at_level(logging.WARNING, logger="ctx_tree_walkers"):
+        c = run(main())
+    f = c.state["filter"]
+    assert (f.skipped, f.errors, f.runs) == (4, 0, 0)
+    paused = [r.getMessage() for r in caplog.records if "walkers paused" in r.getMessage()]
+    assert len(paused) == 1 and "Not a directory" in paused[0], paused
 
 
 def test_stop_mid_run_commits_whole_batches_and_releases_the_lease(store_file) -> None:
