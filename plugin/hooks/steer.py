@@ -61,6 +61,13 @@ def _pub(word):
     )  # fmt: skip
 
 
+def _split_word(text):
+    """``(first word, the rest without its leading spaces)`` of bytes ``text``; None when no
+    space follows the first word."""
+    word, sep, rest = text.partition(b" ")
+    return (word, rest.lstrip(b" ")) if sep else None
+
+
 def definition_name(line):
     """The name a definition line defines, or None. ``line``: bytes with no ``\\n``, its tabs
     made spaces and its leading spaces taken off (as :func:`definition_names` passes it).
@@ -70,25 +77,15 @@ def definition_name(line):
     rb"([A-Za-z_][A-Za-z0-9_]*)", line).group(1)``: each word there is followed by spaces,
     and none of ``export``, ``pub`` and ``async`` is another of its words, so each is taken
     where it stands and never has to be given back."""
-    word, sep, rest = line.partition(b" ")
-    if not sep:
+    parts = _split_word(line)
+    for prefix in (b"export", b"pub", b"async"):  # each at most once, in this order
+        if parts is None:
+            return None
+        if parts[0] == prefix or (prefix == b"pub" and parts[0][:3] == b"pub" and _pub(parts[0])):
+            parts = _split_word(parts[1])
+    if parts is None:
         return None
-    rest = rest.lstrip(b" ")
-    if word == b"export":
-        word, sep, rest = rest.partition(b" ")
-        if not sep:
-            return None
-        rest = rest.lstrip(b" ")
-    if word[:3] == b"pub" and _pub(word):
-        word, sep, rest = rest.partition(b" ")
-        if not sep:
-            return None
-        rest = rest.lstrip(b" ")
-    if word == b"async":
-        word, sep, rest = rest.partition(b" ")
-        if not sep:
-            return None
-        rest = rest.lstrip(b" ")
+    word, rest = parts
     if not rest or word not in _DEF_WORDS or rest[0] not in _ID_START:
         return None
     end = rest.translate(_ID_TABLE).find(b" ")
