@@ -15,16 +15,48 @@ import shlex
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from .tools.spec import ToolSpec
+    from collections.abc import Sequence
+
+    from pydantic import BaseModel
+
+
+class _CliMarker(Protocol):
+    @property
+    def positional(self) -> bool: ...
+
+
+class _Sugar(Protocol):
+    @property
+    def flag(self) -> str: ...
+    @property
+    def fields(self) -> tuple[str, ...]: ...
+    def render(self, values: Mapping[str, Any], /) -> str | None: ...
+
+
+class _SpecView(Protocol):
+    """What this module reads of a tool's spec (``tools.spec.ToolSpec`` has it); a protocol, so
+    this module imports nothing of ours and the spec may import it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def args(self) -> type[BaseModel]: ...
+    @property
+    def sugar(self) -> Sequence[_Sugar]: ...
+    @property
+    def verb(self) -> str: ...
+    def cli_of(self, name: str, /) -> _CliMarker: ...
+    def flag_of(self, name: str, /) -> str: ...
+
 
 #: ``"mcp"`` or ``"cli"``; a context variable, so concurrent MCP calls are unaffected.
 SURFACE: ContextVar[str] = ContextVar("ctx_tree_surface", default="mcp")
 #: The tools by name while a CLI command runs, for their verbs and flags (MCP syntax needs
 #: none); given by the caller, so this module does not depend on the tool registry.
-_CLI_TOOLS: ContextVar[Mapping[str, ToolSpec] | None] = ContextVar(
+_CLI_TOOLS: ContextVar[Mapping[str, _SpecView] | None] = ContextVar(
     "ctx_tree_cli_tools", default=None
 )
 
@@ -47,7 +79,7 @@ def typed_flags(tool: str, flags: Mapping[str, str]) -> Iterator[None]:
 
 
 @contextmanager
-def cli_surface(tools: Mapping[str, ToolSpec]) -> Iterator[None]:
+def cli_surface(tools: Mapping[str, _SpecView]) -> Iterator[None]:
     """Within the block, hints and errors are written in CLI syntax, with the verbs and flags
     of ``tools`` (the registry's ``BY_NAME``)."""
     token, tools_token = SURFACE.set("cli"), _CLI_TOOLS.set(tools)
@@ -81,7 +113,7 @@ def tool_ref(tool: str) -> str:
     return f"ctx-tree {spec.verb}" if spec else tool
 
 
-def argument_name(spec: ToolSpec | str, name: str) -> str:
+def argument_name(spec: _SpecView | str, name: str) -> str:
     """How to name one of a tool's arguments: ``start_line`` over MCP; on the CLI the flag the
     command line set it with (:func:`typed_flags`), else its flag (``--lines``)."""
     if not on_cli():
@@ -98,7 +130,7 @@ def argument_name(spec: ToolSpec | str, name: str) -> str:
     return found.flag_of(name)
 
 
-def cli_call(spec: ToolSpec, values: Mapping[str, Any]) -> str:
+def cli_call(spec: _SpecView, values: Mapping[str, Any]) -> str:
     """``values`` as a ``ctx-tree`` command line (shell-quoted)."""
     rest = dict(values)
     words = ["ctx-tree", spec.verb]
@@ -129,6 +161,6 @@ def cli_call(spec: ToolSpec, values: Mapping[str, Any]) -> str:
     return " ".join(shlex.quote(w) if w != "…" else w for w in words)
 
 
-def _spec(tool: str) -> ToolSpec | None:
+def _spec(tool: str) -> _SpecView | None:
     tools = _CLI_TOOLS.get()
     return None if tools is None else tools.get(tool)

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..budget import MAX_BUDGET, MIN_BUDGET
 from ..errors import ToolInputError
+from ..surface import argument_name, call
 
 
 @dataclass(frozen=True)
@@ -153,8 +154,6 @@ class ToolSpec:
         return {name: getattr(model, name) for name in self.args.model_fields}
 
     def _example_hint(self, working: Mapping[str, Any] | None = None) -> str:
-        from ..surface import call
-
         return f"; a call that works: {call(self.name, **(self.example if working is None else working))}"
 
     def _without(self, arguments: Mapping[str, Any], name: str) -> dict[str, Any] | None:
@@ -192,8 +191,6 @@ class ToolSpec:
             problem = f"expected {describe(info)}{where}, got {got}"
         else:
             problem = "invalid value"
-        from ..surface import argument_name
-
         working = self._without(arguments, name)
         return ToolInputError(argument_name(self, name), problem + self._example_hint(working))
 
