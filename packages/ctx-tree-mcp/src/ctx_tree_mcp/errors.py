@@ -51,6 +51,10 @@ class CtxTreeError(Exception):
     """Base class of every error ``ctx_tree_mcp`` raises."""
 
 
+class StartError(CtxTreeError):
+    """The server cannot start; the message says why and what to fix."""
+
+
 class ToolInputError(CtxTreeError, ValueError):
     """Bad tool input. ``str(err)`` names the argument and says what to do instead.
 

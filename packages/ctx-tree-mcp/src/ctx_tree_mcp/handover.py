@@ -20,7 +20,7 @@ import math
 import os
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import anyio
 import mcp_types as types
@@ -29,9 +29,24 @@ from mcp.shared.message import SessionMessage
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
-    from .instant import Session
-
 log = logging.getLogger(__name__)
+
+
+class Session(Protocol):
+    """What the handover uses of the instant start's session (``instant.Session`` has it); a
+    protocol, so this module does not import the module that imports it."""
+
+    def roots_root(self) -> str | None:
+        """The project root from the client's MCP roots, or None."""
+        ...
+
+    def send_text(self, text: str, /) -> None:
+        """Write one JSON-RPC line to the client."""
+        ...
+
+    def handover(self, engine: Engine, /) -> bool:
+        """Hand the wire to ``engine``; False when the session already ended."""
+        ...
 
 
 def parse_message(line: str) -> types.JSONRPCMessage:
@@ -171,7 +186,7 @@ def record(server: Server, lines: list[str], answers: int) -> list[dict[str, Any
 def serve_session(session: Session, root: str | None) -> None:
     """Build the server for ``root``, take over ``session`` and serve it until end of input.
 
-    Raises ``instant.StartError`` for an invalid configuration.
+    Raises ``errors.StartError`` for an invalid configuration.
     """
     import sys
 
@@ -181,8 +196,8 @@ def serve_session(session: Session, root: str | None) -> None:
     from ctx_tree_schema import ConfigError
 
     from .app import PROJECT_VARIABLES, App, project_root, server_session_key
-    from .instant import StartError
-    from .server import build_server
+    from .errors import StartError
+    from .server import build_server, save_counters
 
     if root is None and not any(os.environ.get(v) for v in PROJECT_VARIABLES):
         # no root from the command line or the host's variables: the client's MCP roots
@@ -200,7 +215,7 @@ def serve_session(session: Session, root: str | None) -> None:
     from . import ending
 
     # on a stop signal the counters are written at once, not after the walkers have stopped
-    ending.on_stop(lambda: _save_counters(app), order=20)
+    ending.on_stop(lambda: save_counters(app), order=20)
     prewarm(app)
     if not session.handover(engine):
         return
@@ -209,15 +224,6 @@ def serve_session(session: Session, root: str | None) -> None:
         anyio.run(engine.run)
     finally:
         app.close()
-
-
-def _save_counters(app: Any) -> None:
-    from ctx_tree_store import StoreError
-
-    try:
-        app.flush_counters()
-    except StoreError as exc:
-        log.warning("usage counters not written: %s", exc)
 
 
 def prewarm(app: Any) -> None:

@@ -301,10 +301,6 @@ def _writer(fd: int):
     return write
 
 
-class StartError(Exception):
-    """The server cannot start; the message says why and what to fix."""
-
-
 def _load(session: Session, root: str | None) -> None:
     """Loader thread: import the SDK, build the server, hand the session over, serve."""
     try:
@@ -312,6 +308,8 @@ def _load(session: Session, root: str | None) -> None:
 
         serve_session(session, root)
     except BaseException as exc:  # the reason goes to the client and the log
+        from .errors import StartError
+
         reason = str(exc) if isinstance(exc, StartError) else f"{type(exc).__name__}: {exc}"
         session.fail(reason, after_handover=True)
     with session.lock:

@@ -120,17 +120,27 @@ def serve(root: str | None = None) -> int:
         log.warning("%s", note)
     server = build_server(app)
     from . import ending
-    from .handover import _save_counters
 
     # a stop signal writes the counters and ends running commands (docs/architecture.md)
     ending.install()
-    ending.on_stop(lambda: _save_counters(app), order=20)
+    ending.on_stop(lambda: save_counters(app), order=20)
     try:
         anyio_run_stdio(server)
     finally:
         ending.end_children()
         app.close()
     return 0
+
+
+def save_counters(app: App) -> None:
+    """Write ``app``'s usage counters to the store; a store error is logged, not raised (this
+    runs while the process stops)."""
+    from ctx_tree_store import StoreError
+
+    try:
+        app.flush_counters()
+    except StoreError as exc:
+        log.warning("usage counters not written: %s", exc)
 
 
 def anyio_run_stdio(server: Server) -> None:
