@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ctx_tree_compose import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines, tokens_for_chars
 
-from .errors import ToolInputError
+from ctx_tree_mcp.errors import ToolInputError
 
 MIN_BUDGET = 100
 MAX_BUDGET = 50_000

@@ -22,11 +22,11 @@ import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .errors import ToolInputError, config_error, number_flag
+from ctx_tree_mcp import __version__
+from ctx_tree_mcp.errors import ToolInputError, config_error, number_flag
 
 if TYPE_CHECKING:
-    from .tools.spec import ToolSpec
+    from ctx_tree_mcp.tools.spec import ToolSpec
 
 PACKAGES = (
     "ctx-tree-mcp",
@@ -65,8 +65,8 @@ class _Version(argparse.Action):
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``ctx-tree`` argument parser: one verb per tool, plus the housekeeping commands."""
-    from .commands import COMMANDS
-    from .tools.registry import TOOLS
+    from ctx_tree_mcp.commands import COMMANDS
+    from ctx_tree_mcp.tools.registry import TOOLS
 
     parser = argparse.ArgumentParser(
         prog="ctx-tree",
@@ -133,7 +133,7 @@ def _json_object(text: str) -> dict[str, Any]:
 def _number_flag(spec: ToolSpec, name: str, whole: bool) -> Any:
     """The ``type=`` of a numeric tool flag: a bad value names the flag, an example and the
     range (``--budget abc`` said only ``invalid int value: 'abc'``)."""
-    from .tools.spec import compact_schema, range_text
+    from ctx_tree_mcp.tools.spec import compact_schema, range_text
 
     info = spec.args.model_fields[name]
     schema = compact_schema(spec.args.model_json_schema()["properties"][name])
@@ -145,11 +145,11 @@ def _number_flag(spec: ToolSpec, name: str, whole: bool) -> Any:
 
 
 def _help_of(spec: ToolSpec, name: str) -> str:
-    from .tools.spec import describe, range_text
+    from ctx_tree_mcp.tools.spec import describe, range_text
 
     info = spec.args.model_fields[name]
     schema = spec.args.model_json_schema()["properties"][name]
-    from .tools.spec import compact_schema
+    from ctx_tree_mcp.tools.spec import compact_schema
 
     schema = compact_schema(schema)
     parts = []
@@ -275,8 +275,8 @@ class Answer:
 
 def run(args: argparse.Namespace) -> str | int | Answer:
     """Execute a parsed command; returns the text to print (or an exit status)."""
-    from .surface import cli_surface
-    from .tools.registry import BY_NAME
+    from ctx_tree_mcp.surface import cli_surface
+    from ctx_tree_mcp.tools.registry import BY_NAME
 
     with cli_surface(BY_NAME):
         command = getattr(args, "_command", None)
@@ -288,9 +288,9 @@ def run(args: argparse.Namespace) -> str | int | Answer:
 def _run_tool(args: argparse.Namespace) -> str | Answer:
     import asyncio
 
-    from .commands import no_store_yet, open_app
-    from .surface import argument_name, typed_flags
-    from .tools.registry import BY_NAME, run_tool
+    from ctx_tree_mcp.commands import no_store_yet, open_app
+    from ctx_tree_mcp.surface import argument_name, typed_flags
+    from ctx_tree_mcp.tools.registry import BY_NAME, run_tool
 
     spec = BY_NAME[args._tool]
     values = tool_arguments(spec, args)
@@ -315,7 +315,7 @@ def _fail(exc: Exception) -> int:
     error, with its traceback only when ``CTX_TREE_DEBUG`` is set."""
     import os
 
-    from .app import fault_message
+    from ctx_tree_mcp.app import fault_message
 
     message = fault_message(exc)
     if message is None:
@@ -333,7 +333,7 @@ def _fail(exc: Exception) -> int:
 
 def _error(message: str) -> None:
     """``ctx-tree: <message>`` on stderr, redacted as answers are (errors echo arguments)."""
-    from .redact import redact_text
+    from ctx_tree_mcp.redact import redact_text
 
     print(f"ctx-tree: {redact_text(message)}", file=sys.stderr)
 

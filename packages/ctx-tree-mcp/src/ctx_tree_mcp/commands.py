@@ -18,10 +18,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .errors import ToolInputError, number_flag
+from ctx_tree_mcp.errors import ToolInputError, number_flag
 
 if TYPE_CHECKING:
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def open_app(args: argparse.Namespace, *, check_config: bool = True) -> Iterator
 
     Raises ``ToolInputError`` (``--root``) when the root is not a directory.
     """
-    from .app import App, project_root
+    from ctx_tree_mcp.app import App, project_root
 
     root = project_root(getattr(args, "root", None))
     if not root.is_dir():
@@ -82,7 +82,7 @@ def report_unknown_keys(app: App) -> None:
 
 
 def _walk(args: argparse.Namespace) -> str:
-    from .maintenance import walk
+    from ctx_tree_mcp.maintenance import walk
 
     with open_app(args) as app:
         return walk(app, args.walker)
@@ -110,7 +110,7 @@ def _walk_args(p: argparse.ArgumentParser) -> None:
 def _reembed(args: argparse.Namespace) -> str | int:
     import sys
 
-    from .reembed import ReembedFailed, reembed
+    from ctx_tree_mcp.reembed import ReembedFailed, reembed
 
     with open_app(args) as app:
         try:
@@ -131,14 +131,14 @@ def _reembed_args(p: argparse.ArgumentParser) -> None:
 def _index(args: argparse.Namespace) -> str:
     import sys
 
-    from .maintenance import index
+    from ctx_tree_mcp.maintenance import index
 
     with open_app(args) as app:
         return index(app, progress=sys.stderr.isatty())
 
 
 def _stats(args: argparse.Namespace) -> str:
-    from .maintenance import stats
+    from ctx_tree_mcp.maintenance import stats
 
     with open_app(args) as app:
         return no_store_yet(app) or app.answer(stats(app))
@@ -147,8 +147,8 @@ def _stats(args: argparse.Namespace) -> str:
 def _stores(args: argparse.Namespace) -> str:
     from ctx_tree_store import ctx_tree_home, store_path
 
-    from .app import project_root
-    from .maintenance import stores
+    from ctx_tree_mcp.app import project_root
+    from ctx_tree_mcp.maintenance import stores
 
     home = ctx_tree_home()
     return stores(home, current=store_path(project_root(getattr(args, "root", None)), home))
@@ -161,8 +161,8 @@ def _forget(args: argparse.Namespace) -> str | int:
 
     from ctx_tree_store import ctx_tree_home
 
-    from .app import project_root
-    from .maintenance import forget, forget_plan
+    from ctx_tree_mcp.app import project_root
+    from ctx_tree_mcp.maintenance import forget, forget_plan
 
     target = Path(args.path) if args.path else project_root(getattr(args, "root", None))
     if not args.yes:
@@ -203,11 +203,11 @@ def _doctor(args: argparse.Namespace) -> str | int:
 
     from ctx_tree_store import ctx_tree_home
 
-    from .app import project_root
-    from .doctor import doctor
+    from ctx_tree_mcp.app import project_root
+    from ctx_tree_mcp.doctor import doctor
 
     if args.host:
-        from .install import status as host_status
+        from ctx_tree_mcp.install import status as host_status
 
         report, status = host_status(
             args.host, args.scope, project_root(getattr(args, "root", None))
@@ -235,8 +235,8 @@ def _doctor_args(p: argparse.ArgumentParser) -> None:
 
 
 def _install(args: argparse.Namespace) -> str:
-    from .app import project_root
-    from .install import apply
+    from ctx_tree_mcp.app import project_root
+    from ctx_tree_mcp.install import apply
 
     return apply(
         args.host,
@@ -248,7 +248,7 @@ def _install(args: argparse.Namespace) -> str:
 
 
 def _install_args(p: argparse.ArgumentParser) -> None:
-    from .install import HOSTS
+    from ctx_tree_mcp.install import HOSTS
 
     p.add_argument("host", metavar="HOST", help="one of: " + ", ".join(HOSTS))
     p.add_argument(
@@ -261,7 +261,7 @@ def _install_args(p: argparse.ArgumentParser) -> None:
 
 
 def _demo(args: argparse.Namespace) -> str:
-    from .demo import demo
+    from ctx_tree_mcp.demo import demo
 
     return demo(args.path, files=args.files, root=getattr(args, "root", None), keep=args.keep)
 
@@ -290,7 +290,7 @@ def _demo_args(p: argparse.ArgumentParser) -> None:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from .instant import serve_instant
+    from ctx_tree_mcp.instant import serve_instant
 
     return serve_instant(getattr(args, "root", None))
 
@@ -302,8 +302,8 @@ def _inspect(args: argparse.Namespace) -> int:
 
     from ctx_tree_store import SchemaTooOld, SchemaVersionError
 
-    from .app import App, project_root
-    from .inspector import serve as serve_inspector
+    from ctx_tree_mcp.app import App, project_root
+    from ctx_tree_mcp.inspector import serve as serve_inspector
 
     root = project_root(args.path or getattr(args, "root", None))
     if not root.is_dir():

@@ -38,15 +38,15 @@ SOURCE_SUFFIXES = {
 
 
 def _native_read_tokens(path: Path) -> int:
-    from .budget import estimate_tokens
+    from ctx_tree_mcp.budget import estimate_tokens
 
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[:2000]
     return estimate_tokens("".join(f"{n:6d}\t{line[:2000]}\n" for n, line in enumerate(lines, 1)))
 
 
 def _rg_tokens(pattern: str, root: Path) -> int:
-    from .budget import estimate_tokens
-    from .ripgrep import find_rg
+    from ctx_tree_mcp.budget import estimate_tokens
+    from ctx_tree_mcp.ripgrep import find_rg
 
     out = subprocess.run(
         [find_rg(), "-n", "--no-heading", "--", pattern],
@@ -65,7 +65,7 @@ VENDORED = frozenset({"vendor", "vendored", "third_party", "node_modules"})
 def _largest_sources(root: Path, count: int) -> list[Path]:
     """The ``count`` largest source files under ``root`` (ripgrep's listing, so ignored files
     are skipped), leaving out tests, vendored code and minified files (``*.min.js``)."""
-    from .ripgrep import find_rg
+    from ctx_tree_mcp.ripgrep import find_rg
 
     listing = subprocess.run(
         [find_rg(), "--files"], cwd=root, capture_output=True, text=True, check=False
@@ -93,7 +93,7 @@ class _Row(NamedTuple):
 
 
 def _returned(text: str) -> int:
-    from .budget import estimate_tokens
+    from ctx_tree_mcp.budget import estimate_tokens
 
     return estimate_tokens(text)
 
@@ -102,11 +102,11 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
     """Run the demo on ``path``; returns the report (a table plus a summary line)."""
     from tabulate import tabulate
 
-    from .app import App
-    from .errors import ToolInputError
-    from .tools.grep import grep
-    from .tools.read import read
-    from .tools.search import search
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.tools.grep import grep
+    from ctx_tree_mcp.tools.read import read
+    from ctx_tree_mcp.tools.search import search
 
     tree = Path(root or path).expanduser().resolve()
     if not tree.is_dir():
@@ -180,7 +180,7 @@ def _tail(text: str, width: int) -> str:
 
 
 def _outline(app, src: Path) -> list[tuple]:
-    from .filecache import file_uri
+    from ctx_tree_mcp.filecache import file_uri
 
     root = app.store.latest_by_source(file_uri(src.resolve()))
     return [tuple(s) for s in root.metadata.get("symbols", [])] if root else []

@@ -74,7 +74,7 @@ def when(epoch_ms: int, now_ms: int) -> str:
 
 def line(node: Node, extra: str = "") -> str:
     """One listing line for ``node``."""
-    from .render import one_line
+    from ctx_tree_mcp.render import one_line
 
     status = "" if node.status.value == "live" else f" [{node.status.value}]"
     return one_line(f"{where(node)} {node.kind.value}{status} node_id={node.id}{extra}")

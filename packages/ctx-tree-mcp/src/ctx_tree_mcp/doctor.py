@@ -82,7 +82,7 @@ def check_uv() -> Check:
 
 def check_rg() -> Check:
     """The ripgrep binary ``ctx_tree_grep`` runs is there and runs."""
-    from .ripgrep import RipgrepMissing, find_rg
+    from ctx_tree_mcp.ripgrep import RipgrepMissing, find_rg
 
     try:
         rg = find_rg()
@@ -155,7 +155,7 @@ def check_index(root: Path, home: Path) -> Check | None:
     from ctx_tree_schema import load_config
     from ctx_tree_store import Store, store_path
 
-    from .indexer import status_lines
+    from ctx_tree_mcp.indexer import status_lines
 
     path = store_path(root, home)
     if not path.exists():
@@ -175,7 +175,7 @@ def check_config(root: Path, home: Path) -> Check:
     try:
         config = load_config(home, root)
     except ConfigError as exc:
-        from .errors import CONFIG_FIX
+        from ctx_tree_mcp.errors import CONFIG_FIX
 
         return Check("config", False, str(exc), CONFIG_FIX)
     if config.unknown:  # a misspelt key is a setting silently not applied
@@ -196,7 +196,7 @@ def check_embedding(root: Path, home: Path) -> Check | None:
     from ctx_tree_store import Store, store_path
     from ctx_tree_walkers import ProviderUnavailable, embedding_problem, rejected_nodes
 
-    from .providers import SettingsError, embedder_from_config
+    from ctx_tree_mcp.providers import SettingsError, embedder_from_config
 
     try:
         embedder = embedder_from_config(load_config(home, root))
@@ -293,7 +293,7 @@ def check_summarizer(root: Path, home: Path, *, now_ms: int | None = None) -> Ch
     from ctx_tree_store import Store, store_path
     from ctx_tree_walkers import summarizer_problem, tokens_used
 
-    from .providers import summarizer_from_config
+    from ctx_tree_mcp.providers import summarizer_from_config
 
     try:
         config = load_config(home, root)
@@ -403,7 +403,7 @@ INITIALIZE = {
 def check_bash_rules(root: Path) -> Check:
     """Which of the host's ``Bash(...)`` permission rules ``ctx_tree_bash`` applies (Claude
     Code's settings files; docs/security.md). Informational: always passes."""
-    from .bash import permissions
+    from ctx_tree_mcp.bash import permissions
 
     rules = permissions.load_rules(root)
     if not rules:
@@ -422,7 +422,7 @@ def check_bash_rules(root: Path) -> Check:
 def check_sandbox(root: Path) -> Check:
     """Whether ``ctx_tree_bash`` runs under the host's sandbox: off, on with its runtime, or on
     with no runtime (a failure: commands are refused or run unconfined)."""
-    from .bash.sandbox import find_runtime, host_sandbox
+    from ctx_tree_mcp.bash.sandbox import find_runtime, host_sandbox
 
     box = host_sandbox(root)
     if box is None:

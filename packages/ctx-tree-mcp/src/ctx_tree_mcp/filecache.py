@@ -26,13 +26,13 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from .errors import ToolInputError
+from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
     from ctx_tree_schema import FileRootMeta, Node
 
-    from .app import App
-    from .paths import ResolvedPath
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.paths import ResolvedPath
 
 log = logging.getLogger(__name__)
 
@@ -217,8 +217,8 @@ def build_nodes(
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
-    from .redact import redact_text
-    from .textcodec import Binary, to_utf8
+    from ctx_tree_mcp.redact import redact_text
+    from ctx_tree_mcp.textcodec import Binary, to_utf8
 
     uri = file_uri(absolute)
     size = len(data) if size is None else size

@@ -195,9 +195,9 @@ def serve_session(session: Session, root: str | None) -> None:
     )
     from ctx_tree_schema import ConfigError
 
-    from .app import PROJECT_VARIABLES, App, project_root, server_session_key
-    from .errors import StartError
-    from .server import build_server, save_counters
+    from ctx_tree_mcp.app import PROJECT_VARIABLES, App, project_root, server_session_key
+    from ctx_tree_mcp.errors import StartError
+    from ctx_tree_mcp.server import build_server, save_counters
 
     if root is None and not any(os.environ.get(v) for v in PROJECT_VARIABLES):
         # no root from the command line or the host's variables: the client's MCP roots
@@ -208,11 +208,11 @@ def serve_session(session: Session, root: str | None) -> None:
     try:
         app.config
     except ConfigError as exc:
-        from .errors import config_error
+        from ctx_tree_mcp.errors import config_error
 
         raise StartError(config_error(exc)) from None
     engine = Engine(build_server(app), session.send_text)
-    from . import ending
+    from ctx_tree_mcp import ending
 
     # on a stop signal the counters are written at once, not after the walkers have stopped
     ending.on_stop(lambda: save_counters(app), order=20)
@@ -237,7 +237,7 @@ def prewarm(app: Any) -> None:
         import ctx_tree_chunk  # noqa: F401
         import ctx_tree_compose  # noqa: F401
 
-        from . import filecache, paths, redact  # noqa: F401
+        from ctx_tree_mcp import filecache, paths, redact  # noqa: F401
 
         app.store  # opens and migrates the store
     except Exception:

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import Config
     from ctx_tree_store import Store
 
-    from .paths import PathPolicy
+    from ctx_tree_mcp.paths import PathPolicy
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +244,7 @@ def _prepare_batch(
     binary or not UTF-8). Runs in a worker process or the caller's thread."""
     from ctx_tree_chunk import ChunkError
 
-    from .filecache import build_nodes
+    from ctx_tree_mcp.filecache import build_nodes
 
     out: list[tuple[str, str, Any, Any]] = []
     for rel, mtime_ms, known in items:
@@ -345,7 +345,7 @@ def index_project(
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
-    from .filecache import file_uri
+    from ctx_tree_mcp.filecache import file_uri
 
     state = state or IndexState()
     stop = stop or threading.Event()
@@ -429,7 +429,7 @@ def index_project(
 
         # a stop signal exits the process without waiting for this thread: it kills the
         # workers first (ending.py), so none outlives the server
-        from . import ending
+        from ctx_tree_mcp import ending
 
         unregister = ending.on_stop(lambda: _kill_workers(pool), order=ending.LAST)
         failed = True
@@ -566,7 +566,7 @@ def not_indexed(store: Store) -> str:
 
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:
     """What ``stats`` and ``doctor`` say of the index: switch, files live, last run."""
-    from .filecache import file_uri
+    from ctx_tree_mcp.filecache import file_uri
 
     cfg = config.data["index"]
     live = len(store.file_versions(file_uri(Path(root).resolve()) + "/"))
@@ -595,7 +595,7 @@ class IndexService:
 
     def start(self) -> None:
         """Start the thread (a daemon: it never keeps the process alive)."""
-        from . import ending
+        from ctx_tree_mcp import ending
 
         # on a stop signal: no new batch (its write would hold up the counters' write)
         ending.on_stop(self._stop.set, order=10)

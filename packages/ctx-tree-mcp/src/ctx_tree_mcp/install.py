@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ToolInputError
+from ctx_tree_mcp.errors import ToolInputError
 
 #: The server's key in every host's MCP table.
 NAME = "ctx-tree"

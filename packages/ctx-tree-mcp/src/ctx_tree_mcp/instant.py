@@ -27,7 +27,7 @@ import os
 import sys
 import threading
 
-from . import ending
+from ctx_tree_mcp import ending
 
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.json")
 #: Seconds a waiting request gives the SDK to load before it is answered with an error.
@@ -304,11 +304,11 @@ def _writer(fd: int):
 def _load(session: Session, root: str | None) -> None:
     """Loader thread: import the SDK, build the server, hand the session over, serve."""
     try:
-        from .handover import serve_session
+        from ctx_tree_mcp.handover import serve_session
 
         serve_session(session, root)
     except BaseException as exc:  # the reason goes to the client and the log
-        from .errors import StartError
+        from ctx_tree_mcp.errors import StartError
 
         reason = str(exc) if isinstance(exc, StartError) else f"{type(exc).__name__}: {exc}"
         session.fail(reason, after_handover=True)
@@ -320,7 +320,7 @@ def _load(session: Session, root: str | None) -> None:
 def serve_instant(root: str | None = None) -> int:
     """Serve MCP on stdio for ``root`` (default ``$CLAUDE_PROJECT_DIR`` or the cwd) until EOF."""
     if os.environ.get("CTX_TREE_INSTANT", "1") == "0":
-        from .server import serve
+        from ctx_tree_mcp.server import serve
 
         return serve(root)
     snapshot = load_snapshot()

@@ -31,8 +31,8 @@ def read_start(path: Path) -> bytes:
 def block_line_texts(text: str) -> set[str]:
     """The lines (stripped) of ``text``, a whole file, that lie inside a PEM private key block,
     its ``BEGIN`` and ``END`` lines included; empty when it holds none."""
-    from .redact import private_key_lines
-    from .render import split_lines
+    from ctx_tree_mcp.redact import private_key_lines
+    from ctx_tree_mcp.render import split_lines
 
     if "PRIVATE KEY" not in text:
         return set()

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ctx_tree_walkers import Coordinator
 
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +48,8 @@ class WalkerService:
     def _build(self) -> Coordinator:
         from ctx_tree_walkers import WALKER_NAMES, Coordinator
 
-        from .capture.ingest import WALKER, capture_walker
-        from .providers import summarizer_from_config
+        from ctx_tree_mcp.capture.ingest import WALKER, capture_walker
+        from ctx_tree_mcp.providers import summarizer_from_config
 
         options = dict(self.options)
         if "embedder" not in options:
@@ -94,7 +94,7 @@ def _start_index(app: App) -> Any:
     try:
         if not app.config.data["index"]["enabled"]:
             return None
-        from .indexer import IndexService
+        from ctx_tree_mcp.indexer import IndexService
 
         index = IndexService(app)
         index.start()

@@ -15,8 +15,8 @@ from bisect import bisect_right
 from collections.abc import Callable
 from itertools import accumulate
 
-from .render import split_lines
-from .ripgrep import LONG_LINE, Line
+from ctx_tree_mcp.render import split_lines
+from ctx_tree_mcp.ripgrep import LONG_LINE, Line
 
 #: A CR that ends a line on its own (not the CR of a CRLF).
 LONE_CR_BYTES = re.compile(rb"\r(?!\n)")

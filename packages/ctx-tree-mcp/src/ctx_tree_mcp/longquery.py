@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters
 
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 #: A query with more words than this (after stopwords) is searched as a long query.
 LONG_WORDS = 8

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 
 def walk(app: App, which: str = "all") -> str:
@@ -23,9 +23,9 @@ def walk(app: App, which: str = "all") -> str:
     """
     from ctx_tree_walkers import run_once
 
-    from .capture.ingest import WALKER, ingest
-    from .capture.spool import record_modules
-    from .providers import summarizer_from_config
+    from ctx_tree_mcp.capture.ingest import WALKER, ingest
+    from ctx_tree_mcp.capture.spool import record_modules
+    from ctx_tree_mcp.providers import summarizer_from_config
 
     started = time.perf_counter()
     reports: dict[str, str] = {}
@@ -58,7 +58,7 @@ def index(app: App, progress: bool = False) -> str:
     when ``index.enabled`` is false (the switch is the server's)."""
     import sys
 
-    from .indexer import IndexState, index_project, record, summary
+    from ctx_tree_mcp.indexer import IndexState, index_project, record, summary
 
     bar = None
     state = IndexState()
@@ -87,9 +87,9 @@ def stats(app: App) -> str:
     calls would have returned natively (the sources read or grepped, as numbered lines)."""
     from tabulate import tabulate
 
-    from .budget import tokens_for_chars
-    from .indexer import status_lines
-    from .render import plural
+    from ctx_tree_mcp.budget import tokens_for_chars
+    from ctx_tree_mcp.indexer import status_lines
+    from ctx_tree_mcp.render import plural
 
     app.flush_counters()
     counts = app.store.counts()
@@ -171,7 +171,7 @@ def _spools_table(home: Path) -> str:
     project (``(gone)`` when its directory is gone), events waiting, last write. '' when none."""
     from tabulate import tabulate
 
-    from .capture.spool import ORPHAN_AGE_S, SPOOL_MAX_AGE_S, list_spools
+    from ctx_tree_mcp.capture.spool import ORPHAN_AGE_S, SPOOL_MAX_AGE_S, list_spools
 
     found = list_spools(home)
     if not found:
@@ -198,7 +198,7 @@ def forget_plan(target: Path, home: Path | None = None) -> tuple[list[Path], lis
     """What :func:`forget` would delete: ``(store files, spool folders)``."""
     from ctx_tree_store import STORE_FILE, ctx_tree_home, describe, project_stores
 
-    from .capture.spool import spool_dir
+    from ctx_tree_mcp.capture.spool import spool_dir
 
     home = home or ctx_tree_home()
     target = target.expanduser().resolve()
@@ -222,7 +222,7 @@ def forget(target: Path, home: Path | None = None) -> str:
     from ctx_tree_store import ctx_tree_home, project_dir
     from ctx_tree_store import forget as forget_store
 
-    from .capture.spool import remove
+    from ctx_tree_mcp.capture.spool import remove
 
     home = home or ctx_tree_home()
     paths, spools = forget_plan(target, home)

@@ -20,8 +20,8 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .errors import PathMissing, ToolInputError
-from .surface import tool_ref
+from ctx_tree_mcp.errors import PathMissing, ToolInputError
+from ctx_tree_mcp.surface import tool_ref
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -290,7 +290,7 @@ def holds_secret(path: str) -> bool:
     """True when the redactor would change ``path``: a file named after a token would keep
     the token in its node's source, metadata and grep lines. Cached: a grep asks for every
     file it matched, and the same files again at the next grep (about 20 us a path uncached)."""
-    from .redact import redact_text
+    from ctx_tree_mcp.redact import redact_text
 
     return redact_text(path) != path
 

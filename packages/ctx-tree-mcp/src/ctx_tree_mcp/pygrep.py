@@ -16,9 +16,9 @@ import threading
 import time
 from pathlib import Path
 
-from .excerpt import compile_pattern, excerpter
-from .lineends import LONE_CR_BYTES
-from .ripgrep import LONG_LINE, GrepResult, add_line, find_rg, invalid_pattern
+from ctx_tree_mcp.excerpt import compile_pattern, excerpter
+from ctx_tree_mcp.lineends import LONE_CR_BYTES
+from ctx_tree_mcp.ripgrep import LONG_LINE, GrepResult, add_line, find_rg, invalid_pattern
 
 #: Bytes read to tell a binary file (a NUL byte among them), as ripgrep does.
 BINARY_PROBE = 8192

@@ -13,10 +13,10 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from .errors import ToolInputError
+from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 
 class ReembedFailed(RuntimeError):
@@ -29,7 +29,7 @@ def reembed(app: App, batch_size: int | None = None, *, progress: bool = True) -
     (before anything else) or when no provider is configured, and :class:`ReembedFailed` when the provider fails (run it again to resume)."""
     from ctx_tree_walkers import embed_missing
 
-    from .retrieval import NO_PROVIDER
+    from ctx_tree_mcp.retrieval import NO_PROVIDER
 
     # the arguments first: a bad --batch is named whether or not a provider is configured
     if batch_size is not None and batch_size < 1:

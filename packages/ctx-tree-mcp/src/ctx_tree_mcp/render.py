@@ -13,13 +13,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from .budget import (
+from ctx_tree_mcp.budget import (
     MANIFEST_RESERVE,
     PROPORTIONATE_FLOOR,
     TOKENS_LINE_RESERVE,
     estimate_tokens,
 )
-from .surface import call
+from ctx_tree_mcp.surface import call
 
 __all__ = [
     "Manifest",
@@ -228,7 +228,7 @@ def finish(
 def _finish_quoted(
     body: str, manifest: Manifest, budget: int, tokens_of_source: int, what: str, terse: bool
 ) -> str:
-    from .budget import fit_lines
+    from ctx_tree_mcp.budget import fit_lines
 
     if manifest.complete:
         text = body + manifest.notes_footer()

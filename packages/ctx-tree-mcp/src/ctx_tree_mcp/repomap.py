@@ -21,8 +21,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .app import App
-    from .paths import ResolvedPath
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.paths import ResolvedPath
 
 #: Files ranked at most (the rest are counted, not ranked).
 FILES_MAX = 3000
@@ -53,7 +53,7 @@ def _weight(name: str) -> float:
 
 
 def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
-    from .filecache import file_uri
+    from ctx_tree_mcp.filecache import file_uri
 
     prefix = file_uri(directory.absolute) + "/"
     uris = sorted(app.store.file_versions(prefix))[:FILES_MAX]
@@ -70,8 +70,8 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
 def _load_some(app: App, directory: ResolvedPath) -> int:
     """Read up to :data:`LOAD_MAX` files of ``directory`` into the store (as reads); returns
     how many more it holds (left for the index)."""
-    from .filecache import load
-    from .indexer import list_files
+    from ctx_tree_mcp.filecache import load
+    from ctx_tree_mcp.indexer import list_files
 
     rel = "" if directory.relative == "." else directory.relative.rstrip("/") + "/"
     listing = list_files(app.root, app.policy, app.config)
@@ -112,9 +112,9 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     """The map of ``directory`` within ``budget`` tokens (see the module's doc)."""
     from ctx_tree_compose import estimate_tokens
 
-    from .indexer import not_indexed
-    from .render import plural
-    from .surface import call
+    from ctx_tree_mcp.indexer import not_indexed
+    from ctx_tree_mcp.render import plural
+    from ctx_tree_mcp.surface import call
 
     files = _stored_files(app, directory)
     loaded, left_to_index = not files, 0

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ctx_tree_store import Store, VectorHit
     from ctx_tree_walkers import EmbeddingProvider
 
-    from .app import App
+    from ctx_tree_mcp.app import App
 
 REEMBED_COMMAND = "ctx-tree reembed"
 MIXED_ERROR = (
@@ -73,7 +73,7 @@ def backlog(app: App, model: str) -> int:
 
 
 def _keyword_call(query: str) -> str:
-    from .surface import call
+    from ctx_tree_mcp.surface import call
 
     return call("ctx_tree_search", query=query)
 
@@ -124,7 +124,7 @@ def search(
     app: App, query: str, mode: str, limit: int, filters: Filters
 ) -> tuple[list[Hit], list[str]]:
     """``(hits, notes)`` for ``mode`` ``semantic`` or ``hybrid``. Raises :class:`MixedModels`."""
-    from .render import plural
+    from ctx_tree_mcp.render import plural
 
     store = app.store
     embedder, problem = app.embedder()
@@ -182,8 +182,8 @@ def search(
     nodes = {h.node.id: Hit(h.node, h.score, "", h.matched_all) for h in keyword_hits}
     for h in vector_hits:
         nodes.setdefault(h.node.id, Hit(h.node, h.similarity, "", None))
-    from . import fusion
-    from .symbol_rank import rank as symbol_rank
+    from ctx_tree_mcp import fusion
+    from ctx_tree_mcp.symbol_rank import rank as symbol_rank
 
     by_symbol = symbol_rank(query, [h.node for h in nodes.values()], store.index_words)
     settings = app.config.data["search"]

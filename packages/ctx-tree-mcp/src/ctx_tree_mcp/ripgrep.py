@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from .errors import CtxTreeError, ToolInputError
+from ctx_tree_mcp.errors import CtxTreeError, ToolInputError
 
 #: Characters above which an output line is shown as an excerpt around its matches.
 LONG_LINE = 400
@@ -194,7 +194,7 @@ def invalid_pattern(detail: str) -> ToolInputError:
 def switch_flag(name: str) -> str:
     """How to turn a boolean argument of ``ctx_tree_grep`` on: ``multiline=true`` over MCP,
     ``--multiline`` on the CLI."""
-    from .surface import argument_name
+    from ctx_tree_mcp.surface import argument_name
 
     flag = argument_name("ctx_tree_grep", name)
     return flag if flag.startswith("-") else f"{flag}=true"
@@ -213,7 +213,7 @@ def _parse_block(
 ) -> None:
     """Add rg's output lines in ``block`` to ``result``; stops before match ``max_matches + 1``
     (so the count never passes the cap, even inside one read)."""
-    from .render import one_line
+    from ctx_tree_mcp.render import one_line
 
     previous_end = 0
     any_cr = b"\r" in block  # one scan of the block spares a test per line

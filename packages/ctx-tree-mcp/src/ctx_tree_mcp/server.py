@@ -15,9 +15,9 @@ import sys
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .app import App, fault_message, project_root, server_session_key
-from .redact import redact_text
+from ctx_tree_mcp import __version__
+from ctx_tree_mcp.app import App, fault_message, project_root, server_session_key
+from ctx_tree_mcp.redact import redact_text
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
@@ -37,7 +37,7 @@ def error_text(name: str, exc: BaseException) -> str:
     error (the traceback goes to the log)."""
     from ctx_tree_schema import ConfigError
 
-    from .errors import ToolInputError
+    from ctx_tree_mcp.errors import ToolInputError
 
     if isinstance(exc, ToolInputError):
         return str(exc)
@@ -51,7 +51,7 @@ def error_text(name: str, exc: BaseException) -> str:
 
 async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
     """Run one tool call: ``(text, is_error)``. Never raises (except cancellation)."""
-    from .tools.registry import run_tool
+    from ctx_tree_mcp.tools.registry import run_tool
 
     # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
     # costs about a millisecond of the round trip. Walkers use their own thread and
@@ -68,8 +68,8 @@ def build_server(app: App, walkers: bool = True) -> Server:
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from .lifecycle import no_walkers, walkers_lifespan
-    from .tools.registry import tools_list
+    from ctx_tree_mcp.lifecycle import no_walkers, walkers_lifespan
+    from ctx_tree_mcp.tools.registry import tools_list
 
     listed: list[types.ListToolsResult] = []
 
@@ -112,14 +112,14 @@ def serve(root: str | None = None) -> int:
     try:
         config = app.config
     except ConfigError as exc:
-        from .errors import config_error
+        from ctx_tree_mcp.errors import config_error
 
         print(f"ctx-tree: {config_error(exc)}", file=sys.stderr)
         return 2
     if note := config.unknown_summary():
         log.warning("%s", note)
     server = build_server(app)
-    from . import ending
+    from ctx_tree_mcp import ending
 
     # a stop signal writes the counters and ends running commands (docs/architecture.md)
     ending.install()

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .tools.spec import ToolSpec
+    from ctx_tree_mcp.tools.spec import ToolSpec
 
 REBUILD = "uv run ctx-tree-snapshot"
 SNAPSHOT = Path(__file__).with_name("snapshot.json")
@@ -29,7 +29,7 @@ _TABLE_HEAD = "| argument | type | default | range | meaning |\n|---|---|---|---
 
 def docs_table(spec: ToolSpec) -> str:
     """The markdown argument table of one tool."""
-    from .tools.spec import range_text, type_name
+    from ctx_tree_mcp.tools.spec import range_text, type_name
 
     schema = spec.input_schema()
     required = set(schema.get("required", []))
@@ -52,7 +52,7 @@ def docs_table(spec: ToolSpec) -> str:
 
 def docs_example(spec: ToolSpec) -> str:
     """The tool's example call as the fenced block of docs/tools.md."""
-    from .surface import call
+    from ctx_tree_mcp.surface import call
 
     return f"```text\n{call(spec.name, **spec.example)}\n```\n"
 
@@ -65,7 +65,7 @@ def _replace_first(pattern: str, new: str, text: str, flags: re.RegexFlag) -> st
 
 def rewrite_docs(text: str) -> str:
     """``docs/tools.md`` with every tool's example call and argument table regenerated."""
-    from .tools.registry import TOOLS
+    from ctx_tree_mcp.tools.registry import TOOLS
 
     parts = re.split(r"^(## \S+\n)", text, flags=re.M)
     head, sections = parts[0], dict(zip(parts[1::2], parts[2::2], strict=True))
@@ -125,9 +125,9 @@ def handshake_lines(protocol_version: str) -> list[str]:
 def record_answers(protocol_version: str, root: str) -> dict[str, Any]:
     """``{"initialize": result, "tools/list": result, "ping": result}`` from a fresh SDK
     server session (in-process, no store opened)."""
-    from .app import App
-    from .handover import record
-    from .server import build_server
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.handover import record
+    from ctx_tree_mcp.server import build_server
 
     server = build_server(App(Path(root)), walkers=False)
     by_id = {m.get("id"): m for m in record(server, handshake_lines(protocol_version), 3)}

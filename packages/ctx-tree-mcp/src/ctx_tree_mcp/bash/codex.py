@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from .permissions import ancestor_argv
+from ctx_tree_mcp.bash.permissions import ancestor_argv
 
 __all__ = ["codex_sandbox"]
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens
+from ctx_tree_mcp.budget import MAX_CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "select_lines"]
 

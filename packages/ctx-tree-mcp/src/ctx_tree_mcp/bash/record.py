@@ -15,12 +15,12 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..redact import redact_key_bodies, redact_text
+from ctx_tree_mcp.redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 __all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
 
@@ -61,7 +61,7 @@ def keep_head_and_tail(text: str, max_bytes: int, original_bytes: int | None = N
     ``original_bytes``: the size of the whole output when ``text`` is already a shortened
     copy (the marker then counts from it). The result is at most ``max_bytes`` bytes.
     """
-    from .digest import MAX_LINE_CHARS, problem_lines
+    from ctx_tree_mcp.bash.digest import MAX_LINE_CHARS, problem_lines
 
     raw = text.encode("utf-8", "surrogatepass")
     if len(raw) <= max_bytes:

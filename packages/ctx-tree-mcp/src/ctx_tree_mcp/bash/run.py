@@ -34,9 +34,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import ending
-from .digest import PROBLEM_BYTES, problem_lines
-from .record import MIDDLE_LINES
+from ctx_tree_mcp import ending
+from ctx_tree_mcp.bash.digest import PROBLEM_BYTES, problem_lines
+from ctx_tree_mcp.bash.record import MIDDLE_LINES
 
 __all__ = [
     "KILL_GRACE_S",
@@ -445,7 +445,7 @@ def output_text(result: RunResult, raw: bool = False) -> tuple[str, bool]:
     binary = b"\x00" in sample or text[:8192].count("\ufffd") > len(sample) // 10
     if raw:  # capture.rawTerminal: the bytes as printed
         return text, binary
-    from ..terminal import screen_text
+    from ctx_tree_mcp.terminal import screen_text
 
     return screen_text(text), binary
 

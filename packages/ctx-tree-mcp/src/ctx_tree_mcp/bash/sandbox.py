@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from . import permissions
+from ctx_tree_mcp.bash import permissions
 
 __all__ = ["Plan", "find_runtime", "host_sandbox", "plan_for", "srt_config"]
 
@@ -214,7 +214,7 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
     with os.fdopen(fd, "w") as f:
         json.dump(srt_config(box, root), f)
     # srt needs ripgrep on PATH: the one this install ships comes first.
-    from .run import user_shell
+    from ctx_tree_mcp.bash.run import user_shell
 
     scripts = sysconfig.get_path("scripts")
     shell = user_shell()
@@ -228,7 +228,7 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
 def codex_box(root: Path, argv: list[str] | None = None) -> HostSandbox | None:
     """Codex's sandbox mode (:mod:`.codex`) as the confinement to apply, or None when this
     server does not run under Codex or Codex runs commands unconfined."""
-    from .codex import codex_sandbox
+    from ctx_tree_mcp.bash.codex import codex_sandbox
 
     codex = codex_sandbox(root, argv)
     if codex is None or codex["mode"] == "danger-full-access":

@@ -17,12 +17,12 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from .denylist import SHELLS, shell_script, shell_tokens, strip_prefix, unwrap_once
+from ctx_tree_mcp.bash.denylist import SHELLS, shell_script, shell_tokens, strip_prefix, unwrap_once
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from ..paths import PathPolicy
+    from ctx_tree_mcp.paths import PathPolicy
 
 __all__ = ["GIT_READERS", "READERS", "secret_file_read"]
 

@@ -19,25 +19,25 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import (
+from ctx_tree_mcp.budget import (
     MAX_CHARS_PER_TOKEN,
     check_budget,
     check_int,
     estimate_tokens,
     tokens_for_chars,
 )
-from ..errors import ToolInputError
-from ..render import Manifest, fitted_answer, over_the_capture_cap
-from ..surface import argument_name
-from ..tools.lookup import NOT_STORED, get_call
-from ..tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.render import Manifest, fitted_answer, over_the_capture_cap
+from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
 
-    from ..app import App
-    from .record import Recorded
-    from .run import RunResult
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.bash.record import Recorded
+    from ctx_tree_mcp.bash.run import RunResult
 
 DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
 MAX_TIMEOUT_S = 600
@@ -65,7 +65,7 @@ class Args(Input):
 
 def check_command(app: App, command: object) -> str:
     """The command, validated and not refused; else :class:`ToolInputError` (nothing runs)."""
-    from .denylist import refusal
+    from ctx_tree_mcp.bash.denylist import refusal
 
     if not isinstance(command, str) or not command.strip():
         raise ToolInputError("command", "give a shell command, e.g. 'pytest -q'")
@@ -74,7 +74,7 @@ def check_command(app: App, command: object) -> str:
     reason = refusal(command, app.config.data["bash"]["deny"])
     if reason:
         raise ToolInputError("command", f"refused before running: {reason}")
-    from .secretfiles import secret_file_read
+    from ctx_tree_mcp.bash.secretfiles import secret_file_read
 
     secret = secret_file_read(command, app.policy, app.root)
     if secret is not None:
@@ -97,7 +97,7 @@ def _check_host_rules(app: App, command: str) -> None:
     naming the rule and its file; an ask runs only when ctx-tree's PreToolUse hook recorded
     that the host asked the user about this very command (single use, ``ASK_TICKET_S``);
     else it is refused with what to do. Raises :class:`ToolInputError`; nothing runs."""
-    from . import permissions
+    from ctx_tree_mcp.bash import permissions
 
     verdict = permissions.check(command, permissions.load_rules(app.root))
     if verdict is None:
@@ -126,8 +126,8 @@ def _take_ask_ticket(app: App, command: str) -> bool:
 
     from ctx_tree_store import ctx_tree_home
 
-    from ..capture.spool import spool_dir
-    from .permissions import ticket_name
+    from ctx_tree_mcp.bash.permissions import ticket_name
+    from ctx_tree_mcp.capture.spool import spool_dir
 
     path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
     try:
@@ -176,9 +176,9 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
 
     from ctx_tree_store import ctx_tree_home
 
-    from ..capture.spool import spool_dir
-    from .run import run_command
-    from .sandbox import SandboxRefused, plan_for
+    from ctx_tree_mcp.bash.run import run_command
+    from ctx_tree_mcp.bash.sandbox import SandboxRefused, plan_for
+    from ctx_tree_mcp.capture.spool import spool_dir
 
     private = spool_dir(app.home or ctx_tree_home(), app.root) / "sandbox"
     try:
@@ -204,8 +204,8 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
 
 
 def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
-    from .record import record_output
-    from .run import output_text
+    from ctx_tree_mcp.bash.record import record_output
+    from ctx_tree_mcp.bash.run import output_text
 
     text, binary = output_text(result, raw=app.config.data["capture"]["rawTerminal"])
     meta: MonitorMeta = {
@@ -228,7 +228,7 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         metadata=meta,
     )
     answer = _render(app, result, rec, binary, budget)
-    from .run import exit_status
+    from ctx_tree_mcp.bash.run import exit_status
 
     app.command_status = exit_status(result)  # the CLI exits with it
     app.count(
@@ -290,7 +290,7 @@ def _render(app: App, result: RunResult, rec: Recorded, binary: bool, budget: in
     status line only when the command did not succeed, no node id: the output is stored and
     ``ctx_tree_recent`` names it), else the status line, the digest and the manifest."""
     # Imported on first use: compiling the digest's patterns costs ~20-40 ms at start-up.
-    from .digest import render_lines, scan, select_lines
+    from ctx_tree_mcp.bash.digest import render_lines, scan, select_lines
 
     content = rec.content
     lines = content.split("\n")
@@ -366,7 +366,7 @@ def _notes(result: RunResult, rec: Recorded, binary: bool, max_bytes: int) -> li
         notes.append("processes the command left in the background were ended")
     if binary:
         notes.append("the output looks binary; undecodable bytes are shown as �")
-    from .run import wanted_a_person
+    from ctx_tree_mcp.bash.run import wanted_a_person
 
     if wanted_a_person(rec.content):
         notes.append(

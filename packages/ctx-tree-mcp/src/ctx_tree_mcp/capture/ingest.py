@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .. import ending
-from ..bash.denylist import refusal
-from . import spool
+from ctx_tree_mcp import ending
+from ctx_tree_mcp.bash.denylist import refusal
+from ctx_tree_mcp.capture import spool
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     )
     from ctx_tree_store import Store
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 log = logging.getLogger(__name__)
 
@@ -151,7 +151,7 @@ def ingest(
             _write_state(app, base)
     if report.stored or report.unchanged:  # the resume digest the SessionStart hook injects
         # (resume.py); a read of an indexed file is 'unchanged' yet adds to the files read
-        from ..resume import write_digest
+        from ctx_tree_mcp.resume import write_digest
 
         for key in sorted(sessions):
             with contextlib.suppress(Exception):
@@ -220,7 +220,7 @@ def _store(
     the whole) is stored ``truncated=1`` with that size (docs/capture.md)."""
     from ctx_tree_schema import NodeKind
 
-    from ..redact import redact_text
+    from ctx_tree_mcp.redact import redact_text
 
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     source_uri = redact_text(source_uri)
@@ -297,7 +297,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     if event.get("env_refused") is True or spool.take_refused(_spool_base(app), session):
         # the turn ran a refused command (marked by the hook, or by _bash below): the answer
         # may quote what it printed
-        from ..redact import redact_environment
+        from ctx_tree_mcp.redact import redact_environment
 
         text = redact_environment(text)
     key = app.session_key
@@ -333,8 +333,8 @@ def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
 
 
 def _read(app: App, event: dict[str, Any]) -> str:
-    from ..errors import ToolInputError
-    from ..filecache import load
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.filecache import load
 
     path = _text(event, "path")
     try:
@@ -381,8 +381,8 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
     A line is judged by its text against the file's block lines, with or without a line
     number before it (a context line without one is ``path-text``, of a file whose matches
     are shown too); only files whose shown lines look like a key's are read."""
-    from ..errors import ToolInputError
-    from ..keylines import KEY_LINE, block_line_texts, read_start
+    from ctx_tree_mcp.errors import ToolInputError
+    from ctx_tree_mcp.keylines import KEY_LINE, block_line_texts, read_start
 
     rows = text.split("\n")
     shown = {m.group(1) for row in rows if (m := _GREP_LINE.match(row) or _GREP_PATH.match(row))}
@@ -463,8 +463,8 @@ def _whole_lines(event: Mapping[str, object], text: str) -> int:
 
 def _bash(app: App, event: dict[str, Any]) -> str:
 
-    from ..bash.record import command_uri, record_output
-    from ..bash.secretfiles import secret_file_read
+    from ctx_tree_mcp.bash.record import command_uri, record_output
+    from ctx_tree_mcp.bash.secretfiles import secret_file_read
 
     command = _text(event, "command")
     cwd = Path(str(event.get("cwd") or app.root))
@@ -476,7 +476,7 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         # the session's next answer may quote the output: it is redacted strictly
         spool.mark_refused(_spool_base(app), str(event.get("session_id") or ""))
         return "skipped"
-    from ..terminal import screen_text
+    from ctx_tree_mcp.terminal import screen_text
 
     text = _text(event)
     if not app.config.data["capture"]["rawTerminal"]:
@@ -554,7 +554,7 @@ def capture_walker(root: Path, home: Path | None = None):
     recorded: list[bool] = []
 
     def run(store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]):
-        from ..app import App
+        from ctx_tree_mcp.app import App
 
         if not recorded:
             from ctx_tree_store import ctx_tree_home

@@ -127,7 +127,7 @@ def claim(base: Path, name: str) -> Path | None:
     target = base / "cur" / f"{os.getpid()}~{name}"
     with _claims_lock:
         if not _on_stop:
-            from .. import ending
+            from ctx_tree_mcp import ending
 
             _on_stop.append(ending.on_stop(release_all, order=ending.LAST))
         try:
@@ -250,8 +250,8 @@ def record_modules(home: Path) -> None:
     load by path (a marketplace install has no clone beside the plugin), the redaction
     rules' trigger literals and the words every refused command holds
     (:data:`ctx_tree_mcp.bash.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
-    from .. import redact
-    from ..bash import denylist
+    from ctx_tree_mcp import redact
+    from ctx_tree_mcp.bash import denylist
 
     package = Path(__file__).resolve().parent.parent
     modules: dict[str, Any] = {

@@ -5,6 +5,6 @@ builds the Starlette app over the JSON API in :mod:`.api`; the page itself is pl
 JavaScript in ``static/`` with a vendored Chart.js. See ``docs/inspector.md``.
 """
 
-from .server import create_app, new_token, serve
+from ctx_tree_mcp.inspector.server import create_app, new_token, serve
 
 __all__ = ["create_app", "new_token", "serve"]

@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from ctx_tree_compose import MAX_DEPTH
 
-from ..errors import ToolInputError
+from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
     from ctx_tree_store import NodeRow
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 Params = Mapping[str, Any]
 #: Characters of a node's content sent at most (the page says how much was left out).
@@ -61,7 +61,7 @@ def _filters(params: Params) -> tuple[list[str], list[str]]:
 
 
 def _label(row: NodeRow) -> str:
-    from ..describe import where
+    from ctx_tree_mcp.describe import where
 
     if row.kind.value == "session":
         meta = row.metadata
@@ -223,7 +223,7 @@ def search(app: App, params: Params) -> dict[str, Any]:
     from ctx_tree_schema import Filters
     from ctx_tree_store import browse
 
-    from ..tools.search import MODE_ERROR, MODES, find
+    from ctx_tree_mcp.tools.search import MODE_ERROR, MODES, find
 
     query = (params.get("q") or "").strip()
     if not query:
@@ -303,8 +303,8 @@ def compose_preview(app: App, params: Params) -> dict[str, Any]:
     counted or written."""
     from ctx_tree_store import browse
 
-    from ..budget import MAX_BUDGET, MIN_BUDGET
-    from ..tools.compose import plan
+    from ctx_tree_mcp.budget import MAX_BUDGET, MIN_BUDGET
+    from ctx_tree_mcp.tools.compose import plan
 
     seeds = _list(params, "seed")
     if not seeds:

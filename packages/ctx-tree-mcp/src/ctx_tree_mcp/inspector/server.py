@@ -26,14 +26,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 from urllib.parse import parse_qs
 
-from . import api
+from ctx_tree_mcp.inspector import api
 
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 log = logging.getLogger(__name__)
 
@@ -150,7 +150,7 @@ def _json_endpoint(app: App, fn: Callable[[App, Any], dict[str, Any]]) -> Callab
     400 with ``{"error"}`` for bad parameters, 500 for anything else (logged)."""
     from starlette.responses import JSONResponse
 
-    from ..errors import ToolInputError
+    from ctx_tree_mcp.errors import ToolInputError
 
     def endpoint(request: Request) -> JSONResponse:
         try:

@@ -9,8 +9,13 @@ from typing import Any
 
 from ctx_tree_schema import Config
 
-from .anthropic import AnthropicSummarizer, summarizer_from_config
-from .settings import PROVIDERS, EmbeddingSettings, SettingsError, embedding_settings
+from ctx_tree_mcp.providers.anthropic import AnthropicSummarizer, summarizer_from_config
+from ctx_tree_mcp.providers.settings import (
+    PROVIDERS,
+    EmbeddingSettings,
+    SettingsError,
+    embedding_settings,
+)
 
 
 def embedder_from_config(config: Config, env: Mapping[str, str] | None = None) -> Any | None:
@@ -23,10 +28,10 @@ def embedder_from_config(config: Config, env: Mapping[str, str] | None = None) -
     if settings is None:
         return None
     if settings.provider == "model2vec":
-        from .local import Model2VecEmbedder
+        from ctx_tree_mcp.providers.local import Model2VecEmbedder
 
         return Model2VecEmbedder(settings)
-    from .embedder import HttpEmbedder
+    from ctx_tree_mcp.providers.embedder import HttpEmbedder
 
     return HttpEmbedder(settings)
 

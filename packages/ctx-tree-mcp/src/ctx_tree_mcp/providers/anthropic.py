@@ -20,7 +20,7 @@ from typing import Any
 from ctx_tree_schema import Config, Node
 from ctx_tree_walkers import ProviderUnavailable, SummaryFailed, SummaryResult
 
-from .http import client, post_json
+from ctx_tree_mcp.providers.http import client, post_json
 
 #: Characters per token of the size estimate (English text and code: about 4).
 CHARS_PER_TOKEN = 4

@@ -15,9 +15,9 @@ from typing import Any
 from ctx_tree_store import unusable
 from ctx_tree_walkers import InputRejected, ProviderUnavailable
 
-from . import ollama, openai
-from .http import client, post_json
-from .settings import EmbeddingSettings
+from ctx_tree_mcp.providers import ollama, openai
+from ctx_tree_mcp.providers.http import client, post_json
+from ctx_tree_mcp.providers.settings import EmbeddingSettings
 
 APIS = {"ollama": ollama, "openai": openai}
 #: Retries of a document batch after 429/503, and the longest wait taken inside one call

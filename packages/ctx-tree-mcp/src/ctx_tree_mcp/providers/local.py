@@ -15,7 +15,7 @@ from typing import Any
 
 from ctx_tree_walkers import ProviderUnavailable
 
-from .settings import EmbeddingSettings
+from ctx_tree_mcp.providers.settings import EmbeddingSettings
 
 
 class Model2VecEmbedder:
@@ -68,7 +68,7 @@ class Model2VecEmbedder:
     def _encode(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
-        from .embedder import check_vectors
+        from ctx_tree_mcp.providers.embedder import check_vectors
 
         # a text with no known token gets an all-zero vector: refused at the door
         return check_vectors(

@@ -15,16 +15,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ctx_tree_compose import MAX_DEPTH
 from pydantic import Field
 
-from ..budget import (
+from ctx_tree_mcp.budget import (
     COMPOSE_MANIFEST_RESERVE,
     check_budget,
     check_int,
     estimate_tokens,
     fit_lines,
 )
-from ..errors import ToolInputError
-from ..graph import StoreGraph
-from ..render import (
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.graph import StoreGraph
+from ctx_tree_mcp.render import (
     Manifest,
     call,
     fitted_answer,
@@ -33,12 +33,12 @@ from ..render import (
     score_text,
     split_lines,
 )
-from ..surface import argument_name, tool_ref
-from .lookup import NOT_STORED, get_call
-from .spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.surface import argument_name, tool_ref
+from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 DESCRIPTION = (
     "Pack the context around seed_ids (or query's top hits; BFS over spine + edges, scored by distance, recency, "
@@ -75,7 +75,7 @@ class Args(Input):
 
 
 def _header(node) -> str:
-    from ..describe import line
+    from ctx_tree_mcp.describe import line
 
     return f"## {line(node)}\n"
 
@@ -123,8 +123,8 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
         )
     from ctx_tree_schema import Filters
 
-    from .. import longquery
-    from .search import find
+    from ctx_tree_mcp import longquery
+    from ctx_tree_mcp.tools.search import find
 
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
@@ -343,7 +343,7 @@ MAX_DROPPED_LABELLED = 8
 
 
 def _label(node: Any, node_id: str, with_id: bool = True) -> str:
-    from ..describe import where
+    from ctx_tree_mcp.describe import where
 
     if node is None:
         return node_id

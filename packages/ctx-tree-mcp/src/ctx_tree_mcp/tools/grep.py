@@ -16,24 +16,19 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ..budget import (
-    GREP_MANIFEST_RESERVE,
-    check_budget,
-    check_int,
-    estimate_tokens,
-)
-from ..errors import ToolInputError
-from ..redact import redact_text
-from ..render import Manifest, fitted_answer, over_the_capture_cap, plural
-from ..surface import argument_name
-from .lookup import NOT_STORED, get_call
-from .spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.budget import GREP_MANIFEST_RESERVE, check_budget, check_int, estimate_tokens
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.redact import redact_text
+from ctx_tree_mcp.render import Manifest, fitted_answer, over_the_capture_cap, plural
+from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import GrepMeta
 
-    from ..app import App
-    from ..ripgrep import GrepResult, Line
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.ripgrep import GrepResult, Line
 
 DESCRIPTION = (
     "ripgrep (.gitignore respected) within budget_tokens; full output stored; a manifest "
@@ -114,8 +109,8 @@ async def grep(
     answer's order) as ``| head -n N`` would; the full output is stored all the same. A search of one
     file prints ``line:text`` without the path, as ``rg -n PATTERN FILE`` does.
     """
-    from ..excerpt import compile_pattern, excerpter
-    from ..ripgrep import (
+    from ctx_tree_mcp.excerpt import compile_pattern, excerpter
+    from ctx_tree_mcp.ripgrep import (
         MAX_PATTERN_BYTES,
         NeedsBacktracking,
         build_args,
@@ -157,7 +152,7 @@ async def grep(
         raise ToolInputError(
             "path", f"{path!r} is not a regular file or directory (FIFO, device or socket)"
         )
-    from ..paths import DENYLIST
+    from ctx_tree_mcp.paths import DENYLIST
 
     deny = DENYLIST  # .ctx-tree/path.deny lines are enforced by the post-filter below
     args = build_args(
@@ -196,7 +191,7 @@ async def grep(
             excerpt=cut,
         )
     except NeedsBacktracking as need:
-        from .. import pygrep
+        from ctx_tree_mcp import pygrep
 
         engine = f"regex ({need.feature})"
         files = await pygrep.list_files(
@@ -474,9 +469,9 @@ def _check_files(
     could not see them; one line stays one line, so the counts and offsets stay true). Only
     files with a lone CR or a line shaped like a key's line are read (a cheap test: reading
     every matched file would cost a third of rg's time)."""
-    from ..keylines import KEY_LINE, read_start
-    from ..lineends import LONE_CR_BYTES, renumber
-    from ..redact import private_key_lines
+    from ctx_tree_mcp.keylines import KEY_LINE, read_start
+    from ctx_tree_mcp.lineends import LONE_CR_BYTES, renumber
+    from ctx_tree_mcp.redact import private_key_lines
 
     for rel, lines in result.files.items():
         lone_cr = rel in result.lone_cr

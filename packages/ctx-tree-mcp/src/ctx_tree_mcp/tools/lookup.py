@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import ToolInputError
-from ..surface import call, tool_ref
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.surface import call, tool_ref
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 
 #: What a manifest says of content it cannot offer a get of (see :func:`get_call`).

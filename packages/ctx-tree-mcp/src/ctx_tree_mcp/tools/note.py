@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated
 
-from ..errors import ToolInputError
-from .spec import Cli, Input, ToolSpec
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.spec import Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import NoteMeta
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 DESCRIPTION = "Save a note (finding, decision) for later recall; returns its node id."
 MAX_NOTE_CHARS = 20_000

@@ -13,23 +13,23 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from ..budget import check_budget, estimate_tokens
-from ..errors import PathMissing, ToolInputError
-from ..filecache import FileView, load, mark_gone
-from ..render import call
-from .read_outline import entry_ids, outline_answer
-from .read_query import by_query
-from .read_view import (
+from ctx_tree_mcp.budget import check_budget, estimate_tokens
+from ctx_tree_mcp.errors import PathMissing, ToolInputError
+from ctx_tree_mcp.filecache import FileView, load, mark_gone
+from ctx_tree_mcp.render import call
+from ctx_tree_mcp.tools.read_outline import entry_ids, outline_answer
+from ctx_tree_mcp.tools.read_query import by_query
+from ctx_tree_mcp.tools.read_view import (
     file_tokens,
     find_symbols,
     range_answer,
     ranges_answer,
     truncation_hint,
 )
-from .spec import Budget, Cli, Input, Sugar, ToolSpec
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 DESCRIPTION = (
     "Read a file within budget_tokens: whole if it fits, else outline + top/end; or by symbol, "
@@ -119,7 +119,7 @@ def read(
     if not modes:  # a directory (or "."): its ranked map (repomap.py)
         target = app.policy.resolve(path)
         if os.path.isdir(target.absolute):  # False, not an error, for an over-long name
-            from ..repomap import map_answer
+            from ctx_tree_mcp.repomap import map_answer
 
             text = map_answer(app, target, budget)
             app.count("read", tokens_served=estimate_tokens(text), reads=1)

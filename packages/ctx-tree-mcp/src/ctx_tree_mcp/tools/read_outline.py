@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
-from ..filecache import FileView
-from ..render import Manifest, call, finish, fitted_answer, number_lines, split_lines
-from ..surface import argument_name
-from .lookup import NOT_STORED
-from .read_view import (
+from ctx_tree_mcp.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ctx_tree_mcp.filecache import FileView
+from ctx_tree_mcp.render import Manifest, call, finish, fitted_answer, number_lines, split_lines
+from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.tools.lookup import NOT_STORED
+from ctx_tree_mcp.tools.read_view import (
     file_tokens,
     file_what,
     find_symbols,
@@ -21,7 +21,7 @@ from .read_view import (
 )
 
 if TYPE_CHECKING:
-    from ..filecache import OutlineEntry
+    from ctx_tree_mcp.filecache import OutlineEntry
 
 
 def entry_ids(view: FileView) -> list[str]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..budget import estimate_tokens
-from ..errors import ToolInputError
-from ..filecache import FileView
-from ..render import Manifest, call, fitted_answer, number_lines, plural, split_lines
-from .read_outline import outline_answer
-from .read_view import (
+from ctx_tree_mcp.budget import estimate_tokens
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.filecache import FileView
+from ctx_tree_mcp.render import Manifest, call, fitted_answer, number_lines, plural, split_lines
+from ctx_tree_mcp.tools.read_outline import outline_answer
+from ctx_tree_mcp.tools.read_view import (
     PART,
     Cut,
     continue_call,
@@ -29,7 +29,7 @@ from .read_view import (
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
 
-    from ..app import App
+    from ctx_tree_mcp.app import App
 
 
 RELEVANCE_FLOOR = 0.3  # query mode: chunks scoring below this share of the best are left out

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
-from ..filecache import FileView, OutlineEntry
-from ..render import Manifest, call, fitted_answer, number_lines, split_lines
-from ..surface import argument_name
-from .lookup import NOT_STORED
+from ctx_tree_mcp.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ctx_tree_mcp.filecache import FileView, OutlineEntry
+from ctx_tree_mcp.render import Manifest, call, fitted_answer, number_lines, split_lines
+from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.tools.lookup import NOT_STORED
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node

@@ -54,13 +54,13 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import ToolInputError
-from .spec import ToolSpec
+from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.spec import ToolSpec
 
 
 def _tools() -> tuple[ToolSpec, ...]:
-    from ..bash import tool as bash
-    from . import compose, get, graph, grep, note, read, search
+    from ctx_tree_mcp.bash import tool as bash
+    from ctx_tree_mcp.tools import compose, get, graph, grep, note, read, search
 
     return (
         read.SPEC,
@@ -131,7 +131,7 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
         app.last_call_end = time.monotonic()
         if clock is not None and not app.busy:
             clock.value = app.last_call_end
-    from ..redact import redact_text
+    from ctx_tree_mcp.redact import redact_text
 
     return app.answer(redact_text(result))  # plus one line when nothing is being stored
 
