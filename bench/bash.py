@@ -53,10 +53,10 @@ def main() -> None:
     root = tmp / "proj"
     root.mkdir()
 
+    from ctx_tree_mcp.answers.budget import estimate_tokens
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.bash.run import run_command, user_shell
-    from ctx_tree_mcp.bash.tool import bash
-    from ctx_tree_mcp.budget import estimate_tokens
+    from ctx_tree_mcp.engines.shell.run import run_command, user_shell
+    from ctx_tree_mcp.tools.bash import bash
 
     app = App(root, session_key="bench")
     shell = user_shell()
@@ -85,7 +85,7 @@ def main() -> None:
     _breakdown(app, root, command, args.rounds)
 
     t = time.perf_counter()
-    from ctx_tree_mcp.bash.run import run_command as rc
+    from ctx_tree_mcp.engines.shell.run import run_command as rc
 
     res = rc("sleep 100", root, timeout_s=1, keep_bytes=1000)
     took = time.perf_counter() - t
@@ -114,9 +114,9 @@ def main() -> None:
 
 def _breakdown(app, root: Path, command: str, rounds: int) -> None:
     """Where the time over the runner goes: decode, redact + store, digest."""
-    from ctx_tree_mcp.bash.record import record_output
-    from ctx_tree_mcp.bash.run import output_text, run_command
-    from ctx_tree_mcp.bash.tool import _render
+    from ctx_tree_mcp.engines.shell.record import record_output
+    from ctx_tree_mcp.engines.shell.run import output_text, run_command
+    from ctx_tree_mcp.tools.bash import _render
 
     keep = app.config.get("capture", "maxBytes")
     result = run_command(command, root, timeout_s=60, keep_bytes=keep)

@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     args = parser.parse_args()
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.bash.tool import bash
+    from ctx_tree_mcp.tools.bash import bash
 
     tmp = Path(tempfile.mkdtemp(prefix="ctx-bench-"))
     os.environ["CLAUDE_CONFIG_DIR"] = str(tmp / "claude-user")
@@ -40,7 +40,7 @@ def main() -> None:
     layouts = {"none": None, "rules": {"permissions": {"deny": rules, "ask": rules}}}
     layouts["sandbox"] = {**layouts["rules"], "sandbox": {"enabled": True}}
     try:
-        from ctx_tree_mcp.bash.sandbox import find_runtime
+        from ctx_tree_mcp.engines.shell.sandbox import find_runtime
 
         if find_runtime()[0] is None:
             del layouts["sandbox"]

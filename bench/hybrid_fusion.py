@@ -6,8 +6,8 @@
 For every public task whose package store is under ``--homes`` (the corpus read and embedded
 by a semantic run), it takes the three rankings hybrid search fuses once: BM25 (50, nodes with
 every word first), the vectors (50) and the symbol ranking of their union
-(``ctx_tree_mcp.symbol_rank``), then scores offline: each alone, the default convex
-combination of normalized scores (``ctx_tree_mcp.fusion.convex``), the two-way RRF of BM25
+(``ctx_tree_mcp.engines.search.symbol_rank``), then scores offline: each alone, the default convex
+combination of normalized scores (``ctx_tree_mcp.engines.search.fusion.convex``), the two-way RRF of BM25
 and vectors, and the three-way RRF ``Σ w_i / (k + rank_i)`` for each ``k`` and vector weight. A hit counts as the driver's
 metadata check does: the task's file, with a line range holding the gold start line. Use it
 to choose ``search.rrfK``; with few tasks, expect to overfit.
@@ -59,9 +59,9 @@ def main() -> None:
     args = ap.parse_args()
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.fusion import convex
+    from ctx_tree_mcp.engines.search.fusion import convex
+    from ctx_tree_mcp.engines.search.symbol_rank import rank as symbol_rank
     from ctx_tree_mcp.providers import embedder_from_config
-    from ctx_tree_mcp.symbol_rank import rank as symbol_rank
     from ctx_tree_schema import Filters, merge_config
 
     config = merge_config(

@@ -66,7 +66,7 @@ def main() -> None:
     parse_s = time.perf_counter() - t
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.indexer import index_project
+    from ctx_tree_mcp.engines.files.indexer import index_project
 
     app = App(proj)
     try:

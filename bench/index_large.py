@@ -123,7 +123,7 @@ def main() -> None:
     n = build_tree(proj, wheels, args.min_files)
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.indexer import index_project
+    from ctx_tree_mcp.engines.files.indexer import index_project
 
     app = App(proj)
     peak = [0]

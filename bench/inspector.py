@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).parent.parent / "tests-e2e"))
 from e2e_support import CHROMIUM_ARGS  # the flags the browser test uses
 from store import load_corpus  # bench/store.py
 
-CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli import main; main()"]
+CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli.main import main; main()"]
 DAY_MS = 86_400_000
 
 

@@ -82,7 +82,7 @@ class Server:
 
 
 def index_done(home: Path) -> bool:
-    from ctx_tree_mcp.indexer import last_run
+    from ctx_tree_mcp.engines.files.indexer import last_run
     from ctx_tree_store import Store
 
     stores = list(home.glob("**/store.db"))

@@ -36,7 +36,7 @@ def ms(v: float) -> str:
 
 async def main(runs: int, tree: Path, file: str, symbol: str) -> None:
     from ctx_tree_compose import estimate_tokens
-    from ctx_tree_mcp.ripgrep import find_rg
+    from ctx_tree_mcp.engines.grep.ripgrep import find_rg
     from mcp import Client, StdioServerParameters
 
     rg = find_rg()

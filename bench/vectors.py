@@ -92,7 +92,7 @@ def main() -> None:
     args = ap.parse_args()
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.retrieval import search as retrieval_search
+    from ctx_tree_mcp.engines.search.retrieval import search as retrieval_search
     from ctx_tree_schema import Filters
 
     rng = random.Random(1)

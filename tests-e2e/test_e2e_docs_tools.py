@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from ctx_tree_mcp.snapshot import REBUILD, rewrite_docs
+from ctx_tree_mcp.serve.snapshot import REBUILD, rewrite_docs
 from ctx_tree_mcp.tools.registry import TOOLS
 from e2e_support import list_tool_schemas
 

@@ -603,7 +603,7 @@ def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path,
     """With the trigger literals recorded by the server, text holding none of them skips
     loading redact.py; either way the spooled text is exactly what redact_text returns."""
     from ctx_tree_mcp.capture.spool import record_modules
-    from ctx_tree_mcp.redact import redact_text
+    from ctx_tree_mcp.guard.redact import redact_text
 
     record_modules(home)
     assert (
@@ -942,7 +942,7 @@ def test_the_digest_lists_a_read_of_a_file_the_index_already_held(
 ) -> None:
     """A native Read of a file the project index (or another session) stored first is still a
     file this session read: the digest lists it, though nothing new was stored."""
-    from ctx_tree_mcp.maintenance import index
+    from ctx_tree_mcp.cli.maintenance import index
 
     root = project
     (root / "pkg" / "cache.py").write_text("def evict(key):\n    return key\n")

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
     not CHROMIUM,
     reason="CTX_TREE_CHROMIUM is not set: browser tests off (nox -s inspector runs them)",
 )
-CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli import main; main()"]
+CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli.main import main; main()"]
 STDLIB = Path(os.__file__).parent
 
 

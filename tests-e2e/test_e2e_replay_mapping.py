@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
 
 BENCH = Path(__file__).resolve().parents[1] / "bench" / "replay_faithful.py"
 

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.bash.sandbox import find_runtime
+from ctx_tree_mcp.engines.shell.sandbox import find_runtime
 
 RUNTIME, WHY = find_runtime()
 

@@ -106,7 +106,7 @@ def test_read_by_symbol_and_query_returns_the_lines_within_budget(project, home,
 
 @pytest.mark.parametrize("mode", MODES)
 def test_grep_counts_match_ripgrep(project, home, mode):
-    from ctx_tree_mcp.ripgrep import find_rg
+    from ctx_tree_mcp.engines.grep.ripgrep import find_rg
 
     rg = subprocess.run(
         [find_rg(), "-n", "--no-heading", r"def \w+\(", "."],

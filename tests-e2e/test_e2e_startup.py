@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.instant import Session, load_snapshot
-from ctx_tree_mcp.snapshot import REBUILD, handshake_lines
+from ctx_tree_mcp.serve.instant import Session, load_snapshot
+from ctx_tree_mcp.serve.snapshot import REBUILD, handshake_lines
 from e2e_support import SERVER, server_env
 
 SNAPSHOT = load_snapshot()

@@ -67,9 +67,9 @@ MINIMUMS = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
 #: they sit beside the plugin; a marketplace install learns their paths from
 #: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
 MODULES = {
-    "redact": "redact.py",
-    "denylist": "bash/denylist.py",
-    "permissions": "bash/permissions.py",
+    "redact": "guard/redact.py",
+    "denylist": "guard/denylist.py",
+    "permissions": "guard/permissions.py",
 }
 CLONE_PACKAGE = os.path.join(
     PLUGIN_ROOT, os.pardir, "packages", "ctx-tree-mcp", "src", "ctx_tree_mcp"
@@ -235,7 +235,7 @@ def refused_command(home, command, deny):
     denylist module could not be loaded (the ingester checks again).
 
     The module (``re`` and ``shlex``: ~5 ms) is loaded only for a command that may be refused
-    (ctx_tree_mcp.bash.denylist.may_refuse, with the words the server records in modules.json
+    (ctx_tree_mcp.guard.denylist.may_refuse, with the words the server records in modules.json
     as ``denylist_words``)."""
     words = modules_json(home).get("denylist_words")
     recorded = isinstance(words, list) and words and all(isinstance(w, str) for w in words)
@@ -249,7 +249,7 @@ _UNQUOTED = {ord("'"): None, ord('"'): None, ord("\\"): None}
 
 
 def _may_refuse(command, deny, words):
-    """ctx_tree_mcp.bash.denylist.may_refuse with the recorded ``words``: False when the
+    """ctx_tree_mcp.guard.denylist.may_refuse with the recorded ``words``: False when the
     command, its quotes and backslashes removed, holds none of them and no ``deny`` entry's
     first word (then it is certainly not refused)."""
     if not isinstance(command, str) or not isinstance(deny, list):
@@ -448,7 +448,7 @@ def build_record(event, payload, cfg):
         rec["original_lines"] = text.count("\n") + (0 if text.endswith("\n") else 1)
         if rec["kind"] == "bash":
             # the ingester keeps a command's first and last parts (its verdict is at the end,
-            # bash/record.py): both halves go, each with its window
+            # engines/shell/record.py): both halves go, each with its window
             half = limit // 2
             head, tail = _head(text, half), _tail(text, half)
             if len(head) + len(tail) < len(text):
@@ -808,7 +808,9 @@ def session_start(payload, home, root):
     except OSError:
         waiting = 0
     note = session_note(state, waiting)
-    if payload.get("source") in RESUME_SOURCES:  # the session's digest (ctx_tree_mcp/resume.py)
+    if (
+        payload.get("source") in RESUME_SOURCES
+    ):  # the session's digest (ctx_tree_mcp/capture/resume.py)
         resumed = resume_digest(base, payload.get("session_id") or "")
         if resumed:
             note = resumed
@@ -824,7 +826,7 @@ def session_start(payload, home, root):
 
 def bash_permission(payload, home, root):
     """The PreToolUse answer for a ``ctx_tree_bash`` call under the host's ``Bash(...)`` rules
-    (ctx_tree_mcp.bash.permissions): a deny names the rule; an ask goes to the host's own
+    (ctx_tree_mcp.guard.permissions): a deny names the rule; an ask goes to the host's own
     prompt, after recording the ask where the server looks for it (it refuses an ask-matched
     command it finds no record of). '' when no rule decides (the host's own checks apply)."""
     tool_input = payload.get("tool_input")

@@ -4,7 +4,7 @@ none (docs/tools.md, "Footer and manifest")."""
 from __future__ import annotations
 
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.filecache import file_uri
+from ctx_tree_mcp.engines.files.filecache import file_uri
 
 
 def file_node(app: App, rel: str) -> str:

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp import filecache
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.indexer import IndexState, index_project, list_files, status_lines
-from ctx_tree_mcp.lifecycle import walkers_lifespan
+from ctx_tree_mcp.engines.files import filecache
+from ctx_tree_mcp.engines.files.indexer import IndexState, index_project, list_files, status_lines
+from ctx_tree_mcp.serve.lifecycle import walkers_lifespan
 
 STDLIB = Path(os.__file__).parent
 
@@ -122,7 +122,7 @@ def test_worker_processes_store_what_the_thread_stores(tmp_path: Path) -> None:
 
 
 def test_cli_index_and_stats(tmp_path: Path, monkeypatch, capsys) -> None:
-    from ctx_tree_mcp.cli import main
+    from ctx_tree_mcp.cli.main import main
 
     app = _project(tmp_path)
     app.close()
@@ -193,7 +193,7 @@ def test_the_watcher_reindexes_an_edit_quickly(tmp_path: Path) -> None:
 def test_index_yields_to_tool_calls_but_is_not_starved(tmp_path: Path) -> None:
     """Calls back to back (a call always just ended): each write waits its longest quiet
     wait, and the workers pause before each file, yet the run completes."""
-    from ctx_tree_mcp import indexer
+    from ctx_tree_mcp.engines.files import indexer
 
     app = _project(tmp_path)
     for i in range(70):  # above the worker pool's threshold: 2 batches of writes
@@ -281,7 +281,7 @@ def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
     import math
     import multiprocessing
 
-    from ctx_tree_mcp import indexer
+    from ctx_tree_mcp.engines.files import indexer
 
     clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
     monkeypatch.setattr(indexer, "_calls_until", clock)

@@ -8,9 +8,9 @@ import os
 import shutil
 from pathlib import Path
 
-from ctx_tree_mcp import longquery
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.indexer import index_project
+from ctx_tree_mcp.engines.files.indexer import index_project
+from ctx_tree_mcp.engines.search import longquery
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import Filters
 

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.bash import denylist
-from ctx_tree_mcp.bash.denylist import may_refuse, refusal
+from ctx_tree_mcp.guard import denylist
+from ctx_tree_mcp.guard.denylist import may_refuse, refusal
 
 FILE = Path(denylist.__file__)
 

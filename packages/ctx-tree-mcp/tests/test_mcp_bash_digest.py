@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from ctx_tree_mcp.bash.digest import MAX_LINE_CHARS, render_lines, scan, select_lines
-from ctx_tree_mcp.budget import estimate_tokens
+from ctx_tree_mcp.answers.budget import estimate_tokens
+from ctx_tree_mcp.engines.shell.digest import MAX_LINE_CHARS, render_lines, scan, select_lines
 
 NOISE = [f"compiling module_{i:05d} ... ok" for i in range(5000)]
 
@@ -149,7 +149,7 @@ def test_one_created_file_among_hundreds_of_progress_lines_is_kept() -> None:
 
 def test_standouts_need_a_repeated_bulk() -> None:
     """An output where every line differs has nothing that stands out."""
-    from ctx_tree_mcp.bash.digest import standouts
+    from ctx_tree_mcp.engines.shell.digest import standouts
 
     assert standouts([f"{w} happened" for w in ("alpha beta gamma delta " * 10).split()]) == []
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.tools.bash import bash
 
 
 def test_a_program_that_opens_the_editor_fails_at_once(

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.bash.run import output_text, run_command, user_shell
+from ctx_tree_mcp.engines.shell.run import output_text, run_command, user_shell
 
 #: Process checks read /proc (Linux, where CI runs); elsewhere those tests are skipped.
 needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")

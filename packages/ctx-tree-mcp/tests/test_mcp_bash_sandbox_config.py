@@ -7,9 +7,9 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.bash import sandbox
-from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.engines.shell import sandbox
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.bash import bash
 
 
 def _write(path: Path, data: dict) -> None:
@@ -83,7 +83,7 @@ def test_unavailable_runtime_refuses_only_when_the_host_says_so(
 def test_doctor_says_which_rules_and_sandbox_apply(
     root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ctx_tree_mcp.doctor import check_bash_rules, check_sandbox
+    from ctx_tree_mcp.cli.doctor import check_bash_rules, check_sandbox
 
     assert "no Bash(...) rules" in check_bash_rules(root).detail
     assert check_sandbox(root).ok and "off" in check_sandbox(root).detail
@@ -126,14 +126,14 @@ def _codex_home(tmp_path: Path, text: str) -> dict[str, str]:
 def test_codex_sandbox_mode_is_read_as_codex_reads_it(
     root: Path, tmp_path: Path, argv: list[str], config: str, mode: str, source: str
 ) -> None:
-    from ctx_tree_mcp.bash.codex import codex_sandbox
+    from ctx_tree_mcp.engines.shell.codex import codex_sandbox
 
     got = codex_sandbox(root, argv, _codex_home(tmp_path, config))
     assert got is not None and got["mode"] == mode and source in got["source"], got
 
 
 def test_codex_trusted_project_defaults_to_workspace_write(root: Path, tmp_path: Path) -> None:
-    from ctx_tree_mcp.bash.codex import codex_sandbox
+    from ctx_tree_mcp.engines.shell.codex import codex_sandbox
 
     env = _codex_home(
         tmp_path,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.bash.secretfiles import secret_file_read
-from ctx_tree_mcp.bash.tool import bash
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.policy.secretfiles import secret_file_read
+from ctx_tree_mcp.tools.bash import bash
 
 
 @pytest.fixture

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from ctx_tree_mcp.answers.budget import estimate_tokens
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.bash.record import keep_head_and_tail, record_output
-from ctx_tree_mcp.bash.tool import bash
-from ctx_tree_mcp.budget import estimate_tokens
+from ctx_tree_mcp.engines.shell.record import keep_head_and_tail, record_output
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.tools.bash import bash
 from ctx_tree_mcp.tools.get import get
 
 _APP: list[App] = []
@@ -267,7 +267,7 @@ def test_cancelling_the_call_ends_the_command(app: App, tmp_path: Path) -> None:
     import asyncio
     import os
 
-    from ctx_tree_mcp.bash.tool import bash_async
+    from ctx_tree_mcp.tools.bash import bash_async
 
     pid_file = tmp_path / "pid"
 

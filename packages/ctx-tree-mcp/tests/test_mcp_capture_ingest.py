@@ -122,7 +122,7 @@ def test_bash_output_is_stored_redacted_with_monitor_metadata(app: App) -> None:
     assert node.metadata["exit_code"] == 1 and node.metadata["cwd"] == str(app.root)
     assert node.metadata["command"] == "echo [REDACTED:github_token]"
     assert node.metadata["source"] == "hook:Bash" and node.metadata["duration_ms"] == 42
-    from ctx_tree_mcp.bash.record import command_uri
+    from ctx_tree_mcp.engines.shell.record import command_uri
 
     assert node.source_uri == command_uri(f"echo {TOKEN}", str(app.root))
 
@@ -351,7 +351,7 @@ def test_filter_walker_keeps_short_prompts(app: App) -> None:
 def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
     """The hooks skip loading redact.py for text holding none of these: they must be the
     rules' own triggers (a rename in redact.py would silently turn the shortcut off)."""
-    from ctx_tree_mcp import redact
+    from ctx_tree_mcp.guard import redact
 
     triggers = spool.redact_triggers(redact)
     assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ctx_tree_mcp.cli import PACKAGES, build_parser, main
+from ctx_tree_mcp.cli.main import PACKAGES, build_parser, main
 from ctx_tree_mcp.tools.registry import TOOLS
 
 

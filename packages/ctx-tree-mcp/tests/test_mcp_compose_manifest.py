@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
 from ctx_tree_mcp.tools.compose import compose
 from ctx_tree_mcp.tools.note import note
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
 
 
 def test_demo_reports_savings_on_real_sources(root, capsys, monkeypatch, tmp_path):
@@ -53,7 +53,7 @@ def test_demo_search_row_shows_where_the_best_hit_points(root, capsys, monkeypat
 
 
 def test_demo_reads_the_project_own_sources_not_vendored_or_minified_ones(tmp_path):
-    from ctx_tree_mcp.demo import _largest_sources
+    from ctx_tree_mcp.cli.demo import _largest_sources
 
     own = tmp_path / "src" / "app.py"
     own.parent.mkdir()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ctx_tree_compose import DictGraph, GraphSource, NodeInfo, compose
-from ctx_tree_mcp.graph import StoreGraph
+from ctx_tree_mcp.engines.files.store_graph import StoreGraph
 from ctx_tree_schema import EdgeKind, NodeKind
 from ctx_tree_store import NewNode, new_id
 

@@ -94,7 +94,7 @@ def test_key_lines_stay_hidden_when_lines_are_renumbered(app, root):
 def test_a_match_past_the_part_read_keeps_ripgrep_s_number(app, root, monkeypatch):
     """Only the first ``keylines.SCAN_BYTES`` of a file are read to renumber it: a match past
     them cannot be placed, so the file keeps ripgrep's numbers rather than losing that match."""
-    from ctx_tree_mcp import keylines
+    from ctx_tree_mcp.policy import keylines
 
     monkeypatch.setattr(keylines, "SCAN_BYTES", 200)
     head = "\r".join(f"line {n} alpha" for n in range(1, 21)) + "\r"  # 260 bytes, CR only

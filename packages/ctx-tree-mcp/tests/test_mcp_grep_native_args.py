@@ -7,9 +7,9 @@ import asyncio
 import subprocess
 
 import pytest
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
+from ctx_tree_mcp.engines.grep.ripgrep import find_rg
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.ripgrep import find_rg
 from ctx_tree_mcp.tools.grep import grep
 
 

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.doctor import doctor
-from ctx_tree_mcp.maintenance import forget, stores
+from ctx_tree_mcp.cli.doctor import doctor
+from ctx_tree_mcp.cli.maintenance import forget, stores
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_store import Store, list_stores
 
-CLI = "from ctx_tree_mcp.cli import main; main()"
+CLI = "from ctx_tree_mcp.cli.main import main; main()"
 
 
 def cli(home: Path, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -164,7 +164,7 @@ def test_doctor_checks_the_embedding_provider_and_the_store_s_model(
 ):
     """A provider that does not answer, or a store of another model's vectors, is a FAIL with
     its fix; a working one is named with its vectors' length; none configured, no line."""
-    from ctx_tree_mcp.reembed import reembed
+    from ctx_tree_mcp.cli.reembed import reembed
     from mcp_fakes import closed_port_url, fake_server
 
     for name in (

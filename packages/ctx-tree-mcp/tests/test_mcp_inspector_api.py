@@ -14,15 +14,15 @@ from pathlib import Path
 import httpx
 import pytest
 from ctx_tree_mcp.app import App
+from ctx_tree_mcp.cli.maintenance import walk
 from ctx_tree_mcp.inspector import create_app
-from ctx_tree_mcp.maintenance import walk
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.read import read
 from starlette.testclient import TestClient
 
 TOKEN = "t0ken-for-tests"
-CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli import main; main()"]
+CLI = [sys.executable, "-c", "from ctx_tree_mcp.cli.main import main; main()"]
 
 
 @pytest.fixture
@@ -362,7 +362,7 @@ def test_the_browser_is_opened_on_a_private_one_time_file_never_on_the_token(
 #: which took the Ctrl-C and ended in a CancelledError traceback, or served on.
 CTRL_C_AT = """
 import os, signal, sys
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
 real, seen = signal.signal, []
 def set_handler(sig, handler):
     old = real(sig, handler)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from ctx_tree_mcp.cli.install import HOSTS, apply, status
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.install import HOSTS, apply, status
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from ctx_tree_mcp.instant import INTERNAL_ERROR, INVALID_REQUEST, Session, load_snapshot
+from ctx_tree_mcp.serve.instant import INTERNAL_ERROR, INVALID_REQUEST, Session, load_snapshot
 
 HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "apsw", "tree_sitter", "anyio",
          "ctx_tree_store", "ctx_tree_chunk", "ctx_tree_walkers", "ctx_tree_schema")  # fmt: skip
@@ -15,7 +15,7 @@ HEAVY = ("mcp", "mcp_types", "pydantic", "pydantic_core", "apsw", "tree_sitter",
 
 def test_the_start_up_path_imports_nothing_heavy() -> None:
     code = (
-        "import sys, ctx_tree_mcp.instant as i; i.load_snapshot();"
+        "import sys, ctx_tree_mcp.serve.instant as i; i.load_snapshot();"
         f"print([m for m in sys.modules if m.split('.')[0] in {HEAVY!r}])"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -135,7 +135,7 @@ def test_anything_unusual_is_left_to_the_sdk(session) -> None:
 
 
 def test_the_snapshot_is_what_the_sdk_server_answers_today(tmp_path) -> None:
-    from ctx_tree_mcp.snapshot import REBUILD, record_answers
+    from ctx_tree_mcp.serve.snapshot import REBUILD, record_answers
 
     snap = load_snapshot()
     for version in snap["versions"]:
@@ -147,7 +147,7 @@ def test_the_snapshot_is_what_the_sdk_server_answers_today(tmp_path) -> None:
 def test_a_lone_surrogate_escape_reaches_the_tool_instead_of_going_unanswered() -> None:
     """pydantic's JSON parser rejects ``"\\ud800"``; the SDK would then answer nothing and the
     host waits for its timeout. The line still becomes the request, for the tool to refuse."""
-    from ctx_tree_mcp.handover import parse_message
+    from ctx_tree_mcp.serve.handover import parse_message
 
     line = (
         '{"jsonrpc":"2.0","id":5,"method":"tools/call",'

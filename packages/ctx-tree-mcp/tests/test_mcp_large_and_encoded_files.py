@@ -8,8 +8,8 @@ import asyncio
 import codecs
 
 import pytest
+from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.textcodec import Binary, to_utf8
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.read import read
 

@@ -1,4 +1,4 @@
-"""ctx_tree_mcp.lifecycle: the coordinator starts with the MCP server and stops with it."""
+"""ctx_tree_mcp.serve.lifecycle: the coordinator starts with the MCP server and stops with it."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.lifecycle import walkers_lifespan
-from ctx_tree_mcp.server import build_server
+from ctx_tree_mcp.serve.lifecycle import walkers_lifespan
+from ctx_tree_mcp.serve.server import build_server
 from ctx_tree_schema import Filters
 
 

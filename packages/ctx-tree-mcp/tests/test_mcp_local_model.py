@@ -13,7 +13,7 @@ np = pytest.importorskip("numpy")
 tokenizers = pytest.importorskip("tokenizers")
 
 from ctx_tree_mcp.app import App  # noqa: E402
-from ctx_tree_mcp.reembed import reembed  # noqa: E402
+from ctx_tree_mcp.cli.reembed import reembed  # noqa: E402
 from ctx_tree_mcp.tools.note import note  # noqa: E402
 from ctx_tree_mcp.tools.search import search  # noqa: E402
 
@@ -86,7 +86,7 @@ def test_a_text_the_static_model_gives_an_all_zero_vector_is_refused_not_stored(
 ):
     """A static model's vector of a text whose every token has a zero row is all zeros:
     stored, it made every semantic and hybrid search an internal error."""
-    from ctx_tree_mcp.maintenance import walk
+    from ctx_tree_mcp.cli.maintenance import walk
     from ctx_tree_walkers import rejected_nodes
 
     monkeypatch.delenv("CTX_TREE_EMBEDDING_PROVIDER", raising=False)

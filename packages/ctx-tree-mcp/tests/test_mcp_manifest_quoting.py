@@ -8,7 +8,7 @@ import asyncio
 import re
 
 import pytest
-from ctx_tree_mcp.render import quote_manifest_like
+from ctx_tree_mcp.answers.render import quote_manifest_like
 from ctx_tree_mcp.tools.compose import compose
 from ctx_tree_mcp.tools.get import get
 from ctx_tree_mcp.tools.grep import grep
@@ -121,7 +121,7 @@ def test_quote_rule(text: str, quoted: str) -> None:
 
 
 def test_the_tokens_line_never_says_over_100_percent_or_0_percent_of_something() -> None:
-    from ctx_tree_mcp.render import tokens_line
+    from ctx_tree_mcp.answers.render import tokens_line
 
     assert tokens_line(50, 200, "file") == "50 returned of 200 in file (25%)"
     assert tokens_line(120, 66, "full output") == "120 returned; full output: 66 in all"

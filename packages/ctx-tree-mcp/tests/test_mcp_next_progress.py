@@ -128,7 +128,7 @@ def test_recent_offers_no_next_when_the_limit_is_exactly_all_there_is(app):
 def test_a_listing_that_fills_its_budget_offers_no_longer_listing():
     """All rows shown but no room for one more: a longer listing would repeat the same rows,
     so there is no ``next:`` (it made ``recent`` loop when ids' estimates varied)."""
-    from ctx_tree_mcp.budget import estimate_tokens
+    from ctx_tree_mcp.answers.budget import estimate_tokens
     from ctx_tree_mcp.tools.listing import render_listing
 
     row = "src/argparse_copy.py:2619-2630 ArgumentParser.error file_chunk " + "x" * 200

@@ -6,7 +6,7 @@ import os
 
 import pytest
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.paths import PathPolicy
+from ctx_tree_mcp.policy.paths import PathPolicy
 
 
 @pytest.mark.parametrize(

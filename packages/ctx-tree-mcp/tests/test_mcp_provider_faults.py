@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.doctor import check_embedding, check_summarizer
-from ctx_tree_mcp.maintenance import walk
+from ctx_tree_mcp.cli.doctor import check_embedding, check_summarizer
+from ctx_tree_mcp.cli.maintenance import walk
+from ctx_tree_mcp.cli.reembed import reembed
 from ctx_tree_mcp.providers import embedder_from_config, summarizer_from_config
 from ctx_tree_mcp.providers.http import parse_retry_after
-from ctx_tree_mcp.reembed import reembed
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import NodeKind
@@ -419,7 +419,7 @@ def test_a_hung_embedding_provider_does_not_stall_the_other_walkers(tmp_path: Pa
     its ingest) until the embedding request ended, 27 s instead of 0.3 s."""
     import asyncio
 
-    from ctx_tree_mcp.lifecycle import walkers_lifespan
+    from ctx_tree_mcp.serve.lifecycle import walkers_lifespan
     from ctx_tree_schema import NodeStatus
 
     with fake_server() as fake:

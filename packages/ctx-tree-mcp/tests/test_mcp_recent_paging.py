@@ -80,7 +80,7 @@ def test_bad_paging_arguments_name_the_argument(app, args, argument) -> None:
 
 
 def test_the_cli_pages_with_flags(app, root, monkeypatch, capsys, tmp_path) -> None:
-    from ctx_tree_mcp.cli import main
+    from ctx_tree_mcp.cli.main import main
 
     monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))  # the app fixture's store
     expected = _store_many(app)

@@ -6,9 +6,9 @@ import asyncio
 import json
 
 import pytest
-from ctx_tree_mcp.budget import MAX_BUDGET, MIN_BUDGET
+from ctx_tree_mcp.answers.budget import MAX_BUDGET, MIN_BUDGET
+from ctx_tree_mcp.answers.surface import cli_surface
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.surface import cli_surface
 from ctx_tree_mcp.tools.registry import BY_NAME, TOOLS, run_tool, tools_list
 
 

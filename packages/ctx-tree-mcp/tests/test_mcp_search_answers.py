@@ -103,7 +103,7 @@ def test_every_mode_prints_scores_alike(app, root):
 
 
 def test_score_text_keeps_neighbouring_rrf_ranks_apart():
-    from ctx_tree_mcp.render import score_text
+    from ctx_tree_mcp.answers.render import score_text
 
     assert [score_text(x) for x in (12.4567, 1.3286, 0.83421, 1 / 61, 1 / 62, 0.0)] == [
         "12.5",

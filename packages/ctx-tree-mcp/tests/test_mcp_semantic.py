@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
+from ctx_tree_mcp.cli.reembed import ReembedFailed, reembed
+from ctx_tree_mcp.engines.search.fusion import convex, rrf
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.fusion import convex, rrf
 from ctx_tree_mcp.providers import embedding_settings
-from ctx_tree_mcp.reembed import ReembedFailed, reembed
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import merge_config
@@ -251,7 +251,7 @@ def test_another_models_vectors_refuse_semantic_until_reembedded(tmp_path: Path)
                 assert 'keyword search works meanwhile (ctx_tree_search(query="eviction"))' in (
                     str(info.value)
                 )  # a call the reader can make, in its surface's syntax
-            from ctx_tree_mcp.surface import cli_surface
+            from ctx_tree_mcp.answers.surface import cli_surface
             from ctx_tree_mcp.tools.registry import BY_NAME
 
             with cli_surface(BY_NAME), pytest.raises(ToolInputError) as info:

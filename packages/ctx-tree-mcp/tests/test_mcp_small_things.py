@@ -12,7 +12,7 @@ import pytest
 from answers import file_node, last_output
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.cli import main
+from ctx_tree_mcp.cli.main import main
 from ctx_tree_mcp.tools.compose import compose
 from ctx_tree_mcp.tools.graph import recent
 from ctx_tree_mcp.tools.grep import grep

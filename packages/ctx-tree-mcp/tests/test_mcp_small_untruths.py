@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.tools.bash import bash
 from ctx_tree_mcp.tools.graph import recent
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search

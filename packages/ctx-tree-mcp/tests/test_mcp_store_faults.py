@@ -40,7 +40,7 @@ needs_mounts = pytest.mark.skipif(
     reason="needs root and mount namespaces for a real small or read-only file system",
 )
 
-CLI = "from ctx_tree_mcp.cli import main; main()"
+CLI = "from ctx_tree_mcp.cli.main import main; main()"
 
 
 def _notes(store_file: Path) -> list[str]:
@@ -74,7 +74,7 @@ def test_sqlite_full_on_the_first_capture_fails_that_call_alone(app: App):
 def test_the_server_answers_disk_full_as_a_tool_error_in_words(app: App):
     import asyncio
 
-    from ctx_tree_mcp.server import answer
+    from ctx_tree_mcp.serve.server import answer
 
     pages = app.store.con.execute("PRAGMA page_count").get
     app.store.con.execute(f"PRAGMA max_page_count = {pages + 1}")
@@ -101,7 +101,7 @@ def test_a_store_locked_past_the_busy_timeout_is_a_tool_error_in_words(app: App)
     import asyncio
 
     import apsw
-    from ctx_tree_mcp.server import answer
+    from ctx_tree_mcp.serve.server import answer
 
     assert note(app, "before the lock").startswith("note saved")
     app.store.con.set_busy_timeout(50)
@@ -238,7 +238,7 @@ READ_ONLY = r"""
 import asyncio, json, os, subprocess, sys
 from pathlib import Path
 from ctx_tree_mcp.app import App, fault_message
-from ctx_tree_mcp.bash.tool import bash
+from ctx_tree_mcp.tools.bash import bash
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search
@@ -406,8 +406,8 @@ def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     import asyncio
 
     from ctx_tree_mcp.capture.ingest import ingest
-    from ctx_tree_mcp.cli import main
-    from ctx_tree_mcp.server import answer
+    from ctx_tree_mcp.cli.main import main
+    from ctx_tree_mcp.serve.server import answer
 
     home = tmp_path / "home"
     first = App(root, home=home)
@@ -457,7 +457,7 @@ def test_a_home_that_is_a_file_still_answers_reads_and_greps(
     """``CTX_TREE_HOME`` naming a file (no directory can be made under it): reads and greps
     answer, saying nothing is stored, as for a read-only home; before, the config load said
     'cannot read: Not a directory; fix or remove that key' and the store an internal error."""
-    from ctx_tree_mcp.cli import main
+    from ctx_tree_mcp.cli.main import main
 
     home = tmp_path / "home-file"
     home.write_text("not a directory\n")

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.symbol_rank import rank, summary_sentence, symbol_field
+from ctx_tree_mcp.engines.search.symbol_rank import rank, summary_sentence, symbol_field
 from ctx_tree_schema import Node, NodeKind, NodeStatus
 from ctx_tree_store import Store
 

@@ -1,4 +1,4 @@
-"""Command output is stored as the terminal showed it (ctx_tree_mcp.terminal), by
+"""Command output is stored as the terminal showed it (ctx_tree_mcp.engines.shell.terminal), by
 ctx_tree_bash and by the capture of the host's own Bash, and is not marked cut for it."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ import time
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.bash.tool import bash
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.capture.ingest import ingest
-from ctx_tree_mcp.terminal import screen_text
+from ctx_tree_mcp.engines.shell.terminal import screen_text
+from ctx_tree_mcp.tools.bash import bash
 from ctx_tree_schema import Filters
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from answers import file_node
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.server import answer
+from ctx_tree_mcp.serve.server import answer
 from ctx_tree_mcp.tools.note import note
 from test_mcp_next_progress import parse_next
 from test_mcp_store_faults import CLI, _private_mount, needs_mounts

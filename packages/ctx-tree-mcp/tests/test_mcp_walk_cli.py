@@ -19,7 +19,7 @@ def add_pending(store: Store, content: str, *, source: str, **meta) -> str:
 
 def test_cli_walk_prints_one_line_per_walker(tmp_path: Path) -> None:
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.maintenance import walk
+    from ctx_tree_mcp.cli.maintenance import walk
 
     root = tmp_path / "proj"
     root.mkdir()
@@ -50,7 +50,7 @@ def test_walk_offers_every_walker_the_walkers_package_runs() -> None:
     import argparse
 
     from ctx_tree_mcp.capture.ingest import WALKER
-    from ctx_tree_mcp.commands import _walk_args
+    from ctx_tree_mcp.cli.commands import _walk_args
     from ctx_tree_walkers import WALKER_NAMES
 
     parser = argparse.ArgumentParser()

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.maintenance import walk
+from ctx_tree_mcp.cli.maintenance import walk
 from ctx_tree_mcp.providers import summarizer_from_config
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.search import search

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
+from ctx_tree_mcp.engines.files.indexer import index_project, record
+from ctx_tree_mcp.engines.files.repomap import pagerank
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.indexer import index_project, record
-from ctx_tree_mcp.repomap import pagerank
 from ctx_tree_mcp.tools.read import read
 
 
@@ -72,7 +72,7 @@ def test_pagerank_sums_to_one_and_favours_the_referred() -> None:
 def test_a_map_before_the_index_says_when_the_directory_holds_more_than_it_read(
     tmp_path: Path,
 ) -> None:
-    from ctx_tree_mcp.repomap import LOAD_MAX
+    from ctx_tree_mcp.engines.files.repomap import LOAD_MAX
 
     root = tmp_path / "many"
     root.mkdir()

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import Config, Node, NodeKind
     from ctx_tree_store import NodeRow, Store
 
-    from ctx_tree_mcp.paths import PathPolicy
+    from ctx_tree_mcp.policy.paths import PathPolicy
 
 
 log = logging.getLogger(__name__)
@@ -204,7 +204,7 @@ class App:
     @cached_property
     def policy(self) -> PathPolicy:
         """The path policy of the project root (docs/security.md)."""
-        from ctx_tree_mcp.paths import PathPolicy
+        from ctx_tree_mcp.policy.paths import PathPolicy
 
         return PathPolicy(self.root)
 
@@ -432,7 +432,7 @@ class App:
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
 
-        from ctx_tree_mcp.redact import redact_text, redact_value
+        from ctx_tree_mcp.guard.redact import redact_text, redact_value
 
         if not redacted:
             content = redact_text(content)

@@ -18,7 +18,7 @@ its next opener, and the threads, the event loop and the interpreter's teardown 
 abandoned. A later signal does not interrupt this (the host's SIGTERM 100 ms after its
 SIGINT). After :data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked
 by another process). Commands are also ended when the server is killed outright:
-``bash/reaper.py``. Standard library only: the start-up path (``instant.py``) imports it
+``engines/shell/reaper.py``. Standard library only: the start-up path (``serve/instant.py``) imports it
 before anything else.
 """
 
@@ -61,7 +61,7 @@ def stopping() -> bool:
 
 def begin() -> None:
     """The server is ending (stdin EOF or a signal): :func:`stopping` is True from now on, and
-    a command that starts from now on is ended at once (``bash/run.py``)."""
+    a command that starts from now on is ended at once (``engines/shell/run.py``)."""
     _stopping.set()
 
 
@@ -108,8 +108,8 @@ def _say(text: str) -> None:
 
 def end_children(kill: bool = False) -> None:
     """SIGTERM (SIGKILL with ``kill``) every running ``ctx_tree_bash`` command's process group
-    (none when no command was ever run: ``bash/run.py`` is then not even imported)."""
-    runner = sys.modules.get("ctx_tree_mcp.bash.run")
+    (none when no command was ever run: ``engines/shell/run.py`` is then not even imported)."""
+    runner = sys.modules.get("ctx_tree_mcp.engines.shell.run")
     if runner is not None:
         runner.end_running(kill=kill)
 

@@ -2,6 +2,9 @@
 store, through the same path policy, redaction and file cache as the tools. See docs/capture.md.
 
 Modules: ``spool`` (the on-disk queue the hooks write and its state file), ``ingest`` (spool →
-store, and the capture walker the server runs). Commands are checked with ``bash.denylist`` and
-stored with ``bash.record``, like ``ctx_tree_bash``'s own.
+store, and the capture walker the server runs), ``resume`` (the digest a resumed session is
+given). Commands are checked with ``guard.denylist`` and stored with ``engines.shell.record``,
+like ``ctx_tree_bash``'s own.
+
+Imports ``engines``, ``policy``, ``guard``, ``app``; imported by ``tools``, ``serve``, ``cli``.
 """

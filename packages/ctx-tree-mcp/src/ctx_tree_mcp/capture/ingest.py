@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp import ending
-from ctx_tree_mcp.bash.denylist import refusal
 from ctx_tree_mcp.capture import spool
+from ctx_tree_mcp.guard.denylist import refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -151,7 +151,7 @@ def ingest(
             _write_state(app, base)
     if report.stored or report.unchanged:  # the resume digest the SessionStart hook injects
         # (resume.py); a read of an indexed file is 'unchanged' yet adds to the files read
-        from ctx_tree_mcp.resume import write_digest
+        from ctx_tree_mcp.capture.resume import write_digest
 
         for key in sorted(sessions):
             with contextlib.suppress(Exception):
@@ -220,7 +220,7 @@ def _store(
     the whole) is stored ``truncated=1`` with that size (docs/capture.md)."""
     from ctx_tree_schema import NodeKind
 
-    from ctx_tree_mcp.redact import redact_text
+    from ctx_tree_mcp.guard.redact import redact_text
 
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     source_uri = redact_text(source_uri)
@@ -297,7 +297,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     if event.get("env_refused") is True or spool.take_refused(_spool_base(app), session):
         # the turn ran a refused command (marked by the hook, or by _bash below): the answer
         # may quote what it printed
-        from ctx_tree_mcp.redact import redact_environment
+        from ctx_tree_mcp.guard.redact import redact_environment
 
         text = redact_environment(text)
     key = app.session_key
@@ -333,8 +333,8 @@ def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
 
 
 def _read(app: App, event: dict[str, Any]) -> str:
+    from ctx_tree_mcp.engines.files.filecache import load
     from ctx_tree_mcp.errors import ToolInputError
-    from ctx_tree_mcp.filecache import load
 
     path = _text(event, "path")
     try:
@@ -382,7 +382,7 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
     number before it (a context line without one is ``path-text``, of a file whose matches
     are shown too); only files whose shown lines look like a key's are read."""
     from ctx_tree_mcp.errors import ToolInputError
-    from ctx_tree_mcp.keylines import KEY_LINE, block_line_texts, read_start
+    from ctx_tree_mcp.policy.keylines import KEY_LINE, block_line_texts, read_start
 
     rows = text.split("\n")
     shown = {m.group(1) for row in rows if (m := _GREP_LINE.match(row) or _GREP_PATH.match(row))}
@@ -463,8 +463,8 @@ def _whole_lines(event: Mapping[str, object], text: str) -> int:
 
 def _bash(app: App, event: dict[str, Any]) -> str:
 
-    from ctx_tree_mcp.bash.record import command_uri, record_output
-    from ctx_tree_mcp.bash.secretfiles import secret_file_read
+    from ctx_tree_mcp.engines.shell.record import command_uri, record_output
+    from ctx_tree_mcp.policy.secretfiles import secret_file_read
 
     command = _text(event, "command")
     cwd = Path(str(event.get("cwd") or app.root))
@@ -476,7 +476,7 @@ def _bash(app: App, event: dict[str, Any]) -> str:
         # the session's next answer may quote the output: it is redacted strictly
         spool.mark_refused(_spool_base(app), str(event.get("session_id") or ""))
         return "skipped"
-    from ctx_tree_mcp.terminal import screen_text
+    from ctx_tree_mcp.engines.shell.terminal import screen_text
 
     text = _text(event)
     if not app.config.data["capture"]["rawTerminal"]:

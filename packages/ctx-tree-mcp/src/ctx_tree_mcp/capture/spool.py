@@ -249,15 +249,14 @@ def record_modules(home: Path) -> None:
     """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
     load by path (a marketplace install has no clone beside the plugin), the redaction
     rules' trigger literals and the words every refused command holds
-    (:data:`ctx_tree_mcp.bash.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
-    from ctx_tree_mcp import redact
-    from ctx_tree_mcp.bash import denylist
+    (:data:`ctx_tree_mcp.guard.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
+    from ctx_tree_mcp.guard import denylist, redact
 
-    package = Path(__file__).resolve().parent.parent
+    guard = Path(__file__).resolve().parent.parent / "guard"
     modules: dict[str, Any] = {
-        "redact": str(package / "redact.py"),
-        "denylist": str(package / "bash" / "denylist.py"),
-        "permissions": str(package / "bash" / "permissions.py"),
+        "redact": str(guard / "redact.py"),
+        "denylist": str(guard / "denylist.py"),
+        "permissions": str(guard / "permissions.py"),
         "redact_triggers": redact_triggers(redact),
         "denylist_words": list(denylist.REFUSAL_WORDS),
     }

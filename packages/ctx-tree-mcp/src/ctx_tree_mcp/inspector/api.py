@@ -61,7 +61,7 @@ def _filters(params: Params) -> tuple[list[str], list[str]]:
 
 
 def _label(row: NodeRow) -> str:
-    from ctx_tree_mcp.describe import where
+    from ctx_tree_mcp.answers.describe import where
 
     if row.kind.value == "session":
         meta = row.metadata
@@ -303,7 +303,7 @@ def compose_preview(app: App, params: Params) -> dict[str, Any]:
     counted or written."""
     from ctx_tree_store import browse
 
-    from ctx_tree_mcp.budget import MAX_BUDGET, MIN_BUDGET
+    from ctx_tree_mcp.answers.budget import MAX_BUDGET, MIN_BUDGET
     from ctx_tree_mcp.tools.compose import plan
 
     seeds = _list(params, "seed")

@@ -15,16 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 from ctx_tree_compose import MAX_DEPTH
 from pydantic import Field
 
-from ctx_tree_mcp.budget import (
+from ctx_tree_mcp.answers.budget import (
     COMPOSE_MANIFEST_RESERVE,
     check_budget,
     check_int,
     estimate_tokens,
     fit_lines,
 )
-from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.graph import StoreGraph
-from ctx_tree_mcp.render import (
+from ctx_tree_mcp.answers.render import (
     Manifest,
     call,
     fitted_answer,
@@ -33,7 +31,9 @@ from ctx_tree_mcp.render import (
     score_text,
     split_lines,
 )
-from ctx_tree_mcp.surface import argument_name, tool_ref
+from ctx_tree_mcp.answers.surface import argument_name, tool_ref
+from ctx_tree_mcp.engines.files.store_graph import StoreGraph
+from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
@@ -75,7 +75,7 @@ class Args(Input):
 
 
 def _header(node) -> str:
-    from ctx_tree_mcp.describe import line
+    from ctx_tree_mcp.answers.describe import line
 
     return f"## {line(node)}\n"
 
@@ -123,7 +123,7 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
         )
     from ctx_tree_schema import Filters
 
-    from ctx_tree_mcp import longquery
+    from ctx_tree_mcp.engines.search import longquery
     from ctx_tree_mcp.tools.search import find
 
     ranks: dict[str, float] = {}
@@ -343,7 +343,7 @@ MAX_DROPPED_LABELLED = 8
 
 
 def _label(node: Any, node_id: str, with_id: bool = True) -> str:
-    from ctx_tree_mcp.describe import where
+    from ctx_tree_mcp.answers.describe import where
 
     if node is None:
         return node_id

@@ -6,9 +6,14 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ctx_tree_mcp.budget import GET_MANIFEST_RESERVE, check_budget, estimate_tokens, fit_lines
+from ctx_tree_mcp.answers.budget import (
+    GET_MANIFEST_RESERVE,
+    check_budget,
+    estimate_tokens,
+    fit_lines,
+)
+from ctx_tree_mcp.answers.render import Manifest, call, fitted_answer
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.render import Manifest, call, fitted_answer
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call, node_by_id
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, NodeId, ToolSpec
 
@@ -36,7 +41,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
 
     Raises ``ToolInputError`` for an unknown node id or an offset outside the content.
     """
-    from ctx_tree_mcp.describe import where
+    from ctx_tree_mcp.answers.describe import where
 
     budget = check_budget(budget_tokens)
     if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from ctx_tree_store import MAX_DEPTH
 from pydantic import Field
 
-from ctx_tree_mcp.budget import check_int
+from ctx_tree_mcp.answers.budget import check_int
+from ctx_tree_mcp.answers.render import call, plural
+from ctx_tree_mcp.answers.surface import argument_name, tool_ref
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.render import call, plural
-from ctx_tree_mcp.surface import argument_name, tool_ref
 from ctx_tree_mcp.tools.listing import render_listing
 from ctx_tree_mcp.tools.lookup import node_by_id
 from ctx_tree_mcp.tools.spec import Cli, Input, NodeId, ToolSpec
@@ -87,7 +87,7 @@ def neighbors(
     """
     from ctx_tree_schema import EdgeKind
 
-    from ctx_tree_mcp.describe import line
+    from ctx_tree_mcp.answers.describe import line
 
     depth = check_int(depth, "depth", 1, 5)
     limit = check_int(limit, "limit", 1, 500)
@@ -115,7 +115,7 @@ def neighbors(
 
 def path_to_root(app: App, node_id: str) -> str:
     """Handle ``ctx_tree_path_to_root``: the node, then each spine parent up to the root."""
-    from ctx_tree_mcp.describe import line
+    from ctx_tree_mcp.answers.describe import line
 
     start = node_by_id(app, node_id)
     chain = app.store.path_to_root(start.id)
@@ -145,7 +145,7 @@ def recent(
     from ctx_tree_schema import Filters, NodeKind, NodeStatus
     from ctx_tree_store import now_ms
 
-    from ctx_tree_mcp.describe import line, when
+    from ctx_tree_mcp.answers.describe import line, when
 
     limit = check_int(limit, "limit", 1, 200)
     for name, value in (("since", since), ("until", until)):

@@ -16,11 +16,16 @@ from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
-from ctx_tree_mcp.budget import GREP_MANIFEST_RESERVE, check_budget, check_int, estimate_tokens
+from ctx_tree_mcp.answers.budget import (
+    GREP_MANIFEST_RESERVE,
+    check_budget,
+    check_int,
+    estimate_tokens,
+)
+from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_capture_cap, plural
+from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.redact import redact_text
-from ctx_tree_mcp.render import Manifest, fitted_answer, over_the_capture_cap, plural
-from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.guard.redact import redact_text
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
@@ -28,7 +33,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import GrepMeta
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.ripgrep import GrepResult, Line
+    from ctx_tree_mcp.engines.grep.ripgrep import GrepResult, Line
 
 DESCRIPTION = (
     "ripgrep (.gitignore respected) within budget_tokens; full output stored; a manifest "
@@ -92,7 +97,7 @@ async def grep(
     """Handle ``ctx_tree_grep``; returns the answer text.
 
     ripgrep searches; a pattern with look-around or backreferences, which ripgrep's engine
-    does not have, is searched with the ``regex`` module instead (:mod:`ctx_tree_mcp.pygrep`).
+    does not have, is searched with the ``regex`` module instead (:mod:`ctx_tree_mcp.engines.grep.pygrep`).
     A line over ``LONG_LINE`` characters shows as an excerpt around its matches.
 
     Raises ``ToolInputError`` for an empty, invalid or too long (over ``MAX_PATTERN_BYTES``
@@ -109,8 +114,8 @@ async def grep(
     answer's order) as ``| head -n N`` would; the full output is stored all the same. A search of one
     file prints ``line:text`` without the path, as ``rg -n PATTERN FILE`` does.
     """
-    from ctx_tree_mcp.excerpt import compile_pattern, excerpter
-    from ctx_tree_mcp.ripgrep import (
+    from ctx_tree_mcp.engines.grep.excerpt import compile_pattern, excerpter
+    from ctx_tree_mcp.engines.grep.ripgrep import (
         MAX_PATTERN_BYTES,
         NeedsBacktracking,
         build_args,
@@ -152,7 +157,7 @@ async def grep(
         raise ToolInputError(
             "path", f"{path!r} is not a regular file or directory (FIFO, device or socket)"
         )
-    from ctx_tree_mcp.paths import DENYLIST
+    from ctx_tree_mcp.policy.paths import DENYLIST
 
     deny = DENYLIST  # .ctx-tree/path.deny lines are enforced by the post-filter below
     args = build_args(
@@ -191,7 +196,7 @@ async def grep(
             excerpt=cut,
         )
     except NeedsBacktracking as need:
-        from ctx_tree_mcp import pygrep
+        from ctx_tree_mcp.engines.grep import pygrep
 
         engine = f"regex ({need.feature})"
         files = await pygrep.list_files(
@@ -463,15 +468,15 @@ def _check_files(
     cut: Callable[[str], str],
 ) -> None:
     """Read the matched files that need it, once each: a file with a lone CR in its output
-    gets read's line numbers (:mod:`ctx_tree_mcp.lineends`), and every output line that lies
+    gets read's line numbers (:mod:`ctx_tree_mcp.engines.grep.lineends`), and every output line that lies
     inside a PEM private key block, judged on the whole file, is replaced (a grep shows a
     block's body lines without its ``BEGIN`` and ``END`` lines, and the per-answer redaction
     could not see them; one line stays one line, so the counts and offsets stay true). Only
     files with a lone CR or a line shaped like a key's line are read (a cheap test: reading
     every matched file would cost a third of rg's time)."""
-    from ctx_tree_mcp.keylines import KEY_LINE, read_start
-    from ctx_tree_mcp.lineends import LONE_CR_BYTES, renumber
-    from ctx_tree_mcp.redact import private_key_lines
+    from ctx_tree_mcp.engines.grep.lineends import LONE_CR_BYTES, renumber
+    from ctx_tree_mcp.guard.redact import private_key_lines
+    from ctx_tree_mcp.policy.keylines import KEY_LINE, read_start
 
     for rel, lines in result.files.items():
         lone_cr = rel in result.lone_cr

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ctx_tree_mcp.budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
-from ctx_tree_mcp.render import Manifest, finish, quote_manifest_like
+from ctx_tree_mcp.answers.budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
+from ctx_tree_mcp.answers.render import Manifest, finish, quote_manifest_like
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
 #: Tokens kept for a paging ``next`` naming another row than the one it was measured with.

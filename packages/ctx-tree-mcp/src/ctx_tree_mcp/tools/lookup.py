@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ctx_tree_mcp.answers.surface import call, tool_ref
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.surface import call, tool_ref
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node

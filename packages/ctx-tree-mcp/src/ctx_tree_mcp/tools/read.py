@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from ctx_tree_mcp.budget import check_budget, estimate_tokens
+from ctx_tree_mcp.answers.budget import check_budget, estimate_tokens
+from ctx_tree_mcp.answers.render import call
+from ctx_tree_mcp.engines.files.filecache import FileView, load, mark_gone
 from ctx_tree_mcp.errors import PathMissing, ToolInputError
-from ctx_tree_mcp.filecache import FileView, load, mark_gone
-from ctx_tree_mcp.render import call
 from ctx_tree_mcp.tools.read_outline import entry_ids, outline_answer
 from ctx_tree_mcp.tools.read_query import by_query
 from ctx_tree_mcp.tools.read_view import (
@@ -119,7 +119,7 @@ def read(
     if not modes:  # a directory (or "."): its ranked map (repomap.py)
         target = app.policy.resolve(path)
         if os.path.isdir(target.absolute):  # False, not an error, for an over-long name
-            from ctx_tree_mcp.repomap import map_answer
+            from ctx_tree_mcp.engines.files.repomap import map_answer
 
             text = map_answer(app, target, budget)
             app.count("read", tokens_served=estimate_tokens(text), reads=1)

@@ -6,10 +6,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
-from ctx_tree_mcp.filecache import FileView
-from ctx_tree_mcp.render import Manifest, call, finish, fitted_answer, number_lines, split_lines
-from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.answers.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ctx_tree_mcp.answers.render import (
+    Manifest,
+    call,
+    finish,
+    fitted_answer,
+    number_lines,
+    split_lines,
+)
+from ctx_tree_mcp.answers.surface import argument_name
+from ctx_tree_mcp.engines.files.filecache import FileView
 from ctx_tree_mcp.tools.lookup import NOT_STORED
 from ctx_tree_mcp.tools.read_view import (
     file_tokens,
@@ -21,7 +28,7 @@ from ctx_tree_mcp.tools.read_view import (
 )
 
 if TYPE_CHECKING:
-    from ctx_tree_mcp.filecache import OutlineEntry
+    from ctx_tree_mcp.engines.files.filecache import OutlineEntry
 
 
 def entry_ids(view: FileView) -> list[str]:

@@ -6,10 +6,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.budget import estimate_tokens
+from ctx_tree_mcp.answers.budget import estimate_tokens
+from ctx_tree_mcp.answers.render import (
+    Manifest,
+    call,
+    fitted_answer,
+    number_lines,
+    plural,
+    split_lines,
+)
+from ctx_tree_mcp.engines.files.filecache import FileView
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.filecache import FileView
-from ctx_tree_mcp.render import Manifest, call, fitted_answer, number_lines, plural, split_lines
 from ctx_tree_mcp.tools.read_outline import outline_answer
 from ctx_tree_mcp.tools.read_view import (
     PART,

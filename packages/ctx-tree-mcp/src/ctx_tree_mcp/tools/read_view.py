@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
-from ctx_tree_mcp.filecache import FileView, OutlineEntry
-from ctx_tree_mcp.render import Manifest, call, fitted_answer, number_lines, split_lines
-from ctx_tree_mcp.surface import argument_name
+from ctx_tree_mcp.answers.budget import MAX_CHARS_PER_TOKEN, estimate_tokens, fit_lines
+from ctx_tree_mcp.answers.render import Manifest, call, fitted_answer, number_lines, split_lines
+from ctx_tree_mcp.answers.surface import argument_name
+from ctx_tree_mcp.engines.files.filecache import FileView, OutlineEntry
 from ctx_tree_mcp.tools.lookup import NOT_STORED
 
 if TYPE_CHECKING:

@@ -4,9 +4,9 @@ Each tool is defined once, as a :class:`ToolSpec` in :data:`TOOLS`: its name, on
 description, a typed input model (pydantic) with defaults and ranges, an example call that
 works, its MCP annotations and its handler. Everything else is derived from it:
 
-* the MCP ``tools/list`` entries and argument validation (``ctx_tree_mcp.server``);
-* the CLI verb and its flags, with range and default in ``--help`` (``ctx_tree_mcp.cli``);
-* the start-up snapshot answered before the SDK has loaded (``ctx_tree_mcp.snapshot``);
+* the MCP ``tools/list`` entries and argument validation (``ctx_tree_mcp.serve.server``);
+* the CLI verb and its flags, with range and default in ``--help`` (``ctx_tree_mcp.cli.main``);
+* the start-up snapshot answered before the SDK has loaded (``ctx_tree_mcp.serve.snapshot``);
 * the argument tables of ``docs/tools.md`` (kept equal by a test).
 
 Add a tool
@@ -35,14 +35,14 @@ Add the field to the tool's input model (range, default, ``Cli`` help), the keyw
 handler, then run ``uv run ctx-tree-snapshot``. The MCP schema, the CLI flag, the docs table
 and the snapshot all follow. The handler receives every field, validated.
 
-A CLI-only command (``ctx-tree walk``, ``stats`` …) is not a tool: see ``ctx_tree_mcp.commands``.
+A CLI-only command (``ctx-tree walk``, ``stats`` …) is not a tool: see ``ctx_tree_mcp.cli.commands``.
 
 Errors
 ------
 A bad argument becomes a :class:`~ctx_tree_mcp.errors.ToolInputError` that names the argument,
 says what is allowed and shows the tool's example call, in the syntax of the surface asking
 (``ctx_tree_read(path=…)`` over MCP, ``ctx-tree read PATH …`` on the CLI; see
-``ctx_tree_mcp.surface``). No library text reaches the user.
+``ctx_tree_mcp.answers.surface``). No library text reaches the user.
 """
 
 from __future__ import annotations
@@ -59,8 +59,7 @@ from ctx_tree_mcp.tools.spec import ToolSpec
 
 
 def _tools() -> tuple[ToolSpec, ...]:
-    from ctx_tree_mcp.bash import tool as bash
-    from ctx_tree_mcp.tools import compose, get, graph, grep, note, read, search
+    from ctx_tree_mcp.tools import bash, compose, get, graph, grep, note, read, search
 
     return (
         read.SPEC,
@@ -97,7 +96,7 @@ FROM_MEMORY = frozenset({"ctx_tree_read", "ctx_tree_grep"})
 
 async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> str:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
-    redacted (:func:`ctx_tree_mcp.redact.redact_text`) as every answer is when it leaves, on
+    redacted (:func:`ctx_tree_mcp.guard.redact.redact_text`) as every answer is when it leaves, on
     the MCP and the CLI surface alike: answers echo arguments, and stored text may predate a
     redaction rule (docs/security.md).
 
@@ -131,7 +130,7 @@ async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> 
         app.last_call_end = time.monotonic()
         if clock is not None and not app.busy:
             clock.value = app.last_call_end
-    from ctx_tree_mcp.redact import redact_text
+    from ctx_tree_mcp.guard.redact import redact_text
 
     return app.answer(redact_text(result))  # plus one line when nothing is being stored
 

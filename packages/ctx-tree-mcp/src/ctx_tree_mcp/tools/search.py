@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from ctx_tree_mcp.budget import check_int
+from ctx_tree_mcp.answers.budget import check_int
+from ctx_tree_mcp.answers.render import call, plural, score_text
+from ctx_tree_mcp.answers.surface import tool_ref
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.render import call, plural, score_text
-from ctx_tree_mcp.surface import tool_ref
 from ctx_tree_mcp.tools.listing import render_listing
 from ctx_tree_mcp.tools.spec import Cli, Input, Sugar, ToolSpec
 
@@ -82,13 +82,13 @@ def find(
     ``retrieval.search``. Raises ``ToolInputError`` (``mode``) when the store holds another
     model's vectors."""
     if mode == "keyword":
-        from ctx_tree_mcp import longquery
+        from ctx_tree_mcp.engines.search import longquery
 
         if longquery.is_long(query):  # a pasted issue or trace: docs/search.md#long-queries
             return longquery.search(app, query, limit, filters), []
         return list(app.store.search(query, limit=limit, filters=filters)), []
-    from ctx_tree_mcp.retrieval import MixedModels
-    from ctx_tree_mcp.retrieval import search as vector_search
+    from ctx_tree_mcp.engines.search.retrieval import MixedModels
+    from ctx_tree_mcp.engines.search.retrieval import search as vector_search
 
     try:
         hits, notes = vector_search(app, query, mode, limit, filters)
@@ -117,7 +117,7 @@ def search(
     """
     from ctx_tree_schema import Filters
 
-    from ctx_tree_mcp.describe import line
+    from ctx_tree_mcp.answers.describe import line
 
     if mode not in MODES:
         raise ToolInputError("mode", MODE_ERROR.format(mode=mode))
@@ -159,7 +159,7 @@ def search(
         more = "narrow with filters (kind, since, parent_id …)"
     else:
         more = ""
-    from ctx_tree_mcp.indexer import not_indexed
+    from ctx_tree_mcp.engines.files.indexer import not_indexed
 
     if len(hits) < limit and (hint := not_indexed(app.store)):  # few: maybe for want of files
         notes = [*notes, hint]

@@ -13,9 +13,9 @@ from typing import Annotated, Any, Generic, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ctx_tree_mcp.budget import MAX_BUDGET, MIN_BUDGET
+from ctx_tree_mcp.answers.budget import MAX_BUDGET, MIN_BUDGET
+from ctx_tree_mcp.answers.surface import argument_name, call
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.surface import argument_name, call
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,236 @@
+"""``ctx_tree_read`` of a directory: a ranked map of its files within the budget (docs/tools.md,
+"Directory map").
+
+The files are those the store holds live under the directory and still on disk (the project
+index keeps them; before it has run, up to :data:`LOAD_MAX` files of the directory are read as
+a read would).
+Each file's definitions come from its tree-sitter outline (the file root's ``symbols``). A
+file refers to another when its code names one of the other's definitions (an identifier of
+four characters or more; a name defined in several files counts for each a share). Files are
+ranked by PageRank over that graph, as aider's repository map does; within a file, its
+definitions by how many other files name them. The map lists, best file first, each file with
+its top definitions and their signature lines, until the budget is spent, and ends with a
+manifest saying how many files it left out and the call that shows more.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.policy.paths import ResolvedPath
+
+#: Files ranked at most (the rest are counted, not ranked).
+FILES_MAX = 3000
+#: Files read for a map when the store holds none under the directory.
+LOAD_MAX = 300
+#: Definitions shown per file at most.
+SYMBOLS_PER_FILE = 6
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]{3,}")
+_COMMON_TEXT = (
+    "self init main name args kwargs value data test tests setup none true false type list dict "
+    "__init__ __main__ __name__ __all__ __repr__ __str__ __eq__ __call__ __enter__ __exit__"
+)
+#: Names too common to tell which file a reference means.
+_COMMON = frozenset(_COMMON_TEXT.split())
+
+
+#: A name defined in more files than this is not counted as a reference.
+MAX_DEFINERS = 3
+
+
+def _distinctive(name: str) -> bool:
+    """A long compound identifier (``snake_case`` or ``camelCase``, 8 characters or more)."""
+    return len(name) >= 8 and ("_" in name.strip("_") or name != name.lower())
+
+
+def _weight(name: str) -> float:
+    return 3.0 if _distinctive(name) else 1.0
+
+
+def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
+    from ctx_tree_mcp.engines.files.filecache import file_uri
+
+    prefix = file_uri(directory.absolute) + "/"
+    uris = sorted(app.store.file_versions(prefix))[:FILES_MAX]
+    out = []
+    for uri in uris:
+        root = app.store.latest_by_source(uri)
+        # a file deleted since it was stored is left out (no index or walker run since: the
+        # CLI runs neither), so the map names no path a read then says does not exist
+        if root is not None and root.status.value == "live" and os.path.isfile(uri[7:]):
+            out.append((uri, root))
+    return out
+
+
+def _load_some(app: App, directory: ResolvedPath) -> int:
+    """Read up to :data:`LOAD_MAX` files of ``directory`` into the store (as reads); returns
+    how many more it holds (left for the index)."""
+    from ctx_tree_mcp.engines.files.filecache import load
+    from ctx_tree_mcp.engines.files.indexer import list_files
+
+    rel = "" if directory.relative == "." else directory.relative.rstrip("/") + "/"
+    listing = list_files(app.root, app.policy, app.config)
+    names = [f[0] for f in listing.files if f[0].startswith(rel)]
+    for name in names[:LOAD_MAX]:
+        try:
+            resolved, st = app.policy.resolve_file(name)
+            load(app, resolved, st)
+        except Exception:  # binary, unreadable: left out of the map
+            continue
+    return max(0, len(names) - LOAD_MAX)
+
+
+def pagerank(
+    edges: dict[str, dict[str, float]], nodes: list[str], rounds: int = 30
+) -> dict[str, float]:
+    """PageRank (damping 0.85) of ``nodes`` over weighted ``edges[src][dst]``; sums to 1."""
+    n = len(nodes)
+    if not n:
+        return {}
+    rank = dict.fromkeys(nodes, 1.0 / n)
+    out_weight = {s: sum(d.values()) for s, d in edges.items()}
+    for _ in range(rounds):
+        dangling = sum(rank[v] for v in nodes if not out_weight.get(v))
+        nxt = dict.fromkeys(nodes, (0.15 + 0.85 * dangling) / n)
+        for src, dsts in edges.items():
+            total = out_weight[src]
+            if not total:
+                continue
+            share = 0.85 * rank[src] / total
+            for dst, w in dsts.items():
+                nxt[dst] += share * w
+        rank = nxt
+    return rank
+
+
+def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
+    """The map of ``directory`` within ``budget`` tokens (see the module's doc)."""
+    from ctx_tree_compose import estimate_tokens
+
+    from ctx_tree_mcp.answers.render import plural
+    from ctx_tree_mcp.answers.surface import call
+    from ctx_tree_mcp.engines.files.indexer import not_indexed
+
+    files = _stored_files(app, directory)
+    loaded, left_to_index = not files, 0
+    if loaded:
+        left_to_index = _load_some(app, directory)
+        files = _stored_files(app, directory)
+    shown_dir = directory.relative
+    if not files:
+        return (
+            f"map of {shown_dir}/: no text files stored under it yet\n"
+            "-- ctx-tree: nothing to map (the project index stores files in the background; "
+            "`ctx-tree index` now)\n"
+        )
+    # definitions: name -> files defining it; per file its identifiers and symbol rows
+    defined: dict[str, set[str]] = defaultdict(set)
+    methods: set[str] = set()  # names defined as a method somewhere
+    symbols: dict[str, list[list[Any]]] = {}
+    idents: dict[str, set[str]] = {}
+    lines_of: dict[str, dict[int, str]] = {}
+    meta_of: dict[str, dict[str, Any]] = {}
+    for _uri, root in files:
+        rel = str(root.metadata.get("relpath", _uri))
+        meta_of[rel] = root.metadata
+        rows = [r for r in root.metadata.get("symbols", ()) if len(r) >= 5]
+        symbols[rel] = rows
+        for name, *_rest in rows:
+            short = str(name).rsplit(".", 1)[-1]
+            if len(short) >= 4 and short.lower() not in _COMMON:
+                defined[short].add(rel)
+                if "." in str(name):
+                    methods.add(short)
+        words: set[str] = set()
+        wanted = {int(r[3]) for r in rows}
+        got: dict[int, str] = {}
+        for chunk in app.store.children(root.id):
+            if chunk.status.value != "live":
+                continue
+            words.update(_IDENT.findall(chunk.content))
+            span = chunk.metadata.get("lines") or [0, 0]
+            for number in wanted:
+                if span[0] <= number <= span[1]:
+                    parts = chunk.content.split("\n")
+                    if 0 <= number - span[0] < len(parts):
+                        got[number] = parts[number - span[0]].strip()
+        idents[rel] = words
+        lines_of[rel] = got
+    edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
+    referrers: dict[tuple[str, str], int] = defaultdict(int)
+    # A name defined in many files says little about which one is meant; a method name
+    # (called through any object) counts only when one file defines it and it is distinctive.
+    telling = {
+        name: _weight(name)
+        for name, owners in defined.items()
+        if len(owners) <= MAX_DEFINERS
+        and (name not in methods or (len(owners) == 1 and _distinctive(name)))
+    }
+    for rel, words in idents.items():
+        for name in words & telling.keys():
+            owners = defined[name] - {rel}
+            if not owners:
+                continue
+            for owner in owners:
+                edges[rel][owner] += telling[name] / len(defined[name])
+                referrers[(owner, name)] += 1
+    names = list(idents)
+    rank = pagerank(edges, names)
+    order = sorted(names, key=lambda r: (-rank.get(r, 0.0), r))
+    head = (
+        f"map of {shown_dir}/: {plural(len(order), 'file')}, ranked by how much the rest of the code "
+        "refers to them (PageRank over references to their definitions)\n"
+    )
+    reserve = 90
+    used = estimate_tokens(head) + reserve
+    blocks: list[str] = []
+    for rel in order:
+        meta = meta_of[rel]
+        rows = symbols[rel]
+        ranked = sorted(
+            rows,
+            key=lambda r: (-referrers.get((rel, str(r[0]).rsplit(".", 1)[-1]), 0), int(r[2])),
+        )[:SYMBOLS_PER_FILE]
+        ranked.sort(key=lambda r: int(r[2]))
+        text = [
+            f"{rel} ({meta.get('lang') or 'text'}, {plural(int(meta.get('total_lines', 0)), 'line')})"
+        ]
+        for name, kind, _start, def_line, _end in ranked:
+            sig = lines_of[rel].get(int(def_line), "")[:110]
+            refs = referrers.get((rel, str(name).rsplit(".", 1)[-1]), 0)
+            ref_text = f"  [{refs} file{'s' if refs != 1 else ''}]" if refs else ""
+            text.append(f"  {def_line}: {sig or f'{kind} {name}'}{ref_text}")
+        if len(rows) > len(ranked):
+            text.append(
+                f"  … {len(rows) - len(ranked)} more definition{'s' if len(rows) - len(ranked) != 1 else ''}"
+            )
+        block = "\n".join(text) + "\n"
+        cost = estimate_tokens(block)
+        if used + cost > budget:
+            break
+        blocks.append(block)
+        used += cost
+    left = len(order) - len(blocks)
+    if left:
+        wider = min(50_000, max(budget * 2, budget + 1000))
+        path = "." if shown_dir == "." else shown_dir
+        manifest = (
+            f"-- ctx-tree: map: {len(blocks)} of {plural(len(order), 'file')} shown, best first; "
+            f"{left} left out for the budget\n"
+            f"next: {call('ctx_tree_read', path=path, budget_tokens=wider)}\n"
+        )
+    else:
+        manifest = (
+            f"-- ctx-tree: map: all {len(order)} files shown\n"
+            if len(order) != 1
+            else "-- ctx-tree: map: the one file shown\n"
+        )
+    # only the files read so far, or the first LOAD_MAX of the directory
+    if (not loaded or left_to_index) and (hint := not_indexed(app.store)):
+        manifest += f"-- ctx-tree: {hint}\n"
+    return head + "".join(blocks) + manifest
