@@ -3,7 +3,7 @@ inspector (default); native, eval, replay, eval-modes (release).
 
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
-- ``lint``: ruff check + format check.
+- ``lint``: ruff check + format check; the import contracts (``lint-imports``).
 - ``typecheck``: mypy over the six packages' sources (about 15 s from a cold cache).
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
@@ -190,11 +190,13 @@ def hooks_oldest(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the whole tree."""
+    """ruff check and ruff format --check over the whole tree; the import contracts
+    (``lint-imports``, pyproject.toml ``[tool.importlinter]``, docs/architecture.md)."""
     env = _sync(session, "lint", "--all-packages")
     bindir = ROOT / ".nox" / "lint" / "bin"
     session.run(str(bindir / "ruff"), "check", ".", env=env, external=True)
     session.run(str(bindir / "ruff"), "format", "--check", ".", env=env, external=True)
+    session.run(str(bindir / "lint-imports"), "--no-cache", env=env, external=True)
 
 
 @nox.session
