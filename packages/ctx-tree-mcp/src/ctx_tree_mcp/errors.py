@@ -1,4 +1,24 @@
-"""The one error type tool handlers raise for bad input: it becomes an MCP tool error (``isError``)."""
+"""The ``CtxTreeError`` tree: every exception ``ctx_tree_mcp`` raises of its own.
+
+::
+
+    Exception
+    └── CtxTreeError
+        ├── StartError                        the server cannot start (serve/)
+        ├── ToolInputError (ValueError)       bad tool input: becomes an MCP tool error (isError)
+        │   └── PathMissing                   the path given does not exist
+        ├── NeedsBacktracking                 a pattern ripgrep refuses (engines/grep/ripgrep.py)
+        ├── RipgrepMissing (RuntimeError)     no ``rg`` to run (engines/grep/ripgrep.py)
+        ├── Binary (ValueError)               bytes that are no text (engines/files/textcodec.py)
+        ├── MixedModels (ValueError)          vectors of another model (engines/search/retrieval.py)
+        ├── SandboxRefused                    the host's sandbox cannot start (engines/shell/sandbox.py)
+        ├── SettingsError (ValueError)        an unknown provider name (providers/settings.py)
+        └── ReembedFailed (RuntimeError)      the provider failed midway (cli/reembed.py)
+
+The builtin base in parentheses is kept for callers that catch it. The library packages have
+roots of their own (``SchemaError``, ``StoreError``, ``ChunkError``, ``ComposeError``,
+``WalkerError``); a provider's ``ProviderUnavailable`` is the walkers' (``WalkerError``).
+"""
 
 from __future__ import annotations
 

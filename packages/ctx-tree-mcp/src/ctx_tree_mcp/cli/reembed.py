@@ -13,13 +13,13 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.errors import CtxTreeError, ToolInputError
 
 if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
 
 
-class ReembedFailed(RuntimeError):
+class ReembedFailed(CtxTreeError, RuntimeError):
     """The provider failed midway; what was embedded is kept. The message says to run again."""
 
 

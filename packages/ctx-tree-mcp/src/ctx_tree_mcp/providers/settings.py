@@ -19,12 +19,14 @@ from dataclasses import dataclass
 
 from ctx_tree_schema import Config
 
+from ctx_tree_mcp.errors import CtxTreeError
+
 PROVIDERS = ("ollama", "openai", "model2vec")
 OLLAMA_DEFAULT = "http://127.0.0.1:11434"
 OPENAI_DEFAULT = "https://api.openai.com/v1"
 
 
-class SettingsError(ValueError):
+class SettingsError(CtxTreeError, ValueError):
     """An unknown provider name; the message names where it came from and the choices."""
 
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import codecs
 
+from ctx_tree_mcp.errors import CtxTreeError
+
 #: Byte-order marks, longest first (UTF-32 LE starts with UTF-16 LE's mark).
 BOMS: tuple[tuple[bytes, str], ...] = (
     (codecs.BOM_UTF32_LE, "utf-32-le"),
@@ -32,7 +34,7 @@ CONTROL_SHARE = 0.05
 _CONTROLS = frozenset(set(range(0, 9)) | {11, 14, 15, *range(16, 27), *range(28, 32), 127})
 
 
-class Binary(ValueError):
+class Binary(CtxTreeError, ValueError):
     """The bytes are not text in any encoding ctx-tree reads."""
 
 

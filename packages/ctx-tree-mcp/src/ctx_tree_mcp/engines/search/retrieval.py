@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ctx_tree_mcp.errors import CtxTreeError
+
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters, Node
     from ctx_tree_store import Store, VectorHit
@@ -37,7 +39,7 @@ NO_PROVIDER = (
 )
 
 
-class MixedModels(ValueError):
+class MixedModels(CtxTreeError, ValueError):
     """The store's vectors are of another model; the message names ``ctx-tree reembed``."""
 
 

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctx_tree_mcp.errors import CtxTreeError
 from ctx_tree_mcp.guard import permissions
 
 __all__ = ["Plan", "find_runtime", "host_sandbox", "plan_for", "srt_config"]
@@ -254,5 +255,5 @@ def _all_excluded(command: str, patterns: list[str]) -> bool:
     return bool(simple) and all(any(permissions.matches(p, c) for p in patterns) for c in simple)
 
 
-class SandboxRefused(Exception):
+class SandboxRefused(CtxTreeError):
     """The host's sandbox is on, cannot start, and the host's settings say to refuse."""
