@@ -103,7 +103,7 @@ def find_uv():
     if env_uv and os.access(env_uv, os.X_OK):
         return env_uv
     try:
-        from uv import find_uv_bin  # the PyPI "uv" package (python3 -m pip install uv)
+        from uv import find_uv_bin  # type: ignore[import-not-found]  # the PyPI "uv" package (python3 -m pip install uv)
 
         return find_uv_bin()
     except Exception:  # not installed, or installed without its binary

@@ -104,10 +104,10 @@ def project_root(payload):
 def root_key(root):
     """The spool directory name of a project root (ctx_tree_mcp.capture.spool.root_key)."""
     try:  # the builtin module: hashlib would load OpenSSL (~3 ms)
-        from _sha256 import sha256
+        from _sha256 import sha256  # type: ignore[import-not-found]
     except ImportError:
         try:
-            from _sha2 import sha256
+            from _sha2 import sha256  # type: ignore[import-not-found]
         except ImportError:
             from hashlib import sha256
     return sha256(root.encode("utf-8", "surrogateescape")).hexdigest()[:16]
@@ -190,7 +190,7 @@ def _import_machinery():
         return importlib.util.spec_from_file_location, importlib.util.module_from_spec
 
 
-_MODULES_JSON = {}
+_MODULES_JSON = {}  # type: dict[str, dict]
 
 
 def modules_json(home):
@@ -488,7 +488,7 @@ REDACTED_FIELDS = ("text", "command", "pattern", "glob", "title", "url", "path")
 _COMMON_CHARS = " etaoinsrlcdhupmfgybw.,_()=:/-\"'0123456789kvx\n[]{}jqz;>$<*#@!%&?+|\\^~`"
 #: A trigger's least common character is tried at most this often before a plain search.
 ANCHOR_TRIES = 4
-_ANCHORS = {}
+_ANCHORS = {}  # type: dict[str, tuple[str, int]]
 
 
 def _anchor(trigger):
@@ -917,7 +917,7 @@ def _bail(*_args):
         os._exit(0)
     _STATE["rang"] = True
     try:
-        import _signal
+        import _signal  # type: ignore[import-not-found]
 
         _signal.alarm(1)  # the write below is bounded too
     except Exception:

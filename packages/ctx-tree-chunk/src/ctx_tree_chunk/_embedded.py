@@ -9,7 +9,9 @@ code chunker's symbol. Each block is also a ``section`` symbol of the outline.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ._text import Lines
 from ._types import Chunk, Symbol
@@ -36,7 +38,7 @@ def chunk_blocks(
     lines: Lines,
     max_tokens: int,
     blocks: list[Block],
-    is_filler=lambda line: not line.strip(),
+    is_filler: Callable[[str], bool] = lambda line: not line.strip(),
 ) -> tuple[list[Chunk], list[Symbol], bool]:
     """Chunks (tiling ``lines``) and outline of a file made of ``blocks``; ``raw`` is the text's
     bytes without a BOM (``offset`` bytes dropped). ``language`` parses the code rows (None:
@@ -68,7 +70,7 @@ def chunk_blocks(
         return None
 
     cuts = sorted({row for b in blocks for row in (b.first, b.last + 1)})
-    pieces: list[list] = []  # [first_row, last_row, symbol, kind, in code, doc]
+    pieces: list[list[Any]] = []  # [first_row, last_row, symbol, kind, in code, doc]
     for c in chunks:
         doc = c.doc  # goes with the chunk's first piece of code
         start = c.start_line - 1

@@ -269,8 +269,8 @@ class Config:
         100000; a section without ``key``. Prefer the typed ``config.data[...]`` when the
         names are literal. Raises KeyError for an unknown key."""
         data: Mapping[str, Any] = self.data
-        value = data[section]
-        return value if key is None else value[key]
+        values: Mapping[str, ConfigValue] = data[section]
+        return values if key is None else values[key]
 
 
 def _type_name(value: Any) -> str:
@@ -375,7 +375,8 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
     if not text.strip():
         return {}  # an empty file configures nothing
     try:
-        return json.loads(text)
+        loaded: dict[str, Any] | None = json.loads(text)  # its shape is checked by the caller
+        return loaded
     except json.JSONDecodeError as exc:
         raise ConfigError(
             f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"

@@ -388,7 +388,7 @@ class Store:
             if self.replaced():
                 raise StoreGone(self.path, during_write=True)
 
-    def _query(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[tuple]:
+    def _query(self, sql: str, args: Sequence[Any] | dict[str, Any] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
             return self.con.execute(sql, args).fetchall()
 
@@ -1383,7 +1383,8 @@ class Store:
         with self.transaction():
             rows = self._query(_sql.SESSION_BY_URI, (uri,))
             if rows:
-                return rows[0][0]
+                found: str = rows[0][0]
+                return found
             meta = SessionMeta(session_id=session_id, cwd=cwd, started_at=now_ms())
             return self.insert(
                 [NewNode(NodeKind.SESSION, "", source_uri=uri, metadata=meta, terms="session")]

@@ -69,7 +69,8 @@ def pack(vector: Sequence[float]) -> bytes:
     """A vector as sqlite-vec's float32 blob."""
     from sqlite_vec import serialize_float32
 
-    return serialize_float32(list(vector))
+    blob: bytes = serialize_float32(list(vector))
+    return blob
 
 
 def unpack(blob: bytes) -> list[float]:
@@ -131,11 +132,11 @@ def backlog(store: Store, model: str) -> int:
     counts: vectors of stale or superseded nodes make it an underestimate)."""
     from ._store import content_hash
 
-    eligible = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
+    eligible: int = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
     eligible -= store._query(_sql.VEC_SESSION_COUNT)[0][0]
     # empty nodes (a command that printed nothing) are never embedded: not a backlog
     eligible -= store._query(_sql.VEC_EMPTY_COUNT, (content_hash(""),))[0][0]
-    have = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
+    have: int = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
     return max(0, eligible - have)
 
 
