@@ -29,6 +29,8 @@ from mcp.shared.message import SessionMessage
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server
 
+    from ctx_tree_mcp.app import App
+
 log = logging.getLogger(__name__)
 
 
@@ -226,7 +228,7 @@ def serve_session(session: Session, root: str | None) -> None:
         app.close()
 
 
-def prewarm(app: Any) -> None:
+def prewarm(app: App) -> None:
     """Before the handover: open the store and import what the first tool call needs.
 
     A host's first ``tools/call`` comes after its model's first turn, seconds after start-up,

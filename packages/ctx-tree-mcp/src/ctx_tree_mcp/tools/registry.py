@@ -52,10 +52,13 @@ import json
 import math
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.spec import ToolSpec
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.app import App
 
 
 def _tools() -> tuple[ToolSpec, ...]:
@@ -94,7 +97,7 @@ def tool(name: str) -> ToolSpec:
 FROM_MEMORY = frozenset({"ctx_tree_read", "ctx_tree_grep"})
 
 
-async def run_tool(app: Any, name: str, arguments: Mapping[str, Any] | None) -> str:
+async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> str:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
     redacted (:func:`ctx_tree_mcp.guard.redact.redact_text`) as every answer is when it leaves, on
     the MCP and the CLI surface alike: answers echo arguments, and stored text may predate a

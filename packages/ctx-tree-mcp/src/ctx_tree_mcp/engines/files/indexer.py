@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import Config
     from ctx_tree_store import Store
 
+    from ctx_tree_mcp.app import App
     from ctx_tree_mcp.policy.paths import PathPolicy
 
 log = logging.getLogger(__name__)
@@ -587,7 +588,7 @@ class IndexService:
     change the watcher sees (or every ``index.pollMs``). Its own store connection; waits
     while ``app.busy`` (a tool call runs); :meth:`stop` ends it between batches."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: App) -> None:
         self.app = app
         self.state = IndexState()
         self._stop = threading.Event()
