@@ -8,6 +8,8 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   and over the plugin's Python (about 30 s from a cold cache).
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
+- ``chunk-accuracy``: the chunker's symbols against Universal Ctags on real Go, TypeScript and
+  Rust trees (fetched from npm and Debian into ``.nox/chunk-corpus``; about 25 s, 10 s after).
 - ``e2e``: the real server over stdio with the official MCP client (``tests-e2e/``).
 - ``hooks-oldest``: the hook tests with the hooks under the oldest ``python3`` they support
   (3.8; ``CTX_TREE_OLDEST_PYTHON``, else one uv or pyenv has): same events spooled, same text
@@ -61,8 +63,8 @@ import nox
 
 nox.options.default_venv_backend = "none"
 nox.options.sessions = [
-    "lint", "typecheck", "tests", "e2e", "hooks-oldest", "build", "plugin", "hosts", "sandbox",
-    "inspector",
+    "lint", "typecheck", "tests", "chunk-accuracy", "e2e", "hooks-oldest", "build", "plugin",
+    "hosts", "sandbox", "inspector",
 ]  # fmt: skip
 nox.options.error_on_missing_interpreters = True
 
@@ -125,6 +127,77 @@ def tests(session: nox.Session, package: str) -> None:
         _python(f"tests-{package}"),
         "-m", "pytest", f"packages/{package}/tests", "-n", "auto", "-q", *session.posargs,
         env=env, external=True,
+    )  # fmt: skip
+
+
+#: The third-party trees the chunker's ctags agreement tests read (the public eval's pins;
+#: packages/ctx-tree-chunk/tests/test_chunk_groundtruth.py): name -> (registry, spec, root).
+CHUNK_CORPUS = {
+    "ts-rxjs": ("npm", "rxjs@7.8.1", "package/src"),
+    "ts-rtk": ("npm", "@reduxjs/toolkit@2.2.7", "package/src"),
+    "go-cobra": ("deb", "golang-github-spf13-cobra-dev=1.6.1-1",
+                 "usr/share/gocode/src/github.com/spf13/cobra"),
+    "go-logrus": ("deb", "golang-github-sirupsen-logrus-dev=1.9.0-1",
+                  "usr/share/gocode/src/github.com/sirupsen/logrus"),
+    "rs-indexmap": ("deb", "librust-indexmap-dev=1.9.2-1", "usr/share/cargo/registry/indexmap-1.9.2"),
+    "rs-bytes": ("deb", "librust-bytes-dev=1.2.1-1", "usr/share/cargo/registry/bytes-1.2.1"),
+}  # fmt: skip
+CHUNK_CORPUS_DIR = ROOT / ".nox" / "chunk-corpus"
+
+
+def _fetch_corpus_tree(
+    session: nox.Session, name: str, registry: str, spec: str, keep: str
+) -> None:
+    """One corpus tree into CHUNK_CORPUS_DIR/name: ``npm pack`` or ``apt-get download``,
+    unpacked, only ``keep`` kept. Errors end the session with the registry's message."""
+    target = CHUNK_CORPUS_DIR / name
+    if target.is_dir():
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if registry == "npm":
+            session.run("npm", "pack", "--silent", spec, "--pack-destination", str(work),
+                        external=True, silent=True)  # fmt: skip
+            (archive,) = work.glob("*.tgz")
+            session.run("tar", "-xzf", str(archive), "-C", str(work), external=True)
+        else:
+            with session.chdir(work):
+                session.run("apt-get", "download", "-qq", spec, external=True, silent=True)
+            (archive,) = work.glob("*.deb")
+            session.run("dpkg-deb", "-x", str(archive), str(work / "x"), external=True)
+            work = work / "x"
+        shutil.copytree(work / keep, target, symlinks=False)
+
+
+@nox.session(name="chunk-accuracy")
+def chunk_accuracy(session: nox.Session) -> None:
+    """The chunker against Universal Ctags on real Go, TypeScript and Rust trees (the public
+    eval's pins, fetched from npm and Debian into ``.nox/chunk-corpus``; ctags installed with
+    apt-get as root when missing). Here the ctags tests run or fail; they never skip."""
+    ctags = shutil.which("ctags")
+    version = (
+        subprocess.run([ctags, "--version"], capture_output=True, text=True).stdout if ctags else ""
+    )
+    if "Universal Ctags" not in version:
+        if not shutil.which("apt-get") or os.geteuid() != 0:
+            session.skip("no Universal Ctags, and apt-get as root is not available to install it")
+        apt = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", "-qq", env=apt, external=True)
+        session.run("apt-get", "install", "-y", "-qq", "universal-ctags", env=apt, external=True)
+    CHUNK_CORPUS_DIR.mkdir(parents=True, exist_ok=True)
+    debs = [n for n, (registry, _, _) in CHUNK_CORPUS.items() if registry == "deb"]
+    missing = any(not (CHUNK_CORPUS_DIR / n).is_dir() for n in debs)
+    if missing and os.geteuid() == 0:  # a new machine has no package lists yet
+        session.run("apt-get", "update", "-qq", env={"DEBIAN_FRONTEND": "noninteractive"},
+                    external=True)  # fmt: skip
+    for name, (registry, spec, keep) in CHUNK_CORPUS.items():
+        _fetch_corpus_tree(session, name, registry, spec, keep)
+    env = _sync(session, "tests-ctx-tree-chunk", "--package", "ctx-tree-chunk")
+    env |= {"CTX_EVAL_CORPUS": str(CHUNK_CORPUS_DIR), "CTX_EVAL_REQUIRE": "1"}
+    session.run(
+        _python("tests-ctx-tree-chunk"), "-m", "pytest",
+        "packages/ctx-tree-chunk/tests/test_chunk_groundtruth.py", "-q", "-rs", "-k", "ctags",
+        *session.posargs, env=env, external=True,
     )  # fmt: skip
 
 
