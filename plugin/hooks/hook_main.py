@@ -269,16 +269,21 @@ def _may_refuse(command, deny, words):
 # --- capture ------------------------------------------------------------------------------
 
 
-def _text_of(value):
-    """Text out of a tool response: a string, a list of text blocks, or a dict holding one."""
+#: The keys of a Claude Code tool response that hold its text, first found wins.
+TEXT_KEYS = ("text", "content", "result", "output")
+
+
+def _text_of(value, keys=TEXT_KEYS):
+    """Text out of a tool response: a string, a list of text blocks, or a dict holding one
+    under the first of ``keys`` it has (another host's keys: host_adapters.py)."""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(t for t in (_text_of(v) for v in value) if t)
+        return "\n".join(t for t in (_text_of(v, keys) for v in value) if t)
     if isinstance(value, dict):
-        for key in ("text", "content", "result", "output"):
+        for key in keys:
             if key in value:
-                return _text_of(value[key])
+                return _text_of(value[key], keys)
     return ""
 
 
@@ -344,12 +349,19 @@ def last_answer(transcript_path, tail_bytes=262144, wait_s=TRANSCRIPT_WAIT_S):
     the last assistant text after the last prompt, or ''. When the transcript does not hold
     it yet (it lags the Stop event), it is read again every TRANSCRIPT_POLL_S for at most
     ``wait_s``; then '' (nothing stored rather than the previous turn's answer)."""
+    return wait_for_answer(lambda: _turn_answer(transcript_path, tail_bytes), wait_s)
+
+
+def wait_for_answer(read, wait_s, poll_s=TRANSCRIPT_POLL_S):
+    """``read()`` -> ``(answer, found)``, called again every ``poll_s`` until ``found`` or
+    ``wait_s`` seconds have passed; the last answer (a host writes its transcript a moment
+    after its Stop hook starts: Claude Code's, Copilot CLI's in host_adapters.py)."""
     deadline = time.monotonic() + wait_s
     while True:
-        text, found = _turn_answer(transcript_path, tail_bytes)
+        text, found = read()
         if found or time.monotonic() >= deadline:
             return text
-        time.sleep(TRANSCRIPT_POLL_S)
+        time.sleep(poll_s)
 
 
 def build_record(event, payload, cfg):

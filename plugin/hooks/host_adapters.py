@@ -11,6 +11,8 @@ unless the host requires some).
 Standard library only, Python 3.8+.
 """
 
+from hook_main import _text_of, wait_for_answer  # loaded already: hook_main imports this module
+
 #: Gemini CLI's tool names and argument names -> Claude's.
 GEMINI_TOOLS = {
     "run_shell_command": ("Bash", {"command": "command"}),
@@ -63,16 +65,12 @@ def _dict(value):
     return value if isinstance(value, dict) else {}
 
 
+#: The keys of the other hosts' tool results that hold their text, first found wins.
+TEXT_KEYS = ("llmContent", "text_result_for_llm", "text", "content", "output", "result")
+
+
 def _text(value):
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(t for t in (_text(v) for v in value) if t)
-    if isinstance(value, dict):
-        for key in ("llmContent", "text_result_for_llm", "text", "content", "output", "result"):
-            if key in value:
-                return _text(value[key])
-    return ""
+    return _text_of(value, TEXT_KEYS)
 
 
 def _args(tin, rename=None):
@@ -175,14 +173,7 @@ def copilot_answer(path, tail_bytes=262144, wait_s=1.0, poll_s=0.1):
     after the turn's message yet is read again every ``poll_s`` for at most ``wait_s``
     seconds (as the Claude transcript is); then '' (nothing stored rather than the previous
     turn's answer)."""
-    import time
-
-    deadline = time.monotonic() + wait_s
-    while True:
-        text, found = _copilot_turn_answer(path, tail_bytes)
-        if found or time.monotonic() >= deadline:
-            return text
-        time.sleep(poll_s)
+    return wait_for_answer(lambda: _copilot_turn_answer(path, tail_bytes), wait_s, poll_s)
 
 
 def _copilot_turn_answer(path, tail_bytes):
