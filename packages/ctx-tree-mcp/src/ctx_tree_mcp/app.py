@@ -125,7 +125,7 @@ class App:
     home: Path | None = None
     #: Open the store read-only (the inspector): nothing is created, migrated or written.
     readonly: bool = False
-    #: Exit status of the last ``ctx_tree_bash`` command (``bash.run.exit_status``), None
+    #: Exit status of the last ``ctx_tree_bash`` command (``engines.shell.run.exit_status``), None
     #: before any: ``ctx-tree bash`` exits with it.
     command_status: int | None = field(default=None, init=False)
     _session_node: str | None = field(default=None, init=False)
