@@ -159,7 +159,8 @@ def main() -> None:
                "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
         cases = payloads(project)
         # A store summary for SessionStart to report.
-        from ctx_tree_mcp.capture.spool import record_modules, spool_dir, write_state
+        from ctx_tree_mcp.app import spool_dir
+        from ctx_tree_mcp.capture.spool import record_modules, write_state
 
         record_modules(home)  # what a server start leaves: module paths, redaction triggers
 

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.app import App
+from ctx_tree_mcp.app import App, spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.capture.ingest import ingest
 from ctx_tree_mcp.tools import compose, graph, search
@@ -59,7 +59,7 @@ def big(project: Path) -> Path:
 
 
 def spooled(home: Path, root: Path) -> list[dict]:
-    base = spool.spool_dir(home, root)
+    base = spool_dir(home, root)
     return [json.loads((base / "new" / n).read_text()) for n in spool.waiting(base)]
 
 
@@ -204,7 +204,7 @@ def test_each_event_is_spooled_private_and_redacted(project: Path, home: Path) -
     assert records[0]["redacted"] is True
     for path in every_file(home):
         assert TOKEN.encode() not in path.read_bytes(), path
-    base = spool.spool_dir(home, root)
+    base = spool_dir(home, root)
     for folder in (home / "spool", base, base / "new", base / "tmp"):
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700, folder
     for name in spool.waiting(base):
@@ -425,7 +425,7 @@ def test_session_start_says_nothing_about_an_empty_store(project: Path, home: Pa
 def test_session_start_deletes_spool_files_older_than_a_week(project: Path, home: Path) -> None:
     hook("prompt", base_payload(project, prompt="old"), home=home, root=project)
     hook("prompt", base_payload(project, prompt="new"), home=home, root=project)
-    base = spool.spool_dir(home, project)
+    base = spool_dir(home, project)
     oldest = base / "new" / spool.waiting(base)[0]
     week = time.time() - 8 * 86400
     os.utime(oldest, (week, week))
@@ -504,7 +504,7 @@ def test_the_running_server_ingests_the_spool(project: Path, home: Path) -> None
 
     answer = run_client(project, home, "legacy", body, CLAUDE_PROJECT_DIR=str(project))
     assert "prompt://sess-A/p9" in answer and f"where is {marker}" in answer
-    assert spool.waiting(spool.spool_dir(home, project)) == []
+    assert spool.waiting(spool_dir(home, project)) == []
 
 
 def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
@@ -535,7 +535,7 @@ def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
 
     first = run(f"before any server: {TOKEN}")
     assert first["redacted"] is False  # waits 0600 until the ingester redacts it
-    base = spool.spool_dir(home, project)
+    base = spool_dir(home, project)
     assert all(
         stat.S_IMODE((base / "new" / n).stat().st_mode) == 0o600 for n in spool.waiting(base)
     )
@@ -698,7 +698,7 @@ def test_an_answer_after_a_refused_command_keeps_no_environment_values(
     )
     assert stored["p2"] == "Set DEBUG=1 to see more."
     assert not any(b"/bin/bash" in p.read_bytes() for p in every_file(home))
-    assert not list(spool.spool_dir(home, project).glob("refused-*"))
+    assert not list(spool_dir(home, project).glob("refused-*"))
 
 
 def test_a_command_refused_at_ingest_marks_the_answer_the_hook_spools_next(
@@ -733,7 +733,7 @@ def test_a_refused_command_marks_only_its_own_turn(project: Path, home: Path) ->
     refused = base_payload(project, tool_name="Bash", tool_input={"command": "printenv"},
                            tool_response={"stdout": "HOME=/root", "stderr": ""})  # fmt: skip
     assert hook("post-tool", refused, home=home, root=project).returncode == 0
-    marks = list(spool.spool_dir(home, project).glob("refused-*"))
+    marks = list(spool_dir(home, project).glob("refused-*"))
     assert [m.name for m in marks] == ["refused-sess-A"]
     assert stat.S_IMODE(marks[0].stat().st_mode) == 0o600
     hook("stop", base_payload(project, prompt_id="p1", last_assistant_message=""),
@@ -743,7 +743,7 @@ def test_a_refused_command_marks_only_its_own_turn(project: Path, home: Path) ->
     (answer,) = spooled(home, project)
     assert "env_refused" not in answer and answer["text"] == "Use X=1 then."
     assert hook("post-tool", refused, home=home, root=project).returncode == 0
-    (mark,) = spool.spool_dir(home, project).glob("refused-*")
+    (mark,) = spool_dir(home, project).glob("refused-*")
     week = time.time() - 8 * 86400
     os.utime(mark, (week, week))
     hook("session-start", base_payload(project, source="startup"), home=home, root=project)

@@ -211,7 +211,7 @@ def test_the_plugin_directory_is_never_the_root(project, home):
     plugin = ROOT / "plugin"
     payload = {"hook_event_name": "UserPromptSubmit", "prompt": "hi"}
     run(["copilot", "UserPromptSubmit"], payload, home, cwd=plugin, PWD=str(project))
-    from ctx_tree_mcp.capture.spool import root_key
+    from ctx_tree_mcp.app import root_key
 
     assert [p.parent.parent.name for p in (home / "spool").glob("*/new/*.json")] == [
         root_key(str(project.resolve()))

@@ -102,7 +102,7 @@ def project_root(payload):
 
 
 def root_key(root):
-    """The spool directory name of a project root (ctx_tree_mcp.capture.spool.root_key)."""
+    """The spool directory name of a project root (ctx_tree_mcp.app.root_key)."""
     try:  # the builtin module: hashlib would load OpenSSL (~3 ms)
         from _sha256 import sha256  # type: ignore[import-not-found]
     except ImportError:

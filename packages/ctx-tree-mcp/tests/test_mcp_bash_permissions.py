@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.capture.spool import spool_dir
+from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.guard import permissions
 from ctx_tree_mcp.tools.bash import bash, check_command

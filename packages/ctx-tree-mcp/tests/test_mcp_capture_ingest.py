@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.app import App
+from ctx_tree_mcp.app import App, root_key, spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.capture.ingest import capture_walker, ingest
 from ctx_tree_mcp.tools.read import read
@@ -22,7 +22,7 @@ OUTPUT = "collected 12 items\n\ntests/test_api.py ....F\nFAILED tests/test_api.p
 
 def put(app: App, event: dict, *, name: str | None = None) -> Path:
     """Write ``event`` into ``app``'s spool as the hook does (0600 file in new/)."""
-    base = spool.spool_dir(app.home, app.root)
+    base = spool_dir(app.home, app.root)
     (base / "new").mkdir(parents=True, exist_ok=True)
     full = {"v": spool.SPOOL_VERSION, "session_id": "sess-1", "cwd": str(app.root), **event}
     full.setdefault("at", int(time.time() * 1000))
@@ -39,9 +39,9 @@ def nodes(app: App, kind: str):
 def test_root_key_is_sha256_of_the_real_path(app: App, tmp_path: Path) -> None:
     link = tmp_path / "link"
     link.symlink_to(app.root)
-    assert spool.root_key(link) == spool.root_key(app.root)
-    assert len(spool.root_key(app.root)) == 16
-    assert spool.spool_dir(app.home, app.root).parent == app.home / "spool"
+    assert root_key(link) == root_key(app.root)
+    assert len(root_key(app.root)) == 16
+    assert spool_dir(app.home, app.root).parent == app.home / "spool"
 
 
 def test_a_spooled_conversation_becomes_prompt_answer_and_session_nodes(app: App) -> None:
@@ -51,7 +51,7 @@ def test_a_spooled_conversation_becomes_prompt_answer_and_session_nodes(app: App
     put(app, {"kind": "prompt", "text": "Fix it", "prompt_id": "p2"})
     report = ingest(app)
     assert (report.stored, report.dropped) == (4, 0)
-    assert spool.waiting(spool.spool_dir(app.home, app.root)) == []
+    assert spool.waiting(spool_dir(app.home, app.root)) == []
     (session,) = app.store.recent(kind="session", limit=5)
     assert session.source_uri == "session://sess-1"
     prompts = sorted(nodes(app, "prompt"), key=lambda n: n.metadata["turn_index"])
@@ -241,7 +241,7 @@ def test_the_same_output_twice_creates_one_node(app: App) -> None:
 
 
 def test_unreadable_and_foreign_events_are_dropped_and_deleted(app: App) -> None:
-    base = spool.spool_dir(app.home, app.root)
+    base = spool_dir(app.home, app.root)
     (base / "new").mkdir(parents=True)
     (base / "new" / "001-1.json").write_text("{not json")
     (base / "new" / "002-1.json").write_text(json.dumps({"v": 999, "kind": "prompt"}))
@@ -286,7 +286,7 @@ def test_a_failing_store_drops_the_event_with_one_log_line(
 def test_a_stale_claim_is_requeued(app: App) -> None:
     import subprocess
 
-    base = spool.spool_dir(app.home, app.root)
+    base = spool_dir(app.home, app.root)
     path = put(app, {"kind": "prompt", "text": "claimed by a dead ingester", "prompt_id": "p"})
     claimed = spool.claim(base, path.name)
     assert claimed is not None and spool.claim(base, path.name) is None
@@ -308,7 +308,7 @@ def test_state_file_counts_what_is_stored_and_nothing_else(app: App) -> None:
     put(app, {"kind": "prompt", "text": f"my token is {TOKEN}", "prompt_id": "p"})
     put(app, {"kind": "read", "path": "src/decoder.py"})
     ingest(app)
-    state_file = spool.spool_dir(app.home, app.root) / "state.json"
+    state_file = spool_dir(app.home, app.root) / "state.json"
     state = json.loads(state_file.read_text())
     assert state["counts"]["prompt"] == 1 and state["counts"]["file"] == 1
     assert state["counts"]["session"] == 1 and isinstance(state["last_capture_at"], int)

@@ -43,9 +43,10 @@ def test_reads_and_greps_answer_from_memory_on_a_full_disk(tmp_path: Path) -> No
     (root / "big.py").write_text(
         "".join(f"def function_{i}(x):\n    return x * {i}  # {'pad ' * 20}\n" for i in range(3000))
     )
+    from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.capture import spool
 
-    base = spool.spool_dir(home, root)
+    base = spool_dir(home, root)
     (base / "new").mkdir(parents=True)
     # larger than the free room an 8 KB-page store keeps in its pages and WAL
     text = "kept? " + " ".join(f"word{i}" for i in range(20000))

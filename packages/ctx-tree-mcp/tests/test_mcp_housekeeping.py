@@ -220,8 +220,8 @@ def _spool_event(home: Path, root: Path, text: str, name: str = "000000000000000
 
 
 def test_forget_removes_the_spool_so_waiting_captures_do_not_come_back(tmp_path: Path):
+    from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.capture.ingest import ingest
-    from ctx_tree_mcp.capture.spool import spool_dir
 
     home = tmp_path / "home"
     app = _project(tmp_path, "gamma", 1)
@@ -241,7 +241,8 @@ def test_forget_removes_the_spool_so_waiting_captures_do_not_come_back(tmp_path:
 
 
 def test_stores_lists_spools_and_a_server_sweeps_orphaned_and_old_ones(tmp_path: Path):
-    from ctx_tree_mcp.capture.spool import list_spools, spool_dir, sweep_spools
+    from ctx_tree_mcp.app import spool_dir
+    from ctx_tree_mcp.capture.spool import list_spools, sweep_spools
 
     home = tmp_path / "home"
     live_root, gone_root, old_root = (tmp_path / n for n in ("live", "gone", "old"))

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_store import Store, resolve_store_path
 
@@ -192,7 +193,7 @@ def test_a_killed_server_leaves_no_command_running(project: tuple[Path, Path]) -
 
 def spool_events(home: Path, root: Path, count: int) -> Path:
     """``count`` distinct prompt events in the spool, as the hook writes them."""
-    base = spool.spool_dir(home, root)
+    base = spool_dir(home, root)
     (base / "new").mkdir(parents=True, exist_ok=True)
     for i in range(count):
         event = {"v": 1, "kind": "prompt", "session_id": "s1", "prompt_id": f"p{i}"}

@@ -7,8 +7,7 @@ import json
 import time
 
 import pytest
-from ctx_tree_mcp.app import App
-from ctx_tree_mcp.capture import spool
+from ctx_tree_mcp.app import App, spool_dir
 from ctx_tree_mcp.capture.ingest import ingest
 from ctx_tree_mcp.engines.shell.terminal import screen_text
 from ctx_tree_mcp.tools.bash import bash
@@ -60,7 +59,7 @@ def test_ctx_tree_bash_stores_the_last_frame_and_nothing_is_marked_cut(app: App)
 
 
 def test_captured_bash_output_gets_the_same_cleaning(app: App) -> None:
-    base = spool.spool_dir(app.home, app.root)
+    base = spool_dir(app.home, app.root)
     (base / "new").mkdir(parents=True)
     event = {
         "v": 1,

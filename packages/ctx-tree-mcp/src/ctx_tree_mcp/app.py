@@ -113,6 +113,21 @@ def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
     return here
 
 
+def root_key(root: os.PathLike[str] | str) -> str:
+    """The spool directory name of a project root: 16 hex chars of sha256 of its real path
+    (the hook computes the same from ``$CLAUDE_PROJECT_DIR`` or its ``cwd``)."""
+    import hashlib
+
+    real = os.path.realpath(os.fspath(root))
+    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
+    """``<home>/spool/<root key>``, the capture spool of a project root (it may not exist;
+    its layout: ``capture/spool.py``)."""
+    return Path(home) / "spool" / root_key(root)
+
+
 #: Tool calls between writes of the usage counters (see :meth:`App.count`).
 COUNTER_FLUSH_CALLS = 25
 

@@ -6,5 +6,5 @@ store, and the capture walker the server runs), ``resume`` (the digest a resumed
 given). Commands are checked with ``guard.denylist`` and stored with ``engines.shell.record``,
 like ``ctx_tree_bash``'s own.
 
-Imports ``engines``, ``policy``, ``guard``, ``app``; imported by ``tools``, ``serve``, ``cli``.
+Imports ``engines``, ``policy``, ``guard``, ``app``; imported by ``serve`` and ``cli``.
 """

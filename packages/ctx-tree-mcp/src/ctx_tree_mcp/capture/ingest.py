@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp import ending
+from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.guard.denylist import refusal
 
@@ -107,7 +108,7 @@ def ingest(
     from ctx_tree_store import StoreFull, ctx_tree_home, is_busy
 
     home = app.home or ctx_tree_home()
-    base = spool.spool_dir(home, app.root)
+    base = spool_dir(home, app.root)
     report = IngestReport()
     if not app.store.persistent and app.not_storing is not None:
         report.unwritable = True  # an in-memory stand-in (App.store): stored, they would be lost
@@ -162,7 +163,7 @@ def ingest(
 def _spool_base(app: App) -> Path:
     from ctx_tree_store import ctx_tree_home
 
-    return spool.spool_dir(app.home or ctx_tree_home(), app.root)
+    return spool_dir(app.home or ctx_tree_home(), app.root)
 
 
 def _write_state(app: App, base: Path) -> None:
@@ -564,7 +565,7 @@ def capture_walker(root: Path, home: Path | None = None):
             # once per server: spools of deleted worktrees and long-idle projects go
             with contextlib.suppress(OSError):
                 for gone in spool.sweep_spools(
-                    home or ctx_tree_home(), keep=spool.spool_dir(home or ctx_tree_home(), root)
+                    home or ctx_tree_home(), keep=spool_dir(home or ctx_tree_home(), root)
                 ):
                     log.info(
                         "capture: swept the spool of %s (%d events waiting, idle)",

@@ -26,7 +26,6 @@ the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``ti
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import threading
@@ -34,6 +33,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from ctx_tree_mcp.app import root_key  # where a root's spool lies: app.py
 
 SPOOL_VERSION = 1
 #: A claimed file older than this (its ingester died) goes back to ``new/``.
@@ -43,18 +44,6 @@ CLAIM_TIMEOUT_S = 120
 SPOOL_MAX_AGE_S = 7 * 24 * 3600
 #: A spool whose project directory is gone (a deleted worktree) is swept after this long idle.
 ORPHAN_AGE_S = 24 * 3600
-
-
-def root_key(root: os.PathLike[str] | str) -> str:
-    """The spool directory name of a project root: 16 hex chars of sha256 of its real path
-    (the hook computes the same from ``$CLAUDE_PROJECT_DIR`` or its ``cwd``)."""
-    real = os.path.realpath(os.fspath(root))
-    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
-
-
-def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
-    """``<home>/spool/<root key>`` (it may not exist)."""
-    return Path(home) / "spool" / root_key(root)
 
 
 def _private_dir(path: Path) -> None:

@@ -198,7 +198,7 @@ def forget_plan(target: Path, home: Path | None = None) -> tuple[list[Path], lis
     """What :func:`forget` would delete: ``(store files, spool folders)``."""
     from ctx_tree_store import STORE_FILE, ctx_tree_home, describe, project_stores
 
-    from ctx_tree_mcp.capture.spool import spool_dir
+    from ctx_tree_mcp.app import spool_dir
 
     home = home or ctx_tree_home()
     target = target.expanduser().resolve()

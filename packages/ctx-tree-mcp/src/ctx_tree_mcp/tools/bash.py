@@ -126,7 +126,7 @@ def _take_ask_ticket(app: App, command: str) -> bool:
 
     from ctx_tree_store import ctx_tree_home
 
-    from ctx_tree_mcp.capture.spool import spool_dir
+    from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.guard.permissions import ticket_name
 
     path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
@@ -176,7 +176,7 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
 
     from ctx_tree_store import ctx_tree_home
 
-    from ctx_tree_mcp.capture.spool import spool_dir
+    from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.engines.shell.run import run_command
     from ctx_tree_mcp.engines.shell.sandbox import SandboxRefused, plan_for
 
