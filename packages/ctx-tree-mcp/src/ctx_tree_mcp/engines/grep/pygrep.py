@@ -22,8 +22,8 @@ from ctx_tree_mcp.engines.grep.ripgrep import (
     LONG_LINE,
     GrepResult,
     add_line,
-    find_rg,
     invalid_pattern,
+    start_rg,
 )
 
 #: Bytes read to tell a binary file (a NUL byte among them), as ripgrep does.
@@ -32,14 +32,7 @@ BINARY_PROBE = 8192
 
 async def list_files(args: list[str], cwd: Path, timeout_s: float) -> list[str]:
     """The files ``rg --files`` lists with ``args`` (see :func:`ripgrep.files_args`)."""
-    proc = await asyncio.create_subprocess_exec(
-        find_rg(),
-        *args,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-    )
+    proc = await start_rg(args, cwd, stderr=asyncio.subprocess.DEVNULL)
     try:
         out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
     finally:

@@ -246,6 +246,19 @@ def _parse_block(
         add_line(result, path, int(num), text, kind == b":", keep_bytes, size)
 
 
+async def start_rg(args: list[str], cwd: Path, *, stderr: int) -> asyncio.subprocess.Process:
+    """``rg`` (:func:`find_rg`) with ``args`` in ``cwd``: no stdin, stdout piped, ``stderr``
+    piped or discarded (``asyncio.subprocess.PIPE`` / ``DEVNULL``). Raises ``OSError``."""
+    return await asyncio.create_subprocess_exec(
+        find_rg(),
+        *args,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+    )
+
+
 async def _drain(proc: asyncio.subprocess.Process) -> None:
     """Read stdout to EOF. asyncio's ``wait()`` returns only once every pipe is closed, and a
     pipe we stopped reading stays paused (full buffer) forever, so a killed rg must be drained."""
@@ -279,14 +292,7 @@ async def run_rg(
     :class:`RipgrepMissing` when rg is absent. Cancelling the awaiting task kills rg.
     """
     cut = excerpt or (lambda text: text[:LONG_LINE] + " …")
-    proc = await asyncio.create_subprocess_exec(
-        find_rg(),
-        *args,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    proc = await start_rg(args, cwd, stderr=asyncio.subprocess.PIPE)
     result = GrepResult()
 
     async def consume() -> None:
