@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Config, Node, NodeKind
@@ -128,6 +128,46 @@ def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
     return Path(home) / "spool" / root_key(root)
 
 
+class _Rooted(Protocol):
+    """What :class:`ViewCache` needs of a view: its file root node (``root.id``)."""
+
+    @property
+    def root(self) -> Node: ...
+
+
+V = TypeVar("V", bound=_Rooted)
+
+
+@dataclass
+class ViewCache:
+    """The file views served last, by file root node id (a view never changes under its id),
+    so the next read of an unchanged file skips the store (docs/data-model.md, "Cache
+    behavior"). Holds at most ``size`` views, the least recently used dropped first; the
+    :class:`App` clears it whenever its store is swapped. A view is an
+    ``engines.files.filecache.FileView``."""
+
+    size: int = 64
+    _views: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+
+    def remember(self, view: V) -> V:
+        """Keep ``view`` for the next cached read of its file; returns it."""
+        self._views[view.root.id] = view
+        while len(self._views) > self.size:
+            self._views.popitem(last=False)
+        return view
+
+    def recall(self, root_id: str) -> Any | None:
+        """The view kept for the file root ``root_id``, or None."""
+        view = self._views.get(root_id)
+        if view is not None:
+            self._views.move_to_end(root_id)
+        return view
+
+    def clear(self) -> None:
+        """Forget every view (the store they came from was swapped)."""
+        self._views.clear()
+
+
 #: Tool calls between writes of the usage counters (see :meth:`App.count`).
 COUNTER_FLUSH_CALLS = 25
 
@@ -159,25 +199,10 @@ class App:
     _usage_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
-    #: Recently served file views by root node id (their content is immutable per id).
-    _views: OrderedDict[str, Any] = field(default_factory=OrderedDict, init=False)
+    #: The file views served last (:class:`ViewCache`), shared by :meth:`with_session`.
+    views: ViewCache = field(default_factory=ViewCache, init=False)
     #: File roots this App's session already references (filecache.reference_file).
     _referenced: set[str] = field(default_factory=set, init=False)
-    max_views: int = 64
-
-    def remember(self, view: Any) -> Any:
-        """Keep a stored file view for the next cached read; returns it."""
-        self._views[view.root.id] = view
-        while len(self._views) > self.max_views:
-            self._views.popitem(last=False)
-        return view
-
-    def recall(self, root_id: str) -> Any | None:
-        """The file view remembered for the file root ``root_id``, or None."""
-        view = self._views.get(root_id)
-        if view is not None:
-            self._views.move_to_end(root_id)
-        return view
 
     #: The session key: the session's name, kept in its ``session://<key>`` node and in the
     #: ``session_id`` metadata of what is captured under it (docs/data-model.md). The server
@@ -205,7 +230,7 @@ class App:
         for name in ("config", "policy", "store_file", "store"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
-        other._views = self._views
+        other.views = self.views
         return other
 
     @cached_property
@@ -309,7 +334,7 @@ class App:
         if self._damaged is not None and _identity(self.store_file) != self._damaged:
             # the damaged file was deleted (ctx-tree forget) or replaced: use the file again
             log.warning("the damaged store %s is gone; opening it anew", self.store_file)
-            self._views.clear()
+            self.views.clear()
             self._damaged = self.not_storing = self._unwritable = None
             del self.__dict__["store"]
             return
@@ -317,7 +342,7 @@ class App:
             from ctx_tree_store import StoreUnwritable
 
             log.warning("the store %s was deleted or replaced; opening it anew", store.path)
-            self._views.clear()
+            self.views.clear()
             try:
                 store.reopen()
             except StoreUnwritable:  # it cannot be made again here: go on without storing
@@ -344,7 +369,7 @@ class App:
         self.__dict__["store"] = self._not_storing(
             StoreUnwritable(str(self.store_file), reason), memory, seen
         )
-        self._views.clear()
+        self.views.clear()
         self._retry_at = time.monotonic() + FULL_RETRY_S
         log.warning("the store's disk is full: answering from memory (%s)", exc)
         with contextlib.suppress(Exception):
@@ -360,7 +385,7 @@ class App:
         except (StoreUnwritable, OSError):
             return
         log.warning("the store %s can be written again; storing again", self.store_file)
-        self._views.clear()
+        self.views.clear()
         self.not_storing = self._unwritable = None
         self.__dict__["store"] = fresh
         with contextlib.suppress(Exception):

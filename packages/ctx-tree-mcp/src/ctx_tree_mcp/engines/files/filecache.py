@@ -138,11 +138,11 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
         and old.metadata.get("size") == size
     ):
         reference_file(app, old.id)
-        hit = app.recall(old.id)
+        hit = app.views.recall(old.id)
         if hit is not None:
             return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
-        return app.remember(
+        return app.views.remember(
             FileView(
                 old,
                 chunks,
@@ -167,7 +167,7 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
                     True,
                     store.in_file(root.id),
                 )
-                return app.remember(view)
+                return app.views.remember(view)
     # New, changed or stale: chunk it and let the store decide, under its write lock, whether
     # this version is already stored (another process may have just stored it).
     return _store_new(app, resolved, data, digest, mtime_ms, uri, size)
@@ -333,7 +333,7 @@ def _store_new(
         cached=False,
         stored=app.store.in_file(tree.root.id),
     )
-    app.remember(replace(view, cached=True))
+    app.views.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
 
 
