@@ -173,6 +173,34 @@ COUNTER_FLUSH_CALLS = 25
 
 
 @dataclass
+class UsageCounters:
+    """Usage counters per tool (``tokens_served``, ``tokens_source``, ``reads``, ``greps``),
+    kept in memory until :meth:`take` hands them over for one write. Thread-safe: a stop on
+    a signal takes them from its own thread while a call adds."""
+
+    #: Calls after which :meth:`add` says the counters are due to be written.
+    flush_every: int = COUNTER_FLUSH_CALLS
+    _counts: dict[tuple[str, str], int] = field(default_factory=dict)
+    _calls: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, tool: str, **usage: int) -> bool:
+        """Add one call's ``usage`` to ``tool``'s counters; True when they are due."""
+        with self._lock:
+            for name, value in usage.items():
+                key = (tool, name)
+                self._counts[key] = self._counts.get(key, 0) + int(value)
+            self._calls += 1
+            return self._calls >= self.flush_every
+
+    def take(self) -> dict[tuple[str, str], int]:
+        """``{(tool, counter): value}`` added since the last take, and start again from 0."""
+        with self._lock:
+            counts, self._counts, self._calls = self._counts, {}, 0
+        return counts
+
+
+@dataclass
 class App:
     """Root, config, store and session of one server or CLI process."""
 
@@ -187,8 +215,8 @@ class App:
     #: The store (and its generation) ``_session_node`` belongs to.
     _session_of: tuple[Any, int] | None = field(default=None, init=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
-    _usage: dict[tuple[str, str], int] = field(default_factory=dict, init=False)
-    _usage_calls: int = field(default=0, init=False)
+    #: The usage counters not written yet (:class:`UsageCounters`; :meth:`count`).
+    usage: UsageCounters = field(default_factory=UsageCounters, init=False)
     #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
     busy: int = field(default=0, init=False)
     #: ``time.monotonic()`` when the last tool call ended: the index waits for a quiet spell.
@@ -196,7 +224,6 @@ class App:
     #: A shared double the index's worker processes read (set by ``IndexService``): ``inf``
     #: while a tool call runs, else the ``time.monotonic()`` the last one ended.
     calls_clock: Any = field(default=None, init=False)
-    _usage_lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: The file views served last (:class:`ViewCache`), shared by :meth:`with_session`.
@@ -506,21 +533,14 @@ class App:
         :data:`COUNTER_FLUSH_CALLS` calls and at :meth:`close` (totals, and per UTC day and
         tool for the inspector): a cached read then does no write transaction of its own. A
         crash loses at most that many calls' worth of statistics, nothing else."""
-        with self._usage_lock:
-            for name, value in usage.items():
-                key = (tool, name)
-                self._usage[key] = self._usage.get(key, 0) + int(value)
-            self._usage_calls += 1
-            due = self._usage_calls >= COUNTER_FLUSH_CALLS
-        if due:
+        if self.usage.add(tool, **usage):
             self.flush_counters()
 
     def flush_counters(self) -> None:
         """Write the in-memory usage counters to the store (one transaction). Thread-safe: the
         stop on a signal calls it from its own thread (``ending.py``); counters taken by one
         call are written by that call only. On a store error they are lost (it propagates)."""
-        with self._usage_lock:
-            usage, self._usage, self._usage_calls = self._usage, {}, 0
+        usage = self.usage.take()
         if usage and "store" in self.__dict__:
             self.store.record_usage(usage)
 
