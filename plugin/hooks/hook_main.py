@@ -273,17 +273,17 @@ def _may_refuse(command, deny, words):
 TEXT_KEYS = ("text", "content", "result", "output")
 
 
-def _text_of(value, keys=TEXT_KEYS):
+def text_of(value, keys=TEXT_KEYS):
     """Text out of a tool response: a string, a list of text blocks, or a dict holding one
     under the first of ``keys`` it has (another host's keys: host_adapters.py)."""
     if isinstance(value, str):
         return value
     if isinstance(value, list):
-        return "\n".join(t for t in (_text_of(v, keys) for v in value) if t)
+        return "\n".join(t for t in (text_of(v, keys) for v in value) if t)
     if isinstance(value, dict):
         for key in keys:
             if key in value:
-                return _text_of(value[key], keys)
+                return text_of(value[key], keys)
     return ""
 
 
@@ -394,7 +394,7 @@ def build_record(event, payload, cfg):
     elif event in ("post-tool", "post-tool-failure") and tool == "Bash" and capture["bash"]:
         rec = {"kind": "bash", "command": tin.get("command") or "", "exit_code": 0}
         if event == "post-tool":
-            resp = resp if isinstance(resp, dict) else {"stdout": _text_of(resp)}
+            resp = resp if isinstance(resp, dict) else {"stdout": text_of(resp)}
             out, err = resp.get("stdout") or "", resp.get("stderr") or ""
             rec["text"] = out + ("\n" if out and err else "") + err
             rec["interrupted"] = bool(resp.get("interrupted"))
@@ -418,7 +418,7 @@ def build_record(event, payload, cfg):
                 "tool": tool,
                 "url": url,
                 "title": tin.get("prompt") or url,
-                "text": _text_of(r.get("result", resp)),
+                "text": text_of(r.get("result", resp)),
             }
         else:
             results = resp.get("results") if isinstance(resp, dict) else resp
@@ -431,7 +431,7 @@ def build_record(event, payload, cfg):
                         if isinstance(c, dict)
                     ]
                 else:
-                    lines.append(_text_of(item))
+                    lines.append(text_of(item))
             query = tin.get("query") or ""
             rec = {
                 "kind": "web",
@@ -445,7 +445,7 @@ def build_record(event, payload, cfg):
             "kind": "agent",
             "title": tin.get("description") or "",
             "subagent_type": tin.get("subagent_type") or "",
-            "text": _text_of(resp),
+            "text": text_of(resp),
         }
     if rec is None or not (rec.get("text") or "").strip():
         return None
@@ -820,9 +820,8 @@ def session_start(payload, home, root):
     except OSError:
         waiting = 0
     note = session_note(state, waiting)
-    if (
-        payload.get("source") in RESUME_SOURCES
-    ):  # the session's digest (ctx_tree_mcp/capture/resume.py)
+    # the session's digest (ctx_tree_mcp/capture/resume.py)
+    if payload.get("source") in RESUME_SOURCES:
         resumed = resume_digest(base, payload.get("session_id") or "")
         if resumed:
             note = resumed

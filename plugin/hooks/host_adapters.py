@@ -11,7 +11,7 @@ unless the host requires some).
 Standard library only, Python 3.8+.
 """
 
-from hook_main import _text_of, wait_for_answer  # loaded already: hook_main imports this module
+from hook_main import text_of, wait_for_answer  # loaded already: hook_main imports this module
 
 #: Gemini CLI's tool names and argument names -> Claude's.
 GEMINI_TOOLS = {
@@ -70,7 +70,7 @@ TEXT_KEYS = ("llmContent", "text_result_for_llm", "text", "content", "output", "
 
 
 def _text(value):
-    return _text_of(value, TEXT_KEYS)
+    return text_of(value, TEXT_KEYS)
 
 
 def _args(tin, rename=None):
