@@ -174,9 +174,10 @@ COUNTER_FLUSH_CALLS = 25
 
 @dataclass
 class UsageCounters:
-    """Usage counters per tool (``tokens_served``, ``tokens_source``, ``reads``, ``greps``),
-    kept in memory until :meth:`take` hands them over for one write. Thread-safe: a stop on
-    a signal takes them from its own thread while a call adds."""
+    """Usage counters per tool: ``tokens_served`` and ``tokens_source`` (tokens, by the
+    estimator of docs/tools.md), ``reads`` and ``greps`` (calls), kept in memory until
+    :meth:`take` hands them over for one write (``Store.record_usage``). Thread-safe: a stop
+    on a signal takes them from its own thread while a call adds."""
 
     #: Calls after which :meth:`add` says the counters are due to be written.
     flush_every: int = COUNTER_FLUSH_CALLS
