@@ -31,14 +31,14 @@ def test_manifest_lists_every_section() -> None:
         "-- manifest: 1,620/4,000 tokens; 2 included, 1 truncated, 2 dropped\n"
         "included: 01J9(0.91, 120t) 01K2(0.88, 1300t)\n"
         "truncated: 01M4 kept 200/900t\n"
-        "dropped: 01N7(0.40, 800t, budget) 01P3(0.30, 50t, status)"
+        "dropped: 01N7(0.40, 800t, budget) 01P3(0.30, 50t, status)\n"
     )
 
 
 def test_empty_sections_are_left_out() -> None:
     plan = ComposePlan((Included("a", 0.9, 3),), None, (), budget_tokens=10, used_tokens=3)
     assert render_manifest(plan) == (
-        "-- manifest: 3/10 tokens; 1 included, 0 truncated, 0 dropped\nincluded: a(0.90, 3t)"
+        "-- manifest: 3/10 tokens; 1 included, 0 truncated, 0 dropped\nincluded: a(0.90, 3t)\n"
     )
 
 
@@ -48,7 +48,7 @@ def test_long_dropped_lists_are_elided_but_counted() -> None:
     text = render_manifest(plan, max_dropped=2)
     assert text == (
         "-- manifest: 0/10 tokens; 0 included, 0 truncated, 25 dropped\n"
-        "dropped: d0(0.10, 5t, budget) d1(0.10, 5t, budget) +23 more"
+        "dropped: d0(0.10, 5t, budget) d1(0.10, 5t, budget) +23 more\n"
     )
     assert render_manifest(plan).count("budget)") == 20
     assert render_manifest(plan, max_dropped=None).count("budget)") == 25

@@ -118,15 +118,3 @@ def test_quote_rule(text: str, quoted: str) -> None:
     assert quote_manifest_like(text)[0] == quoted
     if "\r" not in text and "\u2028" not in text:
         assert _unquote(quoted) == text
-
-
-def test_the_tokens_line_never_says_over_100_percent_or_0_percent_of_something() -> None:
-    from ctx_tree_mcp.answers.render import tokens_line
-
-    assert tokens_line(50, 200, "file") == "50 returned of 200 in file (25%)"
-    assert tokens_line(120, 66, "full output") == "120 returned; full output: 66 in all"
-    assert (
-        tokens_line(300, 270_017, "full output") == "300 returned of 270,017 in full output (<1%)"
-    )
-    assert tokens_line(0, 500, "file") == "0 returned of 500 in file (0%)"
-    assert tokens_line(10, 0, "store") == "10 returned of 0 in store"

@@ -1,5 +1,6 @@
-"""Token budgets: the bounds every tool enforces, the estimator they all use, and the named
-reserves an answer keeps back for what follows its body.
+"""Token budgets of ctx-tree's tools: the bounds every tool enforces, the estimator they all
+use, and each tool's first guess at its manifest's size (the fitting rules themselves are
+``ctx-tree-compose``'s: :func:`ctx_tree_compose.fit_answer`).
 
 The estimator is :func:`ctx_tree_compose.estimate_tokens` (byte classes of the UTF-8 text,
 weighed against a real BPE tokenizer; see ``docs/tools.md``); every answer's text, manifest
@@ -15,14 +16,11 @@ from ctx_tree_mcp.errors import ToolInputError
 MIN_BUDGET = 100
 MAX_BUDGET = 50_000
 
-# Reserves, in estimated tokens: what an answer keeps back from its budget for the lines that
-# follow its body. They are first guesses: ``render.fitted_answer`` measures the manifest it
-# builds and gives the body exactly the room that is left.
+# Each tool's first guess at its manifest's size, in estimated tokens: what its answer keeps
+# back from the budget for the lines after the body. ``ctx_tree_compose.fit_answer`` (which
+# owns the other reserves) measures the manifest it builds and gives the body exactly the room
+# that is left.
 
-#: The closing ``tokens: N returned of M in file (P%)`` line of every answer.
-TOKENS_LINE_RESERVE = 20
-#: A manifest's first guess when the tool names none (head, a few ids, ``next``).
-MANIFEST_RESERVE = 120
 #: ``ctx_tree_grep``'s manifest: head, files not shown, ``next`` with an offset.
 GREP_MANIFEST_RESERVE = 90
 #: ``ctx_tree_get``'s manifest: the node's place, the lines shown, ``next``.
@@ -34,21 +32,16 @@ LISTING_MANIFEST_RESERVE = 80
 #: A listing offers a longer one as ``next`` only with room left for one more row of its
 #: widest size plus this much: the longer listing's ``shown`` and ``tokens`` lines.
 NEXT_ROW_MARGIN = 40
-#: A manifest up to this many tokens is never compacted (its head and ``next`` alone cost ~40).
-PROPORTIONATE_FLOOR = 60
 
 __all__ = [
     "COMPOSE_MANIFEST_RESERVE",
     "GET_MANIFEST_RESERVE",
     "GREP_MANIFEST_RESERVE",
     "LISTING_MANIFEST_RESERVE",
-    "MANIFEST_RESERVE",
     "MAX_BUDGET",
     "MAX_CHARS_PER_TOKEN",
     "MIN_BUDGET",
     "NEXT_ROW_MARGIN",
-    "PROPORTIONATE_FLOOR",
-    "TOKENS_LINE_RESERVE",
     "check_budget",
     "estimate_tokens",
     "fit_lines",

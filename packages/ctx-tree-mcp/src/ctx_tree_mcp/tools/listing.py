@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ctx_tree_mcp.answers.budget import LISTING_MANIFEST_RESERVE, NEXT_ROW_MARGIN, estimate_tokens
-from ctx_tree_mcp.answers.render import Manifest, finish, quote_manifest_like
+from ctx_tree_mcp.answers.render import STYLE, Manifest, finish, quote_manifest_like
 
 LISTING_BUDGET = 2000  # tokens; listings are bounded by this and by their limit
 #: Tokens kept for a paging ``next`` naming another row than the one it was measured with.
@@ -78,5 +78,5 @@ def render_listing(
         manifest.add("note", note)
     if len(out) == len(rows):
         # everything shown: no tokens line to report (rows are numbered: nothing to quote)
-        return quote_manifest_like("".join(out))[0] + manifest.render()
+        return quote_manifest_like("".join(out))[0] + manifest.render(STYLE)
     return finish("".join(out), manifest, budget, sum(estimate_tokens(r) for r in rows), "listing")
