@@ -7,6 +7,16 @@ from ctx_tree_mcp.app import App
 from ctx_tree_mcp.engines.files.filecache import file_uri
 
 
+def call_tool(app: App, name: str, **arguments: object) -> str:
+    """``name`` called as MCP and the CLI call it: the arguments validated by the tool's input
+    model first (``run_tool``), so a bad one raises ``ToolInputError`` naming it."""
+    import asyncio
+
+    from ctx_tree_mcp.tools.registry import run_tool
+
+    return asyncio.run(run_tool(app, name, arguments))
+
+
 def file_node(app: App, rel: str) -> str:
     """The id of the live file root of ``rel`` (a path under the project root)."""
     node = app.store.latest_by_source(file_uri(app.policy.resolve(rel).absolute))

@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
+from answers import call_tool
 from ctx_tree_mcp.answers.budget import estimate_tokens
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.engines.shell.record import keep_head_and_tail, record_output
@@ -79,7 +80,7 @@ def test_bad_arguments_are_tool_errors(app: App) -> None:
         ({"budget_tokens": 50}, "budget_tokens"),
     ):
         with pytest.raises(ToolInputError) as err:
-            bash(app, "true", **kwargs)
+            call_tool(app, "ctx_tree_bash", command="true", **kwargs)
         assert err.value.argument == argument
 
 

@@ -6,7 +6,7 @@ import asyncio
 import re
 
 import pytest
-from answers import last_output
+from answers import call_tool, last_output
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
@@ -54,11 +54,15 @@ def test_denylisted_files_never_appear(app, root):
         ({"pattern": "x", "path": "../"}, "path"),
         ({"pattern": "x", "path": "missing"}, "path"),
         ({"pattern": "x", "context_lines": 99}, "context_lines"),
+        ({"pattern": "x", "head_limit": 0}, "head_limit"),
+        ({"pattern": "x", "head_limit": 1_000_001}, "head_limit"),
+        ({"pattern": "x", "after_context": 11}, "after_context"),
+        ({"pattern": "x", "budget_tokens": 99}, "budget_tokens"),
     ],
 )
 def test_bad_arguments_name_the_argument(app, kwargs, argument):
     with pytest.raises(ToolInputError) as err:
-        run(app, **kwargs)
+        call_tool(app, "ctx_tree_grep", **kwargs)
     assert err.value.argument == argument
 
 
@@ -85,9 +89,6 @@ def test_head_limit_shows_the_first_lines_and_pages_the_rest(app):
     offset = int(re.search(r"offset=(\d+)", head).group(1))
     rest = get(app, last_output(app), offset=offset, budget_tokens=20000).split("-- ctx-tree")[0]
     assert rest.splitlines()[0].endswith(whole.splitlines()[3])
-    with pytest.raises(ToolInputError) as err:
-        run(app, "self", head_limit=0)
-    assert err.value.argument == "head_limit"
     assert run(app, "nothing_like_this_anywhere") == "no matches\n"
 
 

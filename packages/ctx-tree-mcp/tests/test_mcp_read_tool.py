@@ -7,6 +7,7 @@ import os
 import re
 
 import pytest
+from answers import call_tool
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.read import read
@@ -127,7 +128,7 @@ def test_argument_errors_name_the_argument(app, root):
     ]
     for kwargs, argument in cases:
         with pytest.raises(ToolInputError) as err:
-            read(app, "src/decoder.py", **kwargs)
+            call_tool(app, "ctx_tree_read", path="src/decoder.py", **kwargs)
         assert err.value.argument == argument, kwargs
 
 

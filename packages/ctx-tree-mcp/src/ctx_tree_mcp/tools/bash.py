@@ -21,8 +21,6 @@ from pydantic import Field
 
 from ctx_tree_mcp.answers.budget import (
     MAX_CHARS_PER_TOKEN,
-    check_budget,
-    check_int,
     estimate_tokens,
     tokens_for_chars,
 )
@@ -138,20 +136,15 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     return 0 <= age <= ASK_TICKET_S
 
 
-def _check(app: App, command: object, timeout_s: object, budget_tokens: object) -> tuple:
-    budget = check_budget(budget_tokens)
-    timeout = check_int(timeout_s, "timeout_s", 1, MAX_TIMEOUT_S)
-    return check_command(app, command), timeout, budget
-
-
 def bash(app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000) -> str:
     """Handle ``ctx_tree_bash`` (blocking); returns the answer text.
 
     Raises ``ToolInputError`` for an empty, NUL-holding or refused command (see
-    ``docs/security.md``) and out-of-range ``timeout_s`` (1..600 seconds) or budget.
+    ``docs/security.md``). ``timeout_s`` (1..600 seconds) and ``budget_tokens`` come validated
+    by the input model (``run_tool``).
     """
-    command, timeout, budget = _check(app, command, timeout_s, budget_tokens)
-    return _answer(app, command, _run(app, command, timeout, None), budget)
+    command = check_command(app, command)
+    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens)
 
 
 async def bash_async(
@@ -159,14 +152,14 @@ async def bash_async(
 ) -> str:
     """:func:`bash` for the event loop (the registered handler): the command runs in a
     worker thread; cancelling the awaiting task ends the command's process group."""
-    command, timeout, budget = _check(app, command, timeout_s, budget_tokens)
+    command = check_command(app, command)
     cancel = threading.Event()
     try:
-        result = await asyncio.to_thread(_run, app, command, timeout, cancel)
+        result = await asyncio.to_thread(_run, app, command, timeout_s, cancel)
     except asyncio.CancelledError:
         cancel.set()
         raise
-    return _answer(app, command, result, budget)
+    return _answer(app, command, result, budget_tokens)
 
 
 def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -> RunResult:

@@ -17,8 +17,6 @@ from pydantic import Field
 
 from ctx_tree_mcp.answers.budget import (
     COMPOSE_MANIFEST_RESERVE,
-    check_budget,
-    check_int,
     estimate_tokens,
     fit_lines,
 )
@@ -171,15 +169,15 @@ def plan(
     room: int | None = None,
     ranks: dict[str, float] | None = None,
 ) -> tuple[Any, int]:
-    """Validate the arguments and plan a compose without rendering or counting anything (the
-    inspector's preview uses it too): returns ``(ComposePlan, budget)``. The plan packs
+    """Plan a compose without rendering or counting anything (the inspector's preview uses it
+    too): returns ``(ComposePlan, budget)``. ``budget_tokens`` and ``depth`` come validated (the
+    tool's input model; the inspector checks its own parameters). The plan packs
     ``room`` tokens (default: the budget less ``COMPOSE_MANIFEST_RESERVE`` for the manifest). Raises
-    ``ToolInputError`` for no or unknown seeds, a depth outside 0..MAX_DEPTH, bad weights or budget."""
+    ``ToolInputError`` for no or unknown seeds or bad weights."""
     from ctx_tree_compose import UnknownSeedError, Weights, tokens_for_chars
     from ctx_tree_compose import compose as plan_compose
 
-    budget = check_budget(budget_tokens)
-    depth = check_int(depth, "depth", 0, MAX_DEPTH)
+    budget = budget_tokens
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
     if ranks is None:
@@ -265,8 +263,7 @@ def compose(
     """Handle ``ctx_tree_compose`` (arguments and errors as :func:`plan`). The plan is made
     for the room the manifest leaves (``render.fitted_answer``), so small budgets still get
     content and a ``next``."""
-    budget = check_budget(budget_tokens)
-    depth = check_int(depth, "depth", 0, MAX_DEPTH)
+    budget = budget_tokens
     if isinstance(seed_ids, str):
         seed_ids = [seed_ids]
     seed_ids, ranks = query_seeds(app, seed_ids, query)

@@ -8,7 +8,6 @@ from pydantic import Field
 
 from ctx_tree_mcp.answers.budget import (
     GET_MANIFEST_RESERVE,
-    check_budget,
     estimate_tokens,
     fit_lines,
 )
@@ -43,11 +42,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     """
     from ctx_tree_mcp.answers.describe import where
 
-    budget = check_budget(budget_tokens)
-    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
-        raise ToolInputError(
-            "offset", "expected a character offset >= 0 (from a manifest's next call)"
-        )
+    budget = budget_tokens
     node = node_by_id(app, node_id)
     content = node.content
     if offset > len(content):

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from ctx_tree_store import MAX_DEPTH
 from pydantic import Field
 
-from ctx_tree_mcp.answers.budget import check_int
 from ctx_tree_mcp.answers.render import call, plural
 from ctx_tree_mcp.answers.surface import argument_name, tool_ref
 from ctx_tree_mcp.errors import ToolInputError
@@ -83,14 +82,13 @@ def neighbors(
     """Handle ``ctx_tree_neighbors``: nodes within ``depth`` hops, nearest first, one per line
     with ``d=<hops> via=<parent|child|edge kind:out|in>``.
 
-    Raises ``ToolInputError`` for an unknown node, depth outside 1..5 or an unknown edge kind.
+    Raises ``ToolInputError`` for an unknown node or edge kind (``depth`` and ``limit`` come
+    validated by the input model, ``run_tool``).
     """
     from ctx_tree_schema import EdgeKind
 
     from ctx_tree_mcp.answers.describe import line
 
-    depth = check_int(depth, "depth", 1, 5)
-    limit = check_int(limit, "limit", 1, 500)
     kinds = None
     if edge_kinds is not None:
         if isinstance(edge_kinds, str):
@@ -147,7 +145,6 @@ def recent(
 
     from ctx_tree_mcp.answers.describe import line, when
 
-    limit = check_int(limit, "limit", 1, 200)
     for name, value in (("since", since), ("until", until)):
         if value is not None and (
             isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**63

@@ -18,8 +18,6 @@ from pydantic import Field
 
 from ctx_tree_mcp.answers.budget import (
     GREP_MANIFEST_RESERVE,
-    check_budget,
-    check_int,
     estimate_tokens,
 )
 from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_capture_cap, plural
@@ -39,6 +37,10 @@ DESCRIPTION = (
     "ripgrep (.gitignore respected) within budget_tokens; full output stored; a manifest "
     "only if lines were left out."
 )
+
+
+#: The most ``head_limit`` lines (the schema gives only its minimum, to keep ``tools/list`` small).
+MAX_HEAD_LIMIT = 1_000_000
 
 
 class Args(Input):
@@ -102,8 +104,9 @@ async def grep(
 
     Raises ``ToolInputError`` for an empty, invalid or too long (over ``MAX_PATTERN_BYTES``
     UTF-8 bytes) pattern, a line break in a pattern without ``multiline``, a bad glob, a
-    refused path, out-of-range ``context_lines``, ``after_context`` or ``before_context``
-    (0..10), ``head_limit`` (>= 1) or budget.
+    refused path, or out-of-range ``after_context`` or ``before_context`` (0..10) or
+    ``head_limit`` (over :data:`MAX_HEAD_LIMIT`): ranges ``tools/list`` leaves out to stay small;
+    the others are the input model's, checked by ``run_tool``.
 
     ``after_context``/``before_context`` (``rg -A``/``-B``) override ``context_lines`` (``-C``)
     on their side, as in ripgrep. ``numbers=False`` prints the lines without their numbers, as
@@ -124,14 +127,13 @@ async def grep(
         switch_flag,
     )
 
-    budget = check_budget(budget_tokens)
-    context_lines = check_int(context_lines, "context_lines", 0, 10)
+    budget = budget_tokens
+    if head_limit is not None and head_limit > MAX_HEAD_LIMIT:  # the schema leaves it out
+        raise ToolInputError("head_limit", f"{head_limit} is out of range; use 1..{MAX_HEAD_LIMIT}")
     before, after = (
         context_lines if value is None else _context(name, value)
         for name, value in (("before_context", before_context), ("after_context", after_context))
     )
-    if head_limit is not None:
-        head_limit = check_int(head_limit, "head_limit", 1, 1_000_000)
     if not isinstance(pattern, str) or not pattern:
         literal = switch_flag("fixed_strings")
         raise ToolInputError("pattern", f"give a regex (or {literal} for a literal)")

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import Field
 
-from ctx_tree_mcp.answers.budget import check_budget, estimate_tokens
+from ctx_tree_mcp.answers.budget import estimate_tokens
 from ctx_tree_mcp.answers.render import call
 from ctx_tree_mcp.engines.files.filecache import FileView, load, mark_gone
 from ctx_tree_mcp.errors import PathMissing, ToolInputError
@@ -98,7 +98,7 @@ def read(
     Raises ``ToolInputError`` for a bad argument, a refused path, a missing, binary or
     special file, or an unknown symbol (with the nearest names).
     """
-    budget = check_budget(budget_tokens)
+    budget = budget_tokens
     modes = [name for name, v in (("symbol", symbol), ("query", query)) if v not in (None, "")]
     if start_line is not None or end_line is not None:
         modes.append("start_line/end_line")

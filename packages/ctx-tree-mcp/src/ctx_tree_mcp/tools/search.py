@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import Field
 
-from ctx_tree_mcp.answers.budget import check_int
 from ctx_tree_mcp.answers.render import call, plural, score_text
 from ctx_tree_mcp.answers.surface import tool_ref
 from ctx_tree_mcp.errors import ToolInputError
@@ -123,7 +122,6 @@ def search(
         raise ToolInputError("mode", MODE_ERROR.format(mode=mode))
     if not isinstance(query, str) or not query.strip():
         raise ToolInputError("query", "give a few words or identifiers to search for")
-    limit = check_int(limit, "limit", 1, 100)
     try:
         parsed = Filters.from_mapping(filters)
     except ValueError as exc:
