@@ -22,6 +22,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from fastjson import dumps, loads
+from responses import last_answer, text_of
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLUGIN_ROOT = os.path.dirname(HERE)
@@ -267,101 +268,6 @@ def _may_refuse(command, deny, words):
 
 
 # --- capture ------------------------------------------------------------------------------
-
-
-#: The keys of a Claude Code tool response that hold its text, first found wins.
-TEXT_KEYS = ("text", "content", "result", "output")
-
-
-def text_of(value, keys=TEXT_KEYS):
-    """Text out of a tool response: a string, a list of text blocks, or a dict holding one
-    under the first of ``keys`` it has (another host's keys: host_adapters.py)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "\n".join(t for t in (text_of(v, keys) for v in value) if t)
-    if isinstance(value, dict):
-        for key in keys:
-            if key in value:
-                return text_of(value[key], keys)
-    return ""
-
-
-#: A Stop whose transcript holds no answer after the turn's prompt yet (Claude Code writes it
-#: a moment later) reads it again, this often and at most this long, then stores nothing.
-TRANSCRIPT_WAIT_S = 1.0
-TRANSCRIPT_POLL_S = 0.1
-
-
-def _is_prompt(entry):
-    """A user entry that is a prompt typed by the user (not a tool result)."""
-    message = entry.get("message")
-    if entry.get("type") != "user" or not isinstance(message, dict) or entry.get("isMeta"):
-        return False
-    content = message.get("content")
-    if isinstance(content, str):
-        return bool(content.strip())
-    if isinstance(content, list):
-        kinds = [b.get("type") for b in content if isinstance(b, dict)]
-        return "text" in kinds and "tool_result" not in kinds
-    return False
-
-
-def _turn_answer(transcript_path, tail_bytes):
-    """``(answer, found)``: the last assistant text after the transcript's last prompt;
-    ``found`` is False when that prompt has no answer yet (the transcript lags)."""
-    try:
-        with open(transcript_path, "rb") as fh:
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - tail_bytes))
-            lines = fh.read(tail_bytes).splitlines()  # bounded: a device never ends
-    except (OSError, TypeError):
-        return "", True
-    for raw in reversed(lines):
-        try:
-            entry = loads(raw)
-        except ValueError:
-            continue
-        if not isinstance(entry, dict):
-            continue
-        if _is_prompt(entry):
-            return "", False  # this turn's prompt, and no answer after it (yet)
-        message = entry.get("message")
-        if entry.get("type") == "assistant" and isinstance(message, dict):
-            blocks = message.get("content")
-            texts = (
-                [
-                    b.get("text", "")
-                    for b in blocks
-                    if isinstance(b, dict) and b.get("type") == "text"
-                ]
-                if isinstance(blocks, list)
-                else []
-            )
-            if any(texts):
-                return "\n".join(texts), True
-    return "", True
-
-
-def last_answer(transcript_path, tail_bytes=262144, wait_s=TRANSCRIPT_WAIT_S):
-    """The answer of the turn that just ended, from a Claude Code transcript (JSON lines):
-    the last assistant text after the last prompt, or ''. When the transcript does not hold
-    it yet (it lags the Stop event), it is read again every TRANSCRIPT_POLL_S for at most
-    ``wait_s``; then '' (nothing stored rather than the previous turn's answer)."""
-    return wait_for_answer(lambda: _turn_answer(transcript_path, tail_bytes), wait_s)
-
-
-def wait_for_answer(read, wait_s, poll_s=TRANSCRIPT_POLL_S):
-    """``read()`` -> ``(answer, found)``, called again every ``poll_s`` until ``found`` or
-    ``wait_s`` seconds have passed; the last answer (a host writes its transcript a moment
-    after its Stop hook starts: Claude Code's, Copilot CLI's in host_adapters.py)."""
-    deadline = time.monotonic() + wait_s
-    while True:
-        text, found = read()
-        if found or time.monotonic() >= deadline:
-            return text
-        time.sleep(poll_s)
 
 
 def build_record(event, payload, cfg):

@@ -11,7 +11,7 @@ unless the host requires some).
 Standard library only, Python 3.8+.
 """
 
-from hook_main import text_of, wait_for_answer  # loaded already: hook_main imports this module
+from responses import text_of, wait_for_answer
 
 #: Gemini CLI's tool names and argument names -> Claude's.
 GEMINI_TOOLS = {
