@@ -1,12 +1,19 @@
 """App's parts: the view cache keeps the last file views served, dropping the least recently
-used; the usage counters add up per tool and are handed over whole, once."""
+used; the usage counters add up per tool and are handed over whole, once; the store handle
+opens the store on first use, stands in for a damaged file from memory and tells the views
+whenever the store is swapped."""
 
 from __future__ import annotations
 
+import shutil
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 
-from ctx_tree_mcp.app import UsageCounters, ViewCache
+import pytest
+from ctx_tree_mcp.app import App, UsageCounters, ViewCache
+from ctx_tree_mcp.store_handle import StoreHandle
+from ctx_tree_store import Store, StoreUnwritable
 
 
 @dataclass
@@ -69,3 +76,70 @@ def test_usage_counters_lose_nothing_across_threads():
         t.join()
     taken.append(counters.take())
     assert sum(t.get(("read", "reads"), 0) for t in taken) == 4000
+
+
+def test_the_store_handle_opens_on_first_use_and_again_after_close(root: Path, tmp_path: Path):
+    handle = StoreHandle(root, tmp_path / "home")
+    assert not handle.opened and not handle.path.exists()
+    store = handle.store
+    assert handle.opened and handle.store is store and handle.path.exists()
+    handle.close()
+    assert not handle.opened
+    assert handle.store is not store and handle.store.persistent
+    handle.close()
+
+
+def test_the_store_handle_tells_the_views_when_the_store_is_opened_anew(root: Path, tmp_path: Path):
+    swaps: list[str] = []
+    handle = StoreHandle(root, tmp_path / "home", on_swap=lambda: swaps.append("swap"))
+    handle.check()  # nothing opened yet: nothing to do
+    handle.store.ensure_session("s", str(root))
+    handle.check()  # the same file: nothing to do
+    assert swaps == []
+    shutil.rmtree(handle.path.parent)  # what ctx-tree forget does
+    handle.check()
+    assert swaps == ["swap"] and handle.path.exists() and handle.not_storing is None
+    handle.close()
+
+
+def test_the_store_handle_answers_from_memory_for_a_damaged_file(root: Path, tmp_path: Path):
+    home = tmp_path / "home"
+    first = StoreHandle(root, home)
+    first.store
+    first.close()
+    first.path.write_bytes(b"garbage garbage garbage " * 100)
+    swaps: list[str] = []
+    handle = StoreHandle(root, home, on_swap=lambda: swaps.append("swap"))
+    assert not handle.store.persistent
+    line = handle.not_storing
+    assert line is not None and "damaged" in line and "ctx-tree forget" in line
+    assert handle.answer("text") == f"text\n{line}\n" == handle.answer("text\n")
+    with pytest.raises(StoreUnwritable, match="the note was not saved"):
+        handle.require_persistent("the note")
+    handle.path.unlink()
+    handle.check()
+    assert swaps == ["swap"] and handle.not_storing is None and not handle.opened
+    assert handle.store.persistent and handle.answer("text") == "text"
+    handle.require_persistent("the note")
+    handle.close()
+
+
+def test_apps_over_a_store_or_of_another_session_share_it_and_leave_it_open(
+    root: Path, tmp_path: Path
+):
+    home = tmp_path / "home"
+    app = App(root, home=home)
+    sibling = app.with_session("other")
+    assert sibling.stores is app.stores and sibling.views is app.views
+    store = sibling.store  # opened through the shared handle: the owner's too
+    assert app.stores.opened and app.store is store
+    sibling.close()
+    assert app.stores.opened and app.store is store
+    app.close()
+    assert not app.stores.opened
+    with Store.open(StoreHandle(root, home).path) as own:
+        config = App(root, home=home).config
+        over = App.over(root, own, config, home)
+        assert over.stores.opened and over.store is own and over.config is config
+        over.close()
+        assert own.get("no such node") is None  # still open

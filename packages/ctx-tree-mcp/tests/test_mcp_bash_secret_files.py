@@ -90,5 +90,5 @@ def test_ctx_tree_bash_refuses_and_stores_nothing(app: App, secrets: Path) -> No
     with pytest.raises(ToolInputError) as err:
         bash(app, "cat notes.txt")
     assert err.value.argument == "command" and "secret-file denylist" in str(err.value)
-    assert "store" not in app.__dict__  # refused before the store was opened
+    assert not app.stores.opened  # refused before the store was opened
     assert bash(app, "echo fine") == "fine\n"

@@ -68,7 +68,7 @@ def test_refused_commands_never_run_and_store_nothing(app: App, tmp_path: Path) 
         with pytest.raises(ToolInputError, match=r"bash\.deny"):
             bash(fresh, f"touch {marker}; git push origin main")
         assert not marker.exists()
-        assert "store" not in fresh.__dict__  # refused before the store was even opened
+        assert not fresh.stores.opened  # refused before the store was even opened
     finally:
         fresh.close()
 

@@ -77,7 +77,7 @@ def test_forget_while_a_process_uses_the_store_then_that_process_starts_a_new_on
     app = _project(tmp_path, "alpha", 1)
     done = cli(tmp_path / "home", "forget", "--yes", str(app.root))
     assert done.returncode == 0 and done.stdout.startswith("forgot "), done.stderr
-    app.check_store()  # what the server does before its next call
+    app.stores.check()  # what the server does before its next call
     assert note(app, "after forget").startswith("note saved")
     with Store.open(app.store_file) as store:
         assert [n.content for n in store.recent(kind="note")] == ["after forget"]

@@ -62,7 +62,7 @@ def test_credential_files_are_refused_before_any_read(app: App, secrets: Path, r
     assert err.value.argument == "path"
     with pytest.raises(ToolInputError, match="denylist"):
         PathPolicy(secrets).resolve(rel.upper() if "/" not in rel else rel)
-    assert "store" not in app.__dict__ or MARK not in (
+    assert not app.stores.opened or MARK not in (
         app.store.con.execute("SELECT group_concat(ctx_text(content), '') FROM nodes").get or ""
     )
 

@@ -207,7 +207,7 @@ def test_a_real_full_disk_fails_each_call_alone_and_recovers(root: Path, tmp_pat
 def test_a_store_deleted_between_calls_is_recreated_and_the_note_persists(app: App):
     assert note(app, "before the delete").startswith("note saved")
     shutil.rmtree(app.store_file.parent)
-    app.check_store()  # what the server does before every call
+    app.stores.check()  # what the server does before every call
     assert note(app, "after the delete").startswith("note saved")
     assert _notes(app.store_file) == ["after the delete"]
     assert "class JSONDecoder" in read(app, "src/decoder.py", symbol="JSONDecoder")
@@ -219,7 +219,7 @@ def test_a_store_deleted_during_a_call_never_reports_the_note_saved(app: App):
     with pytest.raises(StoreGone) as info:
         note(app, "second")  # the delete happened after this call's check
     assert "nothing was written" in fault_message(info.value)
-    app.check_store()
+    app.stores.check()
     assert note(app, "third").startswith("note saved")
     assert _notes(app.store_file) == ["third"]
 
@@ -229,7 +229,7 @@ def test_closing_after_the_store_was_deleted_loses_only_statistics(app: App):
     app.count("ctx_tree_read", reads=1, tokens_served=10)
     shutil.rmtree(app.store_file.parent)
     app.close()  # the counters could not be written: logged, not raised
-    assert "store" not in app.__dict__
+    assert not app.stores.opened
 
 
 # -- read-only store ---------------------------------------------------------------------------
@@ -250,7 +250,7 @@ out = {}
 
 def step(name, fn):
     try:
-        out[name] = ["ok", app.answer(fn())]
+        out[name] = ["ok", app.stores.answer(fn())]
     except Exception as exc:
         out[name] = ["error", type(exc).__name__, fault_message(exc) or str(exc)]
 
@@ -329,8 +329,8 @@ note(app, "before")
 shutil.rmtree(app.store_file.parent)
 for args in (["--bind", str(home), str(home)], ["-o", "remount,bind,ro", str(home)]):
     subprocess.run(["mount", *args], check=True)
-app.check_store()
-print(json.dumps(app.answer(read(app, "src/decoder.py", symbol="JSONDecoder"))))
+app.stores.check()
+print(json.dumps(app.stores.answer(read(app, "src/decoder.py", symbol="JSONDecoder"))))
 """
 
 
@@ -353,13 +353,13 @@ def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
 WRITABLE_AGAIN = r"""
 import json, subprocess, sys
 from pathlib import Path
-import ctx_tree_mcp.app as app_module
+import ctx_tree_mcp.store_handle as store_handle
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_store import StoreUnwritable
 
 root, home = Path(sys.argv[1]), Path(sys.argv[2])
-app_module.STORE_RETRY_S = 0  # the test does not wait for the retry interval
+store_handle.STORE_RETRY_S = 0  # the test does not wait for the retry interval
 app = App(root, home=home)
 out = {}
 try:
@@ -367,8 +367,8 @@ try:
 except StoreUnwritable as exc:
     out["during"] = str(exc)
 subprocess.run(["mount", "-o", "remount,bind,rw", str(home)], check=True)
-app.check_store()
-out["after"] = app.answer(note(app, "once writable again"))
+app.stores.check()
+out["after"] = app.stores.answer(note(app, "once writable again"))
 app.close()
 print(json.dumps(out))
 """

@@ -1,16 +1,15 @@
 """The process's one piece of state: the project root, its config, its store and its session.
 
 Handlers take an :class:`App` as their first argument; the MCP adapter and the CLI each build
-one. The store is opened lazily on first use, so start-up does not pay for it.
+one. Its store is held by a :class:`~ctx_tree_mcp.store_handle.StoreHandle` (``App.stores``),
+which opens it lazily on first use, so start-up does not pay for it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
-import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -18,19 +17,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ctx_tree_mcp.store_handle import StoreHandle
+
 if TYPE_CHECKING:
     from ctx_tree_schema import Config, Node, NodeKind
     from ctx_tree_store import NodeRow, Store
 
     from ctx_tree_mcp.policy.paths import PathPolicy
 
-
 log = logging.getLogger(__name__)
-
-#: Seconds between tries to write a store that could not be written (:meth:`App.check_store`).
-STORE_RETRY_S = 2.0
-#: Seconds between tries to write a store whose disk was full (:meth:`App.store_full`).
-FULL_RETRY_S = 10.0
 
 
 def fault_message(exc: BaseException) -> str | None:
@@ -55,15 +50,6 @@ def fault_message(exc: BaseException) -> str | None:
             "in the project deletes it (the next call starts a new, empty one)"
         )
     return None
-
-
-def _identity(path: Path) -> tuple[int, int, int]:
-    """``(device, inode, mtime ns)`` of ``path``; zeros when it is missing."""
-    try:
-        st = path.stat()
-    except OSError:
-        return (0, 0, 0)
-    return (st.st_dev, st.st_ino, st.st_mtime_ns)
 
 
 def server_session_key() -> str:
@@ -231,6 +217,10 @@ class App:
     views: ViewCache = field(default_factory=ViewCache, init=False)
     #: File roots this App's session already references (filecache.reference_file).
     _referenced: set[str] = field(default_factory=set, init=False)
+    #: The project's store as this process holds it (:class:`StoreHandle`: lazy open, the
+    #: in-memory stand-in and its retries), shared by :meth:`with_session`; it clears
+    #: :attr:`views` whenever the store is swapped.
+    stores: StoreHandle = field(init=False)
 
     #: The session key: the session's name, kept in its ``session://<key>`` node and in the
     #: ``session_id`` metadata of what is captured under it (docs/data-model.md). The server
@@ -242,23 +232,30 @@ class App:
     #: :meth:`close` then leaves the store open.
     owns_store: bool = True
 
+    def __post_init__(self) -> None:
+        self.stores = StoreHandle(
+            self.root, self.home, readonly=self.readonly, on_swap=self.views.clear
+        )
+
     @classmethod
     def over(cls, root: Path, store: Store, config: Config, home: Path | None = None) -> App:
         """An App on an already open ``store`` and loaded ``config`` (the capture walker's
         thread, which owns its own connection)."""
         app = cls(Path(root), home, owns_store=False)
-        app.__dict__["store"] = store
+        app.stores.use(store)
         app.__dict__["config"] = config
         return app
 
     def with_session(self, session_key: str) -> App:
-        """A sibling sharing this App's store, config, path policy and file views, whose
+        """A sibling sharing this App's store handle (:attr:`stores`, not owned: its
+        :meth:`close` leaves the store open), config, path policy and file views, whose
         captures hang under the session node of ``session_key``."""
         other = type(self)(self.root, self.home, session_key=session_key, owns_store=False)
-        for name in ("config", "policy", "store_file", "store"):
+        for name in ("config", "policy"):
             if name in self.__dict__:
                 other.__dict__[name] = self.__dict__[name]
         other.views = self.views
+        other.stores = self.stores
         return other
 
     @cached_property
@@ -276,166 +273,18 @@ class App:
 
         return PathPolicy(self.root)
 
-    @cached_property
+    @property
     def store_file(self) -> Path:
-        """The store file of this project under the ctx-tree home."""
-        from ctx_tree_store import resolve_store_path
+        """The store file of this project under the ctx-tree home (``stores.path``)."""
+        return self.stores.path
 
-        return resolve_store_path(self.root, self.home)
-
-    @cached_property
+    @property
     def store(self) -> Store:
-        """The project's store, opened (and migrated) on first use; read-only when
-        :attr:`readonly` (raises ``FileNotFoundError`` when there is none yet).
-
-        When the store cannot be written (read-only file system, another user's directory),
-        a private in-memory copy of it is used instead and :attr:`not_storing` says why:
-        reads and greps still answer, searches see what the file held, nothing persists.
-        """
-        from ctx_tree_store import Store, StoreUnwritable
-
-        if self.readonly:
-            return Store.open_readonly(self.store_file)
-        import apsw
-
-        try:
-            return Store.open(self.store_file)
-        except (apsw.NotADBError, apsw.CorruptError) as exc:
-            # a damaged file: reads and greps still answer, from an empty private store,
-            # until `ctx-tree forget` deletes it (check_store then opens a new one)
-            self._damaged = _identity(self.store_file)
-            return self._not_storing(
-                StoreUnwritable(
-                    str(self.store_file),
-                    f"damaged: {exc}; `ctx-tree forget` in the project deletes it, and the "
-                    "next call starts a new one",
-                ),
-                Store.open(":memory:"),
-                "the damaged store is not searched",
-            )
-        except StoreUnwritable as exc:
-            store, copied = Store.open_snapshot(self.store_file)
-            seen = (
-                "searches see the store as it was when this process started"
-                if copied
-                else "the existing store is not searched"
-                if self.store_file.exists()
-                else "there is no store to search"
-            )
-            return self._not_storing(exc, store, seen)
-
-    def _not_storing(self, exc: Any, store: Store, seen: str) -> Store:
-        """``store`` (in memory) in place of the file ``exc`` says cannot be written, with
-        :attr:`not_storing` saying so."""
-        self.not_storing = (
-            f"ctx-tree: nothing is being stored: {exc.path} cannot be written "
-            f"({exc.reason}); {seen}"
-        )
-        self._unwritable = exc
-        log.info("%s", self.not_storing)  # every answer carries the line too
-        return store
-
-    #: One line saying nothing persists (the store is not writable), else None.
-    not_storing: str | None = field(default=None, init=False)
-    _unwritable: Any = field(default=None, init=False)
-    #: The damaged store file's identity while it is worked around (see :attr:`store`).
-    _damaged: tuple[int, int, int] | None = field(default=None, init=False)
-
-    def check_store(self) -> None:
-        """Called before each tool call: when the store file was deleted (``ctx-tree forget``)
-        or replaced since it was opened, open the file now there (a new, empty store when it
-        is gone) and forget the ids cached from the old one. While nothing is being stored
-        because the store could not be written, try it again (at most every
-        :data:`STORE_RETRY_S` seconds): once it can be (a remount, fixed permissions), the
-        process stores again."""
-        store = self.__dict__.get("store")
-        if (
-            store is not None
-            and self._unwritable is not None
-            and self._damaged is None
-            and not self.readonly
-            and time.monotonic() >= self._retry_at
-        ):
-            self._retry_at = time.monotonic() + STORE_RETRY_S
-            self._writable_again(store)
-            return
-        if self._damaged is not None and _identity(self.store_file) != self._damaged:
-            # the damaged file was deleted (ctx-tree forget) or replaced: use the file again
-            log.warning("the damaged store %s is gone; opening it anew", self.store_file)
-            self.views.clear()
-            self._damaged = self.not_storing = self._unwritable = None
-            del self.__dict__["store"]
-            return
-        if store is not None and store.replaced():
-            from ctx_tree_store import StoreUnwritable
-
-            log.warning("the store %s was deleted or replaced; opening it anew", store.path)
-            self.views.clear()
-            try:
-                store.reopen()
-            except StoreUnwritable:  # it cannot be made again here: go on without storing
-                del self.__dict__["store"]
-                self.store  # falls back to an in-memory store
-
-    def store_full(self, exc: Any) -> bool:
-        """The store's disk is full (``exc``, a ``StoreFull``): go on from a private in-memory
-        copy of it, as when it cannot be written (:attr:`not_storing` says so), and try the
-        file again every :data:`FULL_RETRY_S` seconds. False when already not storing (the
-        caller then reports ``exc``)."""
-        from ctx_tree_store import Store, StoreUnwritable
-
-        store = self.__dict__.get("store")
-        if self.readonly or self._unwritable is not None or store is None:
-            return False
-        memory, copied = Store.open_snapshot(self.store_file)
-        seen = (
-            "searches see the store as it was when the disk filled"
-            if copied
-            else "the existing store is not searched"
-        )
-        reason = "its disk is full; free space on that disk and it is used again"
-        self.__dict__["store"] = self._not_storing(
-            StoreUnwritable(str(self.store_file), reason), memory, seen
-        )
-        self.views.clear()
-        self._retry_at = time.monotonic() + FULL_RETRY_S
-        log.warning("the store's disk is full: answering from memory (%s)", exc)
-        with contextlib.suppress(Exception):
-            store.close()
-        return True
-
-    def _writable_again(self, memory: Store) -> None:
-        """Use the store file in place of the in-memory ``memory`` when it can be written now."""
-        from ctx_tree_store import Store, StoreUnwritable
-
-        try:
-            fresh = Store.open(self.store_file)
-        except (StoreUnwritable, OSError):
-            return
-        log.warning("the store %s can be written again; storing again", self.store_file)
-        self.views.clear()
-        self.not_storing = self._unwritable = None
-        self.__dict__["store"] = fresh
-        with contextlib.suppress(Exception):
-            memory.close()
-
-    #: When :meth:`check_store` may next try to write the store again (monotonic seconds).
-    _retry_at: float = field(default=0.0, init=False)
-
-    def answer(self, text: str) -> str:
-        """``text``, plus the :attr:`not_storing` line when nothing persists."""
-        if self.not_storing is None:
-            return text
-        return (text if text.endswith("\n") else text + "\n") + self.not_storing + "\n"
-
-    def require_persistent(self, what: str) -> None:
-        """Raise ``StoreUnwritable`` when nothing persists, saying ``what`` was not kept."""
-        self.store  # opening it is what finds out
-        exc = self._unwritable
-        if exc is not None:
-            from ctx_tree_store import StoreUnwritable
-
-            raise StoreUnwritable(exc.path, f"{exc.reason}; {what} was not saved")
+        """The project's store (``stores.store``, :class:`StoreHandle`): opened and migrated
+        on first use; read-only when :attr:`readonly` (raises ``FileNotFoundError`` when there
+        is none yet); a private in-memory stand-in while the file cannot be written or is
+        damaged (``stores.not_storing`` says why)."""
+        return self.stores.store
 
     @cached_property
     def _embedder(self) -> tuple[Any, str | None]:
@@ -542,7 +391,7 @@ class App:
         stop on a signal calls it from its own thread (``ending.py``); counters taken by one
         call are written by that call only. On a store error they are lost (it propagates)."""
         usage = self.usage.take()
-        if usage and "store" in self.__dict__:
+        if usage and self.stores.opened:
             self.store.record_usage(usage)
 
     def close(self) -> None:
@@ -552,7 +401,7 @@ class App:
         embedder = self.__dict__.get("_embedder", (None, None))[0]
         if embedder is not None and hasattr(embedder, "close"):
             embedder.close()
-        if "store" in self.__dict__:
+        if self.stores.opened:
             from ctx_tree_store import StoreError
 
             try:
@@ -560,5 +409,4 @@ class App:
             except StoreError as exc:
                 log.warning("usage counters not written: %s", exc)
             if self.owns_store:
-                self.store.close()
-            del self.__dict__["store"]
+                self.stores.close()

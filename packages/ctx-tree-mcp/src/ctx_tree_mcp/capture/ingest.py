@@ -110,7 +110,7 @@ def ingest(
     home = app.home or ctx_tree_home()
     base = spool_dir(home, app.root)
     report = IngestReport()
-    if not app.store.persistent and app.not_storing is not None:
+    if not app.store.persistent and app.stores.not_storing is not None:
         report.unwritable = True  # an in-memory stand-in (App.store): stored, they would be lost
         return report
     spool.secure(base)

@@ -141,7 +141,7 @@ def _stats(args: argparse.Namespace) -> str:
     from ctx_tree_mcp.cli.maintenance import stats
 
     with open_app(args) as app:
-        return no_store_yet(app) or app.answer(stats(app))
+        return no_store_yet(app) or app.stores.answer(stats(app))
 
 
 def _stores(args: argparse.Namespace) -> str:

@@ -47,7 +47,7 @@ def note(app: App, content: str, title: str | None = None, parent_id: str | None
         raise ToolInputError(
             "parent_id", f"no node {parent_id!r}; leave it out to attach to the session"
         )
-    app.require_persistent("the note")
+    app.stores.require_persistent("the note")
     nid = new_id()
     meta: NoteMeta = {
         "title": title or content.strip().splitlines()[0][:80],

@@ -111,7 +111,7 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
 
     spec = tool(name)
     values = spec.validate(arguments)
-    app.check_store()  # a store deleted since the last call is opened anew
+    app.stores.check()  # a store deleted since the last call is opened anew
     app.busy += 1  # the project index waits meanwhile (indexer.py)
     clock = getattr(app, "calls_clock", None)  # and so do its workers, told without a poll
     if clock is not None:
@@ -123,7 +123,7 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
                 result = await result
         except StoreFull as exc:
             # a full disk: reads and greps answer from memory, as on a read-only store
-            if name not in FROM_MEMORY or not app.store_full(exc):
+            if name not in FROM_MEMORY or not app.stores.full(exc):
                 raise
             result = spec.handler(app, **values)
             if inspect.isawaitable(result):
@@ -135,7 +135,7 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
             clock.value = app.last_call_end
     from ctx_tree_mcp.guard.redact import redact_text
 
-    return app.answer(redact_text(result))  # plus one line when nothing is being stored
+    return app.stores.answer(redact_text(result))  # plus one line when nothing is being stored
 
 
 def tools_list() -> list[dict[str, Any]]:
