@@ -297,3 +297,18 @@ def test_forget_asks_on_a_terminal_and_refuses_without_yes_otherwise(tmp_path: P
         os.waitpid(pid, 0)
         assert b"for good? [y/N]" in out
         assert app.store_file.exists() is kept, out
+
+
+def test_doctor_names_a_config_that_is_not_json_once_with_the_files_fix(tmp_path: Path):
+    """A file that does not parse is reported by the config check alone, with the fix for a
+    file (not for a key); the checks that need the config skip instead of failing unnamed."""
+    root = tmp_path / "proj"
+    (root / ".ctx-tree").mkdir(parents=True)
+    home = tmp_path / "home"
+    App(root, home=home).store.close()  # a store: the index check runs
+    (root / ".ctx-tree" / "config.json").write_text("{bad")
+    report, status = doctor(root, home, startup=False)
+    failed = [x for x in report.splitlines() if x.startswith("FAIL")]
+    assert status == 1 and len(failed) == 1 and "FAIL  config" in failed[0], report
+    assert "invalid JSON at line 1" in failed[0] and "<lambda>" not in report
+    assert "fix: fix the file (one JSON object, UTF-8) or delete it" in report

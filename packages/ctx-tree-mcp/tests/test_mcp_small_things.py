@@ -127,6 +127,24 @@ def test_bad_config_is_reported_by_every_verb(root, capsys, monkeypatch, tmp_pat
     assert err.rstrip().endswith("; fix or remove that key (docs/configuration.md)"), err
 
 
+@pytest.mark.parametrize("text", ["{bad", "[1, 2]", "\xff"])
+def test_a_config_file_that_is_not_a_json_object_gets_the_files_fix(
+    root, capsys, monkeypatch, tmp_path, text
+):
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_bytes(text.encode("latin-1"))
+    with pytest.raises(SystemExit) as exc:
+        main(["read", "src/decoder.py", "--root", str(root)])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and "configuration error" in err and err.count("\n") == 1
+    assert "that key" not in err
+    assert err.rstrip().endswith(
+        "; fix the file (one JSON object, UTF-8) or delete it to use the defaults "
+        "(docs/configuration.md)"
+    ), err
+
+
 def test_unknown_keys_are_one_clean_line(root, capsys, monkeypatch, tmp_path):
     monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
     (root / ".ctx-tree").mkdir()

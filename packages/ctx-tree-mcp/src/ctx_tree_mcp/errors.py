@@ -36,13 +36,23 @@ def _shorten(match: re.Match[str]) -> str:
     return f"{run[:100]}…[{len(run) - 120:,} chars]…{run[-20:]}"
 
 
-#: What to do about a configuration file ctx-tree cannot load.
+#: What to do about a configuration key ctx-tree cannot use ...
 CONFIG_FIX = "fix or remove that key (docs/configuration.md)"
+#: ... and about a configuration file it cannot load at all (not JSON, not an object).
+CONFIG_FILE_FIX = (
+    "fix the file (one JSON object, UTF-8) or delete it to use the defaults (docs/configuration.md)"
+)
+
+
+def config_fix(exc: Exception) -> str:
+    """What to do about ``exc``, a ``ConfigError``: :data:`CONFIG_FILE_FIX` when the file
+    itself is at fault, else :data:`CONFIG_FIX`."""
+    return CONFIG_FILE_FIX if getattr(exc, "whole_file", False) else CONFIG_FIX
 
 
 def config_error(exc: Exception) -> str:
     """The line that reports a configuration file that cannot be loaded, with its fix."""
-    return f"configuration error: {exc}; {CONFIG_FIX}"
+    return f"configuration error: {exc}; {config_fix(exc)}"
 
 
 def number_flag(flag: str, example: int | float, span: str = "", *, whole: bool = True):

@@ -231,7 +231,13 @@ MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024, "capture.maxFileBytes": 10
 
 
 class ConfigError(SchemaError, ValueError):
-    """A config file is malformed or holds a wrong type. The message is one line naming file and key."""
+    """A config file is malformed or holds a wrong type. The message is one line naming the
+    file and, for a wrong value, its key. ``whole_file``: the file itself is at fault (it
+    cannot be read, is not UTF-8, not JSON or not a JSON object), not one key's value."""
+
+    def __init__(self, message: str, *, whole_file: bool = False) -> None:
+        super().__init__(message)
+        self.whole_file = whole_file
 
 
 class ConfigWarning(UserWarning):
@@ -333,7 +339,7 @@ def merge_config(*layers: tuple[str, dict[str, Any]]) -> Config:
     unknown: list[str] = []
     for source, layer in layers:
         if not isinstance(layer, dict):
-            raise ConfigError(f"{source}: expected a JSON object at the top level")
+            raise ConfigError(f"{source}: expected a JSON object at the top level", whole_file=True)
         for key, value in layer.items():
             if key not in defaults:
                 unknown.append(f"{source}: unknown key {key} (ignored)")
@@ -369,9 +375,11 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
     except (FileNotFoundError, NotADirectoryError):  # under a file: it cannot exist either
         return None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}", whole_file=True) from None
     except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text; expected a JSON object") from None
+        raise ConfigError(
+            f"{path}: not UTF-8 text; expected a JSON object", whole_file=True
+        ) from None
     if not text.strip():
         return {}  # an empty file configures nothing
     try:
@@ -379,7 +387,8 @@ def read_config_file(path: Path) -> dict[str, Any] | None:
         return loaded
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            f"{path}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}",
+            whole_file=True,
         ) from None
 
 

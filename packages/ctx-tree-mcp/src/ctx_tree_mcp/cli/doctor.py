@@ -151,8 +151,9 @@ def check_store(root: Path, home: Path) -> Check:
 
 def check_index(root: Path, home: Path) -> Check | None:
     """The project index's switch, files live and last run (docs/index.md); None before the
-    project has a store. Informational: it fails only when the store cannot be read."""
-    from ctx_tree_schema import load_config
+    project has a store or when the config cannot be loaded (the config check names it).
+    Informational: it fails only when the store cannot be read."""
+    from ctx_tree_schema import ConfigError, load_config
     from ctx_tree_store import Store, store_path
 
     from ctx_tree_mcp.engines.files.indexer import status_lines
@@ -160,9 +161,13 @@ def check_index(root: Path, home: Path) -> Check | None:
     path = store_path(root, home)
     if not path.exists():
         return None
+    try:
+        config = load_config(home, root)
+    except ConfigError:
+        return None
     store = Store.open_readonly(path)
     try:
-        lines = status_lines(store, root, load_config(home, root))
+        lines = status_lines(store, root, config)
     finally:
         store.close()
     return Check("index", True, "; ".join(line.removeprefix("index: ") for line in lines))
@@ -175,9 +180,9 @@ def check_config(root: Path, home: Path) -> Check:
     try:
         config = load_config(home, root)
     except ConfigError as exc:
-        from ctx_tree_mcp.errors import CONFIG_FIX
+        from ctx_tree_mcp.errors import config_fix
 
-        return Check("config", False, str(exc), CONFIG_FIX)
+        return Check("config", False, str(exc), config_fix(exc))
     if config.unknown:  # a misspelt key is a setting silently not applied
         return Check(
             "config",
@@ -514,28 +519,28 @@ def _run(command: list[str]) -> str | None:
 def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
     """The report (one line per check, each failed one with its fix) and the exit status:
     0 when every check passed, 1 otherwise."""
-    checks: list[Callable[[], Check | None]] = [
-        check_python,
-        check_uv,
-        check_rg,
-        check_grammars,
-        lambda: check_store(root, home),
-        lambda: check_config(root, home),
-        lambda: check_index(root, home),
-        lambda: check_embedding(root, home),
-        lambda: check_summarizer(root, home),
-        lambda: check_hooks(root),
-        lambda: check_bash_rules(root),
-        lambda: check_sandbox(root),
+    checks: list[tuple[str, Callable[[], Check | None]]] = [
+        ("python", check_python),
+        ("uv", check_uv),
+        ("rg", check_rg),
+        ("grammars", check_grammars),
+        ("store", lambda: check_store(root, home)),
+        ("config", lambda: check_config(root, home)),
+        ("index", lambda: check_index(root, home)),
+        ("embedding", lambda: check_embedding(root, home)),
+        ("summarizer", lambda: check_summarizer(root, home)),
+        ("hooks", lambda: check_hooks(root)),
+        ("bash rules", lambda: check_bash_rules(root)),
+        ("sandbox", lambda: check_sandbox(root)),
     ]
     if startup:
-        checks.append(lambda: check_startup(root))
+        checks.append(("start-up", lambda: check_startup(root)))
     results = []
-    for run in checks:
+    for name, run in checks:
         try:
             result = run()
-        except Exception as exc:  # a check must never crash the report
-            result = Check(getattr(run, "__name__", "check"), False, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # a check must never crash the report: it fails, named
+            result = Check(name, False, f"{type(exc).__name__}: {exc}")
         if result is not None:
             results.append(result)
     failed = [c for c in results if not c.ok]
