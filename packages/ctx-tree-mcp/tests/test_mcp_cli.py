@@ -177,6 +177,32 @@ def test_a_line_range_error_names_the_flag_that_was_typed(env, capsys, flags, na
     assert says in err and "start_line" not in err and "end_line" not in err, err
 
 
+def test_an_unknown_option_is_named_before_a_missing_verb(env, capsys) -> None:
+    code, _, err = run(capsys, "--bogus")
+    assert code == 2 and "unrecognized arguments: --bogus" in err, err
+    code, _, err = run(capsys)
+    assert code == 2 and "give a COMMAND, e.g. `ctx-tree read FILE`" in err, err
+
+
+@pytest.mark.parametrize("own", [["--start-line", "5"], ["--end-line", "9"]])
+def test_a_shorthand_and_a_flag_it_sets_are_not_both_obeyed(env, capsys, own) -> None:
+    code, out, err = run(
+        capsys, "--root", str(env), "read", "src/decoder.py", *own, "--lines", "1:3"
+    )
+    assert code == 2 and not out, out
+    assert err.startswith(
+        f"ctx-tree: --lines: give --lines or --start-line/--end-line, not both ({own[0]} too)"
+    ), err
+
+
+def test_a_missing_grep_path_or_demo_directory_names_the_fix(env, capsys) -> None:
+    code, _, err = run(capsys, "--root", str(env), "grep", "foo", "nosuchdir")
+    assert code == 2 and "'nosuchdir' does not exist; check the path (relative to " in err, err
+    assert "or leave it out to search the whole project" in err
+    code, _, err = run(capsys, "demo", str(env / "nowhere"))
+    assert code == 2 and "is not a directory; give a project's directory" in err, err
+
+
 def test_reembed_names_a_bad_batch_before_the_missing_provider(env, capsys) -> None:
     code, _, err = run(capsys, "--root", str(env), "reembed", "--batch", "0")
     assert code == 2 and err.startswith("ctx-tree: --batch: 0 is out of range"), err

@@ -110,7 +110,9 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
 
     tree = Path(root or path).expanduser().resolve()
     if not tree.is_dir():
-        raise ToolInputError("path", f"{path!r} is not a directory")
+        raise ToolInputError(
+            "path", f"{path!r} is not a directory; give a project's directory (default: the cwd)"
+        )
     with tempfile.TemporaryDirectory(prefix="ctx-tree-demo-") as tmp:
         app = App(tree, home=None if keep else Path(tmp))
         rows: list[_Row] = []

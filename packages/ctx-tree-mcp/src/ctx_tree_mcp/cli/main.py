@@ -78,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     # The same option after the verb; SUPPRESS keeps a value given before the verb.
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--root", default=argparse.SUPPRESS, help=ROOT_HELP)
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    # not required here, so an unknown option is named before a missing verb (main checks it)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     verbs = {spec.name: spec.verb for spec in TOOLS}
     for spec in TOOLS:
         said = _in_cli_words(spec, spec.description, verbs)
@@ -233,7 +234,12 @@ def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
 
 
 def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
-    """The tool arguments given on the command line (unset ones left to the model's defaults)."""
+    """The tool arguments given on the command line (unset ones left to the model's defaults).
+
+    Raises ``ToolInputError`` (the shorthand's flag) when a shorthand such as ``--lines`` and
+    the flag of an argument it sets (``--start-line``) are both given: neither would be
+    obeyed silently. A shorthand that adds to a dict argument (``--kind``) combines with it.
+    """
     values = {
         name: getattr(args, name)
         for name in spec.args.model_fields
@@ -243,6 +249,12 @@ def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
         given = getattr(args, f"_sugar_{i}", None)
         if given is None:
             continue
+        both = [f for f in sugar.fields if f in values and not isinstance(values[f], dict)]
+        if both:
+            own = "/".join(spec.flag_of(f) for f in sugar.fields)
+            raise ToolInputError(
+                sugar.flag, f"give {sugar.flag} or {own}, not both ({spec.flag_of(both[0])} too)"
+            )
         for key, value in sugar.parse(given).items():
             old = values.get(key)
             values[key] = (
@@ -342,7 +354,10 @@ def main(argv: list[str] | None = None) -> None:
     """Console script ``ctx-tree``."""
     from ctx_tree_schema import ConfigError
 
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.error("give a COMMAND, e.g. `ctx-tree read FILE` (`ctx-tree --help` lists them)")
     try:
         result = run(args)
     except ToolInputError as exc:

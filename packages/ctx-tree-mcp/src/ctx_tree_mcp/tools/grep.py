@@ -154,7 +154,11 @@ async def grep(
     except OSError as exc:  # a name longer than the file system allows
         raise ToolInputError("path", f"{path!r} cannot be searched: {exc.strerror}") from None
     if not exists:
-        raise ToolInputError("path", f"{path!r} does not exist under the project root")
+        raise ToolInputError(
+            "path",
+            f"{path!r} does not exist; check the path (relative to {app.root}), or leave it "
+            "out to search the whole project",
+        )
     if not (target.absolute.is_dir() or target.absolute.is_file()):
         raise ToolInputError(
             "path", f"{path!r} is not a regular file or directory (FIFO, device or socket)"
