@@ -157,3 +157,14 @@ def test_a_lone_surrogate_escape_reaches_the_tool_instead_of_going_unanswered() 
     assert message.id == 5 and message.params["arguments"]["path"] == "\ud800.py"
     with pytest.raises(ValueError, match="Invalid JSON"):
         parse_message("not json")
+
+
+def test_an_unknown_argument_is_refused_before_serving() -> None:
+    """A host config passing a flag the server does not know hears why, instead of a server
+    that ignores it: exit 2, the argument named on stderr, nothing on stdout (the protocol)."""
+    code = "import sys; sys.argv = ['ctx-tree-mcp', '--bogus']; from ctx_tree_mcp.serve.instant import main; main()"
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, input="", timeout=60
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "ctx-tree-mcp: unknown argument '--bogus'" in done.stderr and "--help" in done.stderr

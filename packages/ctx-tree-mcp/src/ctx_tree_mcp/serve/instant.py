@@ -383,6 +383,13 @@ def main() -> None:
         version = next(iter(info.values()))["initialize"]["serverInfo"]["version"]
         print(f"ctx-tree-mcp {version}")
         return
+    if args:  # a host's config passing flags this server does not know: say so, serve nothing
+        print(
+            f"ctx-tree-mcp: unknown argument {args[0]!r}; it takes none (the project root is "
+            "$CLAUDE_PROJECT_DIR or the cwd), or --help or --version",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     code = serve_instant()
     # The session is over and its store closed. Exit now: an interpreter shutdown would wait
     # for worker threads (a cancelled command's runner ending its group) for no one.
