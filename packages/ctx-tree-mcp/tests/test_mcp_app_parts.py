@@ -1,7 +1,8 @@
 """App's parts: the view cache keeps the last file views served, dropping the least recently
 used; the usage counters add up per tool and are handed over whole, once; the store handle
 opens the store on first use, stands in for a damaged file from memory and tells the views
-whenever the store is swapped."""
+whenever the store is swapped; the recorder makes its session node once per store and
+cuts captures at capture.maxBytes."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App, UsageCounters, ViewCache
+from ctx_tree_mcp.recorder import Recorder
 from ctx_tree_mcp.store_handle import StoreHandle
 from ctx_tree_store import Store, StoreUnwritable
 
@@ -143,3 +145,25 @@ def test_apps_over_a_store_or_of_another_session_share_it_and_leave_it_open(
         assert over.stores.opened and over.store is own and over.config is config
         over.close()
         assert own.get("no such node") is None  # still open
+
+
+def test_the_recorder_makes_its_session_node_once_and_captures_under_it(root: Path, tmp_path: Path):
+    from ctx_tree_schema import NodeKind
+
+    handle = StoreHandle(root, tmp_path / "home")
+    recorder = Recorder(handle, root, "s1", max_bytes=lambda: 10)
+    other = Recorder(handle, root, "s2", max_bytes=lambda: 10)
+    try:
+        session = recorder.session_node_id()
+        assert recorder.session_node_id() == session != other.session_node_id()
+        node_id = recorder.capture(
+            NodeKind.TOOL_OUTPUT, "0123456789abcdef", source_uri="bash://x", metadata={}
+        )
+        node = handle.store.get(node_id)
+        assert node is not None and node.parent_id == session
+        assert node.content == "0123456789" and node.truncated and node.original_bytes == 16
+        same = recorder.capture(NodeKind.TOOL_OUTPUT, "short", source_uri="bash://y", metadata={})
+        again = recorder.capture(NodeKind.TOOL_OUTPUT, "short", source_uri="bash://y", metadata={})
+        assert same == again  # an identical live capture: its id, nothing new stored
+    finally:
+        handle.close()

@@ -41,7 +41,7 @@ def test_answer_gives_exit_code_and_output_and_stores_a_node(app: App) -> None:
     node = app.store.get(_node_id(answer))
     assert node is not None and node.kind.value == "tool_output"
     assert node.content == "hello\noops\n"
-    assert node.parent_id == app.session_node_id()
+    assert node.parent_id == app.recorder.session_node_id()
     assert node.source_uri.startswith("cmd://")
     meta = node.metadata
     assert meta["command"] == "echo hello; echo oops >&2; exit 3"

@@ -41,7 +41,7 @@ def built(root: Path, tmp_path: Path) -> dict:
     )
     read(app, "src/decoder.py", symbol="JSONDecoder.decode")  # supersedes the first read
     walk(app)
-    ids["session"] = app.session_node_id()
+    ids["session"] = app.recorder.session_node_id()
     app.close()
     return {"root": root, "home": home, **ids}
 

@@ -11,16 +11,16 @@ import logging
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from ctx_tree_mcp.recorder import Recorder
 from ctx_tree_mcp.store_handle import StoreHandle
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import Config, Node, NodeKind
+    from ctx_tree_schema import Config, Node
     from ctx_tree_store import NodeRow, Store
 
     from ctx_tree_mcp.policy.paths import PathPolicy
@@ -198,10 +198,6 @@ class App:
     #: Exit status of the last ``ctx_tree_bash`` command (``engines.shell.run.exit_status``), None
     #: before any: ``ctx-tree bash`` exits with it.
     command_status: int | None = field(default=None, init=False)
-    _session_node: str | None = field(default=None, init=False)
-    #: The store (and its generation) ``_session_node`` belongs to.
-    _session_of: tuple[Any, int] | None = field(default=None, init=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, init=False)
     #: The usage counters not written yet (:class:`UsageCounters`; :meth:`count`).
     usage: UsageCounters = field(default_factory=UsageCounters, init=False)
     #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
@@ -215,8 +211,6 @@ class App:
     backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
     #: The file views served last (:class:`ViewCache`), shared by :meth:`with_session`.
     views: ViewCache = field(default_factory=ViewCache, init=False)
-    #: File roots this App's session already references (filecache.reference_file).
-    _referenced: set[str] = field(default_factory=set, init=False)
     #: The project's store as this process holds it (:class:`StoreHandle`: lazy open, the
     #: in-memory stand-in and its retries), shared by :meth:`with_session`; it clears
     #: :attr:`views` whenever the store is swapped.
@@ -257,6 +251,18 @@ class App:
         other.views = self.views
         other.stores = self.stores
         return other
+
+    @cached_property
+    def recorder(self) -> Recorder:
+        """What this App's session stores (:class:`~ctx_tree_mcp.recorder.Recorder`): its
+        session node and the outputs captured under it, through :attr:`stores`, cut at
+        ``capture.maxBytes`` of :attr:`config`."""
+        return Recorder(
+            self.stores,
+            self.root,
+            self.session_key,
+            max_bytes=lambda: self.config.data["capture"]["maxBytes"],
+        )
 
     @cached_property
     def config(self) -> Config:
@@ -302,80 +308,11 @@ class App:
         when the configured one cannot be built (unknown name, model not loadable)."""
         return self._embedder
 
-    def session_node_id(self) -> str:
-        """Node id of this process's ``session`` node, created (and committed) on first use.
-
-        Cached per store and generation, and never from inside an open transaction (which could
-        still roll the row back): a failed write cannot leave a dangling session id behind.
-        """
-        with self._lock:
-            store = self.store
-            if self._session_node is None or self._session_of != (store, store.generation):
-                node = store.ensure_session(self.session_key, str(self.root))
-                if store.in_transaction:
-                    return node
-                self._session_node, self._session_of = node, (store, store.generation)
-            return self._session_node
-
     def hidden(self, node: Node | NodeRow | None) -> bool:
         """True when ``node`` comes from a file that is now on the denylist (e.g. a path added
         to ``.ctx-tree/path.deny`` after it was read): such nodes are never shown."""
         rel = node.metadata.get("relpath") if node is not None else None
         return isinstance(rel, str) and bool(rel) and self.policy.is_denied(rel)
-
-    def capture(
-        self,
-        kind: NodeKind,
-        content: str,
-        *,
-        source_uri: str,
-        metadata: Mapping[str, object],
-        parent_id: str | None = None,
-        pending: bool = True,
-        terms: str = "",
-        node_id: str = "",
-        original_bytes: int | None = None,
-        redacted: bool = False,
-    ) -> str:
-        """Store a captured output under the session (or ``parent_id``); returns its node id.
-
-        The content, ``terms``, ``source_uri`` and every string in ``metadata`` are redacted first and truncated at ``capture.maxBytes`` (UTF-8 bytes) with
-        ``truncated=1`` and ``original_bytes`` set (``original_bytes``: the size before the
-        caller already cut it, when it did). ``pending`` leaves it for the filter walker. When a live node already holds the same
-        content from the same source, its id is returned and nothing is written.
-        ``redacted=True``: the caller already passed ``content`` through :func:`redact_text`
-        (and renders its answer from that text), so it is not scanned twice.
-        """
-        from ctx_tree_schema import NodeStatus
-        from ctx_tree_store import NewNode
-
-        from ctx_tree_mcp.guard.redact import redact_text, redact_value
-
-        if not redacted:
-            content = redact_text(content)
-        terms = redact_text(terms)
-        metadata = redact_value(metadata)  # note titles, grep patterns: searchable, so redacted
-        source_uri = redact_text(source_uri)  # a fetched URL's query may hold a token
-        raw = content.encode("utf-8", "surrogatepass")
-        max_bytes = self.config.data["capture"]["maxBytes"]
-        truncated = len(raw) > max_bytes or (original_bytes or 0) > len(raw)
-        if truncated:
-            content = raw[:max_bytes].decode("utf-8", "ignore")
-        if not node_id and not truncated and (same := self.store.find_live(source_uri, content)):
-            return same  # an identical live capture exists: answer with its id, store nothing new
-        node = NewNode(
-            kind=kind,
-            content=content,
-            parent_id=parent_id or self.session_node_id(),
-            source_uri=source_uri,
-            status=NodeStatus.PENDING if pending else NodeStatus.LIVE,
-            metadata=metadata,
-            truncated=truncated,
-            original_bytes=max(len(raw), original_bytes or 0),
-            terms=terms,
-            id=node_id,
-        )
-        return self.store.insert([node])[0]
 
     def count(self, tool: str, **usage: int) -> None:
         """Add to the usage counters of ``tool`` (``tokens_served``, ``tokens_source``,

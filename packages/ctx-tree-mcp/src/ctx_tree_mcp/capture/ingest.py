@@ -227,7 +227,7 @@ def _store(
     source_uri = redact_text(source_uri)
     before = app.store.find_live(source_uri, text)
     whole = _original_bytes(event)
-    node_id = app.capture(
+    node_id = app.recorder.capture(
         NodeKind(kind),
         text,
         source_uri=source_uri,
@@ -254,7 +254,9 @@ def _original_bytes(event: Mapping[str, object] | None) -> int | None:
 def _latest(app: App, kind: str):
     from ctx_tree_schema import Filters
 
-    nodes = app.store.recent(limit=1, filters=Filters(session_id=app.session_node_id()), kind=kind)
+    nodes = app.store.recent(
+        limit=1, filters=Filters(session_id=app.recorder.session_node_id()), kind=kind
+    )
     return nodes[0] if nodes else None
 
 
@@ -329,7 +331,9 @@ def _used_in_turn(app: App, prompt: Any, limit: int = 50) -> list[str]:
     from ctx_tree_schema import Filters, NodeKind
 
     kinds = tuple(NodeKind(k) for k in TURN_KINDS)
-    filters = Filters(session_id=app.session_node_id(), since=prompt.created_at, kind=kinds)
+    filters = Filters(
+        session_id=app.recorder.session_node_id(), since=prompt.created_at, kind=kinds
+    )
     return [n.id for n in app.store.recent(limit=limit, filters=filters)]
 
 

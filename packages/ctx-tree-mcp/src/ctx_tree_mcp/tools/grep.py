@@ -261,7 +261,7 @@ async def grep(
     }
     if before != after:
         meta["before_context"], meta["after_context"] = before, after
-    node_id = app.capture(
+    node_id = app.recorder.capture(
         NodeKind.TOOL_OUTPUT,
         full,
         source_uri=uri,

@@ -53,7 +53,7 @@ def note(app: App, content: str, title: str | None = None, parent_id: str | None
         "title": title or content.strip().splitlines()[0][:80],
         "session_id": app.session_key,
     }
-    app.capture(
+    app.recorder.capture(
         NodeKind.NOTE,
         content,
         source_uri=f"note://{nid}",

@@ -102,16 +102,16 @@ def reference_file(app: App, root_id: str) -> None:
     per session and file): a read of a file the store already held (the project index, another
     session) is still a file this session read, for its resume digest (docs/capture.md,
     "Resume after compaction"). Never raises: a read never fails for want of this edge."""
-    if root_id in app._referenced:
+    if root_id in app.recorder.referenced:
         return
     from ctx_tree_schema import EdgeKind
 
     try:
-        app.store.add_edges([(app.session_node_id(), root_id, EdgeKind.REFERENCES)])
+        app.store.add_edges([(app.recorder.session_node_id(), root_id, EdgeKind.REFERENCES)])
     except Exception as exc:  # a read-only or busy store: the read is served all the same
         log.debug("session reference to %s not stored: %s", root_id, exc)
         return
-    app._referenced.add(root_id)
+    app.recorder.referenced.add(root_id)
 
 
 def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
@@ -322,7 +322,9 @@ def _store_new(
             "path", f"{resolved.relative!r} is binary, not text ({exc}); it is not read"
         ) from None
     nodes = [root, *chunks]
-    session = app.session_node_id()  # committed on its own, before the capture's transaction
+    session = (
+        app.recorder.session_node_id()
+    )  # committed on its own, before the capture's transaction
     tree = app.store.capture_file(nodes[0], nodes[1:], referenced_by=session)
     outline_entries = tuple(outline) if tree.created else _outline(tree.root.metadata)
     view = FileView(

@@ -146,7 +146,7 @@ def record_output(
     store = app.store
     with store.transaction():
         previous = store.latest_by_source(uri)
-        node_id = app.capture(
+        node_id = app.recorder.capture(
             NodeKind.TOOL_OUTPUT,
             content,
             source_uri=uri,
