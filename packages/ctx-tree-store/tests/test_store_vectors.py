@@ -54,7 +54,9 @@ def test_bit_scan_then_rerank_finds_a_near_copy_among_many(
     embed_all(store, "m", vecs)
     target = ids[1234]
     query = [x + rng.gauss(0, 0.05) for x in vecs[target]]
-    hits = vec_module.nearest(store, "m", query, 5, candidates=50)
+    hits = vec_module.nearest(
+        store._vector_db(), "m", query, 5, *store._filter_sql(None, "n"), candidates=50
+    )
     assert hits[0].node.id == target and hits[0].similarity > 0.99
 
 
@@ -131,10 +133,10 @@ def test_vectors_survive_reopen_and_keyword_search_never_loads_the_extension(db_
         embed_all(store, "m", {a: [0.5, 0.5]})
     with Store.open(db_path) as again:
         assert [h.node.id for h in again.search("persistent")] == [a]
-        assert again._vec_loaded is False
+        assert again._vec.loaded is False
         assert again.vector_of(a, "m") == [0.5, 0.5]
         assert again.vector_search("m", [1.0, 1.0])[0].node.id == a
-        assert again._vec_loaded is True
+        assert again._vec.loaded is True
 
 
 def test_an_unloadable_extension_is_reported_and_keyword_search_still_works(

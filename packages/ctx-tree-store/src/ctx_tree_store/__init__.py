@@ -28,6 +28,7 @@ from ._location import (
     resolve_store_path,
     store_path,
 )
+from ._rows import content_hash
 from ._store import (
     DEFAULT_STATUSES,
     MAX_DEPTH,
@@ -38,7 +39,6 @@ from ._store import (
     Postings,
     SearchHit,
     Store,
-    content_hash,
     new_id,
     now_ms,
 )

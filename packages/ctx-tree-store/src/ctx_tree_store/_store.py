@@ -45,9 +45,9 @@ from ._packing import (
     hash_value,
     metadata_value,
     pack_content,
-    read_metadata,
     unpack_metadata,
 )
+from ._rows import content_hash, row_to_node
 from ._terms import (
     _quote,
     fallback_words,
@@ -87,11 +87,6 @@ def new_id() -> str:
     from ulid import ULID
 
     return str(ULID())
-
-
-def content_hash(content: str) -> str:
-    """``sha256`` hex of the UTF-8 content (the ``content_hash`` column)."""
-    return hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 @dataclass(slots=True)
@@ -204,24 +199,6 @@ def _low_rank(node: Node) -> bool:
     return bool(node.metadata.get("low_rank"))
 
 
-def _row_to_node(row: Sequence[Any]) -> Node:
-    return Node(
-        id=row[0],
-        parent_id=row[1],
-        kind=NodeKind(row[2]),
-        source_uri=row[3],
-        content=row[4],
-        content_hash=row[5],
-        status=NodeStatus(row[6]),
-        mtime=row[7],
-        created_at=row[8],
-        updated_at=row[9],
-        truncated=bool(row[10]),
-        original_bytes=row[11],
-        metadata=read_metadata(row[2], row[1], row[3], row[12]),
-    )
-
-
 class Store:
     """A project's store. Open with :meth:`Store.open`; close with :meth:`close` (or ``with``)."""
 
@@ -238,8 +215,8 @@ class Store:
         self._unrankable_words: set[str] = set()
         #: Whether ``con`` has the temp ``fts5vocab`` table :meth:`postings` reads.
         self._vocab_ready = False
-        self._vec_loaded = False
-        self._vec_error: str | None = None
+        #: sqlite-vec's state in ``con`` (loaded on the first vector call; ``_vectors``).
+        self._vec = _vectors.Extension()
         #: The index's FTS5 tokenizer on ``con`` (:meth:`index_words`), made on first use.
         self._tokenizer: Any = None
         #: The second, read-only connection of :meth:`reader`, opened on first use.
@@ -299,7 +276,7 @@ class Store:
             self.generation += 1
             self._unrankable_words.clear()
             self._vocab_ready = False
-            self._vec_loaded = False  # a new connection: sqlite-vec is loaded again on demand
+            self._vec.loaded = False  # a new connection: sqlite-vec is loaded again on demand
             self._tokenizer = None
             self._close_reader()
 
@@ -517,7 +494,7 @@ class Store:
         version = (root.metadata.get("file_sha256"), root.metadata.get("size"))
         with self.transaction() as con:
             current = [
-                _row_to_node(r) for r in con.execute(_sql.FILE_ROOTS_BY_SOURCE, (root.source_uri,))
+                row_to_node(r) for r in con.execute(_sql.FILE_ROOTS_BY_SOURCE, (root.source_uri,))
             ]
             ts = now_ms()
             newest = current[0] if current else None
@@ -540,8 +517,8 @@ class Store:
             if referenced_by is not None:
                 edges.append((referenced_by, keep_id, EdgeKind.REFERENCES))
             self.insert((), edges)
-            kept = _row_to_node(con.execute(_sql.GET_NODE, (keep_id,)).fetchall()[0])
-            live = tuple(_row_to_node(r) for r in con.execute(_sql.LIVE_CHILDREN, (keep_id,)))
+            kept = row_to_node(con.execute(_sql.GET_NODE, (keep_id,)).fetchall()[0])
+            live = tuple(row_to_node(r) for r in con.execute(_sql.LIVE_CHILDREN, (keep_id,)))
         return FileTree(kept, live, created, older)
 
     def capture_files(
@@ -688,7 +665,7 @@ class Store:
     def get(self, node_id: str) -> Node | None:
         """The node with this id, or None."""
         rows = self._query(_sql.GET_NODE, (node_id,))
-        return _row_to_node(rows[0]) if rows else None
+        return row_to_node(rows[0]) if rows else None
 
     def require(self, node_id: str) -> Node:
         """Like :meth:`get` but raises :class:`NodeNotFound`."""
@@ -699,7 +676,7 @@ class Store:
 
     def children(self, node_id: str) -> list[Node]:
         """Direct spine children of a node, oldest first."""
-        return [_row_to_node(r) for r in self._query(_sql.CHILDREN, (node_id,))]
+        return [row_to_node(r) for r in self._query(_sql.CHILDREN, (node_id,))]
 
     def latest_by_source(self, source_uri: str) -> Node | None:
         """The newest pending/live/stale node with this ``source_uri`` (the dedup key), or None.
@@ -709,12 +686,12 @@ class Store:
         if not rows and source_uri.startswith("file://") and "#" in source_uri:
             path = source_uri.rpartition("#")[0]
             rows = self._query(_sql.LATEST_CHUNK_BY_SOURCE, (path, source_uri))
-        return _row_to_node(rows[0]) if rows else None
+        return row_to_node(rows[0]) if rows else None
 
     def superseded_roots(self, source_uri: str, limit: int = 20) -> list[Node]:
         """Superseded root nodes (no parent) of ``source_uri``, newest first: earlier stored
         versions of a file, kept until the pruner removes them."""
-        return [_row_to_node(r) for r in self._query(_sql.SUPERSEDED_ROOTS, (source_uri, limit))]
+        return [row_to_node(r) for r in self._query(_sql.SUPERSEDED_ROOTS, (source_uri, limit))]
 
     def restore_version(self, old_root_id: str, replaced_root_id: str | None, *, mtime: int) -> str:
         """Store a live copy of an earlier version of a file (root ``old_root_id`` and its
@@ -767,7 +744,7 @@ class Store:
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
             sql = _sql.GET_NODES.format(marks=",".join("?" * len(batch)))
-            out.update((r[0], _row_to_node(r)) for r in self._query(sql, batch))
+            out.update((r[0], row_to_node(r)) for r in self._query(sql, batch))
         return out
 
     def adjacent(
@@ -1175,7 +1152,7 @@ class Store:
             }
         return [
             SearchHit(
-                _row_to_node(rows[rowid][1:14]),
+                row_to_node(rows[rowid][1:14]),
                 float(score),
                 rows[rowid][14] or "",
                 coverage=min(1.0, rows[rowid][15] / words) if words else 1.0,
@@ -1261,7 +1238,7 @@ class Store:
             where += _sql.RECENT_OLDER_THAN
             args += [older_than[0], older_than[0], older_than[1]]
         return [
-            _row_to_node(r)
+            row_to_node(r)
             for r in self._query(
                 _sql.RECENT.format(where=where), [*args, max(1, min(int(limit), 500))]
             )
@@ -1291,23 +1268,28 @@ class Store:
         return total
 
     # -- vectors (see _vectors.py and docs/search.md) -------------------------------------
+    def _vector_db(self) -> _vectors.Db:
+        """What the vector calls use of this store: its connection now, lock, transaction
+        and sqlite-vec state (a new one per call: :meth:`reopen` replaces the connection)."""
+        return _vectors.Db(self.con, self._lock, self.transaction, self._vec)
+
     def vector_models(self) -> dict[str, int]:
         """``{embedding model: vectors stored}``."""
-        return _vectors.models(self)
+        return _vectors.models(self._vector_db())
 
     def other_vector_model(self, model: str) -> str | None:
         """A model other than ``model`` whose vectors the store holds, or None."""
-        return _vectors.other_model(self, model)
+        return _vectors.other_model(self._vector_db(), model)
 
     def vector_backlog(self, model: str) -> int:
         """About how many live and pending nodes still lack a ``model`` vector."""
-        return _vectors.backlog(self, model)
+        return _vectors.backlog(self._vector_db(), model)
 
     def missing_vectors(
         self, model: str, limit: int = 32, after_rowid: int = 0
     ) -> list[tuple[int, Node]]:
         """``(rowid, node)`` of live/pending nodes needing a ``model`` vector, oldest first."""
-        return _vectors.missing(self, model, limit, after_rowid)
+        return _vectors.missing(self._vector_db(), model, limit, after_rowid)
 
     def put_vectors(
         self,
@@ -1320,13 +1302,15 @@ class Store:
         (skipping nodes gone or changed since); returns how many. Raises
         ``DimensionMismatch``, ``InvalidVector`` (empty, all zeros, NaN/inf: nothing written)
         and ``VectorUnavailable``."""
-        return _vectors.put(self, model, items, at=at if at is not None else now_ms())
+        return _vectors.put(self._vector_db(), model, items, at=at if at is not None else now_ms())
 
     def vector_search(
         self, model: str, query: Sequence[float], limit: int = 10, filters: Filters | None = None
     ) -> list[_vectors.VectorHit]:
         """Nearest nodes to ``query`` among ``model`` vectors (cosine), filtered as :meth:`search`."""
-        return _vectors.nearest(self, model, query, limit, filters)
+        return _vectors.nearest(
+            self._vector_db(), model, query, limit, *self._filter_sql(filters, "n")
+        )
 
     def vector_similarities(
         self, model: str, query: Sequence[float], node_ids: Sequence[str]
@@ -1335,30 +1319,30 @@ class Store:
         ``query``, exact; ids without a vector of ``model`` are absent. For hybrid search,
         which scores every candidate on every ranking (docs/search.md#hybrid). Raises
         :class:`VectorUnavailable` and :class:`DimensionMismatch` as :meth:`vector_search`."""
-        return _vectors.similarities(self, model, query, node_ids)
+        return _vectors.similarities(self._vector_db(), model, query, node_ids)
 
     def vector_of(self, node_id: str, model: str) -> list[float] | None:
         """The ``model`` vector stored for ``node_id``, or None."""
-        return _vectors.vector_of(self, node_id, model)
+        return _vectors.vector_of(self._vector_db(), node_id, model)
 
     def live_vectors_after(
         self, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
     ) -> list[tuple[int, Node]]:
         """``(rowid, node)`` of live nodes with a ``model`` vector, rowid after ``after_rowid``."""
-        return _vectors.live_after(self, model, after_rowid, limit, kinds)
+        return _vectors.live_after(self._vector_db(), model, after_rowid, limit, kinds)
 
     def vector_dimensions(self, model: str) -> int | None:
         """Length of the ``model`` vectors stored, or None when there are none."""
-        return _vectors.dimensions(self, model)
+        return _vectors.dimensions(self._vector_db(), model)
 
     def drop_model_vectors(self, model: str) -> int:
         """Delete every ``model`` vector (its dimensions changed under the same name, so the
         stored ones cannot be compared with new ones); returns how many."""
-        return _vectors.drop_model(self, model)
+        return _vectors.drop_model(self._vector_db(), model)
 
     def drop_other_vectors(self, model: str) -> int:
         """Delete every vector that is not of ``model``; returns how many."""
-        return _vectors.drop_other_models(self, model)
+        return _vectors.drop_other_models(self._vector_db(), model)
 
     def subtrees_over(self, threshold: int, limit: int = 100) -> list[tuple[str, int]]:
         """``(parent id, live non-summary children)`` for parents with at least ``threshold``
@@ -1413,7 +1397,7 @@ class Store:
     # -- walker queries ------------------------------------------------------------------
     def pending(self, limit: int = 500) -> list[Node]:
         """Oldest pending nodes first."""
-        return [_row_to_node(r) for r in self._query(_sql.PENDING, (limit,))]
+        return [row_to_node(r) for r in self._query(_sql.PENDING, (limit,))]
 
     def live_duplicate(self, node: Node) -> str | None:
         """Id of another live node with the same content hash and source, or None (chunks
@@ -1436,7 +1420,7 @@ class Store:
     def file_roots(self, status: NodeStatus, after_id: str = "", limit: int = 200) -> list[Node]:
         """File root nodes in ``status`` with id greater than ``after_id``, in id order."""
         rows = self._query(_sql.FILE_ROOTS, (NodeStatus(status).value, after_id, limit))
-        return [_row_to_node(r) for r in rows]
+        return [row_to_node(r) for r in rows]
 
     def expired(self, status: NodeStatus, before_ms: int, limit: int = 1000) -> list[str]:
         """Ids of nodes in ``status`` last updated before ``before_ms``, oldest first."""

@@ -14,17 +14,18 @@ be loaded the vector calls raise :class:`VectorUnavailable` and keyword search i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+import threading
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from typing import Any
 
-from ctx_tree_schema import Filters, Node
+import apsw
+from ctx_tree_schema import Node
 
 from . import _sql
 from ._errors import StoreError
-
-if TYPE_CHECKING:
-    from ._store import Store
+from ._rows import content_hash, row_to_node
 
 #: Candidates taken from the sign-bit scan before exact ranking (at least; 4 x limit if more).
 CANDIDATES_MIN = 400
@@ -89,71 +90,90 @@ def sign_bits(vector: Sequence[float]) -> bytes:
     return bytes(out)
 
 
-def ensure_loaded(store: Store) -> None:
-    """Load sqlite-vec into the store's connection once. Raises :class:`VectorUnavailable`."""
-    if store._vec_error is not None:
-        raise VectorUnavailable(store._vec_error)
-    if store._vec_loaded:
+@dataclass
+class Extension:
+    """Whether sqlite-vec is loaded into one connection: ``loaded``, or ``error`` saying why
+    it cannot be (then every vector call raises :class:`VectorUnavailable` with it)."""
+
+    loaded: bool = False
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class Db:
+    """What the vector calls use of a store: its connection and lock, its write
+    ``transaction()`` (one transaction, the store's fault mapping: ``StoreFull`` …) and the
+    connection's sqlite-vec state. ``Store`` hands one to each call."""
+
+    con: apsw.Connection
+    lock: threading.RLock
+    transaction: Callable[[], AbstractContextManager[apsw.Connection]]
+    extension: Extension = field(default_factory=Extension)
+
+    def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of ``sql``, under the lock."""
+        with self.lock:
+            return self.con.execute(sql, args).fetchall()
+
+
+def ensure_loaded(db: Db) -> None:
+    """Load sqlite-vec into the connection once. Raises :class:`VectorUnavailable`."""
+    ext = db.extension
+    if ext.error is not None:
+        raise VectorUnavailable(ext.error)
+    if ext.loaded:
         return
-    with store._lock:
+    with db.lock:
         try:
             import sqlite_vec
 
-            store.con.enable_load_extension(True)
+            db.con.enable_load_extension(True)
             try:
-                store.con.load_extension(sqlite_vec.loadable_path())
+                db.con.load_extension(sqlite_vec.loadable_path())
             finally:
-                store.con.enable_load_extension(False)
+                db.con.enable_load_extension(False)
         except Exception as exc:  # ImportError, apsw.ExtensionLoadingError, OSError
-            store._vec_error = f"sqlite-vec cannot be loaded: {type(exc).__name__}: {exc}"
-            raise VectorUnavailable(store._vec_error) from None
-        store._vec_loaded = True
+            ext.error = f"sqlite-vec cannot be loaded: {type(exc).__name__}: {exc}"
+            raise VectorUnavailable(ext.error) from None
+        ext.loaded = True
 
 
-def models(store: Store) -> dict[str, int]:
+def models(db: Db) -> dict[str, int]:
     """``{model: vectors stored}``."""
-    return dict(store._query(_sql.VEC_MODELS))
+    return dict(db.query(_sql.VEC_MODELS))
 
 
-def other_model(store: Store, model: str) -> str | None:
+def other_model(db: Db, model: str) -> str | None:
     """A model other than ``model`` that the store holds vectors of, or None (an index probe)."""
-    rows = store._query(_sql.VEC_OTHER_MODEL, (model,))
+    rows = db.query(_sql.VEC_OTHER_MODEL, (model,))
     return rows[0][0] if rows else None
 
 
-def dimensions(store: Store, model: str) -> int | None:
+def dimensions(db: Db, model: str) -> int | None:
     """Length of the vectors stored for ``model``, or None when there are none."""
-    rows = store._query(_sql.VEC_DIMENSIONS, (model,))
+    rows = db.query(_sql.VEC_DIMENSIONS, (model,))
     return int(rows[0][0]) if rows else None
 
 
-def backlog(store: Store, model: str) -> int:
+def backlog(db: Db, model: str) -> int:
     """About how many live and pending nodes have no vector of ``model`` yet (index-only
     counts: vectors of stale or superseded nodes make it an underestimate)."""
-    from ._store import content_hash
-
-    eligible: int = store._query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
-    eligible -= store._query(_sql.VEC_SESSION_COUNT)[0][0]
+    eligible: int = db.query(_sql.VEC_ELIGIBLE_COUNT)[0][0]
+    eligible -= db.query(_sql.VEC_SESSION_COUNT)[0][0]
     # empty nodes (a command that printed nothing) are never embedded: not a backlog
-    eligible -= store._query(_sql.VEC_EMPTY_COUNT, (content_hash(""),))[0][0]
-    have: int = store._query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
+    eligible -= db.query(_sql.VEC_EMPTY_COUNT, (content_hash(""),))[0][0]
+    have: int = db.query(_sql.VEC_COUNT_MODEL, (model,))[0][0]
     return max(0, eligible - have)
 
 
-def missing(
-    store: Store, model: str, limit: int = 32, after_rowid: int = 0
-) -> list[tuple[int, Node]]:
+def missing(db: Db, model: str, limit: int = 32, after_rowid: int = 0) -> list[tuple[int, Node]]:
     """``(rowid, node)`` of live and pending nodes (not sessions, not empty) with no vector of
     ``model`` for their current content, oldest first, rowid greater than ``after_rowid``."""
-    from ._store import _row_to_node
-
-    rows = store._query(_sql.VEC_MISSING, (after_rowid, model, limit))
-    return [(r[0], _row_to_node(r[1:])) for r in rows]
+    rows = db.query(_sql.VEC_MISSING, (after_rowid, model, limit))
+    return [(r[0], row_to_node(r[1:])) for r in rows]
 
 
-def put(
-    store: Store, model: str, items: Sequence[tuple[str, str, Sequence[float]]], *, at: int
-) -> int:
+def put(db: Db, model: str, items: Sequence[tuple[str, str, Sequence[float]]], *, at: int) -> int:
     """Store ``(node_id, content_hash, vector)`` for ``model`` in one transaction; returns how
     many were written. A node that is gone, pruned or whose content changed since (another
     hash) is skipped. Raises :class:`DimensionMismatch` when a vector's length differs from
@@ -163,10 +183,10 @@ def put(
         why = unusable(vector)
         if why is not None:
             raise InvalidVector(f"{model}: the vector of node {node_id} is {why}")
-    ensure_loaded(store)
+    ensure_loaded(db)
     written = 0
-    with store.transaction() as con:
-        want = dimensions(store, model)
+    with db.transaction() as con:
+        want = dimensions(db, model)
         for node_id, digest, vector in items:
             if want is None:
                 want = len(vector)
@@ -184,28 +204,28 @@ def put(
     return written
 
 
-def vector_of(store: Store, node_id: str, model: str) -> list[float] | None:
+def vector_of(db: Db, node_id: str, model: str) -> list[float] | None:
     """The stored vector of ``node_id`` for ``model``, or None."""
-    rows = store._query(_sql.VEC_OF_NODE, (node_id, model))
+    rows = db.query(_sql.VEC_OF_NODE, (node_id, model))
     return unpack(rows[0][0]) if rows else None
 
 
 def nearest(
-    store: Store,
+    db: Db,
     model: str,
     query: Sequence[float],
-    limit: int = 10,
-    filters: Filters | None = None,
+    limit: int,
+    where: str,
+    args: Sequence[Any],
     *,
     candidates: int = CANDIDATES_MIN,
 ) -> list[VectorHit]:
-    """The ``limit`` nodes whose ``model`` vectors are nearest to ``query`` (cosine), filtered
-    like :meth:`Store.search` (live and pending by default). Raises :class:`VectorUnavailable`
+    """The ``limit`` nodes whose ``model`` vectors are nearest to ``query`` (cosine), among
+    the nodes ``n`` that ``where`` admits (`` AND …`` SQL over alias ``n``, with ``args``: the
+    store's filter SQL, as :meth:`Store.search` filters). Raises :class:`VectorUnavailable`
     and :class:`DimensionMismatch` (query length differs from the stored vectors)."""
-    from ._store import _row_to_node
-
-    ensure_loaded(store)
-    want = dimensions(store, model)
+    ensure_loaded(db)
+    want = dimensions(db, model)
     if want is None:
         return []
     if len(query) != want:
@@ -213,34 +233,33 @@ def nearest(
             f"{model}: the query vector has {len(query)} dimensions, the store holds {want}"
         )
     limit = max(1, min(int(limit), 200))
-    where, args = store._filter_sql(filters, "n")
     blob = pack(query)
     take = max(candidates, 4 * limit)
-    with store._lock:
+    with db.lock:
         bits = sign_bits(query)
-        ids = [r[0] for r in store.con.execute(_sql.VEC_BITS_NEAREST, (model, bits, take))]
-        ranked = _rerank(store, model, blob, ids, where, args, limit)
+        ids = [r[0] for r in db.con.execute(_sql.VEC_BITS_NEAREST, (model, bits, take))]
+        ranked = _rerank(db, model, blob, ids, where, args, limit)
         if len(ranked) < limit and len(ids) == take:
             # The filters removed most candidates: take them from the filtered rows instead.
             sql = _sql.VEC_BITS_NEAREST_FILTERED.format(where=where)
-            ids = [r[0] for r in store.con.execute(sql, [model, *args, bits, take])]
-            ranked = _rerank(store, model, blob, ids, where, args, limit)
+            ids = [r[0] for r in db.con.execute(sql, [model, *args, bits, take])]
+            ranked = _rerank(db, model, blob, ids, where, args, limit)
         if not ranked:
             return []
         sql = _sql.VEC_ROWS.format(marks=",".join("?" * len(ranked)))
-        rows = {r[0]: r[1:] for r in store.con.execute(sql, [rowid for rowid, _ in ranked])}
+        rows = {r[0]: r[1:] for r in db.con.execute(sql, [rowid for rowid, _ in ranked])}
     return [
-        VectorHit(_row_to_node(rows[rowid]), 1.0 - float(d)) for rowid, d in ranked if rowid in rows
+        VectorHit(row_to_node(rows[rowid]), 1.0 - float(d)) for rowid, d in ranked if rowid in rows
     ]
 
 
 def similarities(
-    store: Store, model: str, query: Sequence[float], node_ids: Sequence[str]
+    db: Db, model: str, query: Sequence[float], node_ids: Sequence[str]
 ) -> dict[str, float]:
     """Cosine similarity to ``query`` of each given node's ``model`` vector; nodes without one
     are absent. Raises like :func:`nearest`."""
-    ensure_loaded(store)
-    want = dimensions(store, model)
+    ensure_loaded(db)
+    want = dimensions(db, model)
     ids = list(dict.fromkeys(node_ids))
     if want is None or not ids:
         return {}
@@ -250,56 +269,54 @@ def similarities(
         )
     blob = pack(query)
     out: dict[str, float] = {}
-    with store._lock:
+    with db.lock:
         for i in range(0, len(ids), 500):
             batch = ids[i : i + 500]
             sql = _sql.VEC_DISTANCES.format(marks=",".join("?" * len(batch)))
             # a NULL distance (an all-zero vector stored before the door checked) is no score
             out.update(
                 (r[0], 1.0 - float(r[1]))
-                for r in store.con.execute(sql, [blob, model, *batch])
+                for r in db.con.execute(sql, [blob, model, *batch])
                 if r[1] is not None
             )
     return out
 
 
 def _rerank(
-    store: Store, model: str, blob: bytes, ids: list[int], where: str, args: list[Any], limit: int
+    db: Db, model: str, blob: bytes, ids: list[int], where: str, args: Sequence[Any], limit: int
 ) -> list[tuple[int, float]]:
     if not ids:
         return []
     sql = _sql.VEC_RERANK.format(marks=",".join("?" * len(ids)), where=where)
-    return [(r[0], r[1]) for r in store.con.execute(sql, [blob, model, *ids, *args, limit])]
+    return [(r[0], r[1]) for r in db.con.execute(sql, [blob, model, *ids, *args, limit])]
 
 
 def live_after(
-    store: Store, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
+    db: Db, model: str, after_rowid: int, limit: int, kinds: Sequence[str] = ()
 ) -> list[tuple[int, Node]]:
     """``(rowid, node)`` of live nodes holding a ``model`` vector, rowid after ``after_rowid``,
     oldest first; only ``kinds`` when given (the dedupe walker's cursor walk)."""
-    from ._store import _row_to_node
-
     where, args = "", []
     if kinds:
         where = f" AND n.kind IN ({','.join('?' * len(kinds))})"
         args = list(kinds)
     sql = _sql.VEC_AFTER.format(where=where)
-    rows = store._query(sql, [model, after_rowid, *args, limit])
-    return [(r[0], _row_to_node(r[1:])) for r in rows]
+    rows = db.query(sql, [model, after_rowid, *args, limit])
+    return [(r[0], row_to_node(r[1:])) for r in rows]
 
 
-def drop_model(store: Store, model: str) -> int:
+def drop_model(db: Db, model: str) -> int:
     """Delete every vector of ``model`` (its dimensions changed under the same name); returns
     how many."""
-    with store.transaction() as con:
+    with db.transaction() as con:
         con.execute(_sql.VEC_DELETE_MODEL_BITS, (model,))
         con.execute(_sql.VEC_DELETE_MODEL, (model,))
         return con.changes()
 
 
-def drop_other_models(store: Store, model: str) -> int:
+def drop_other_models(db: Db, model: str) -> int:
     """Delete every vector not of ``model`` (after a re-embed); returns how many."""
-    with store.transaction() as con:
+    with db.transaction() as con:
         con.execute(_sql.VEC_DELETE_OTHER_BITS, (model,))
         con.execute(_sql.VEC_DELETE_OTHER_MODELS, (model,))
         return con.changes()
