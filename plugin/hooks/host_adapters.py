@@ -11,7 +11,7 @@ unless the host requires some).
 Standard library only, Python 3.8+.
 """
 
-from responses import text_of, wait_for_answer
+from responses import newest_entries, tail_lines, text_of, wait_for_answer
 
 #: Gemini CLI's tool names and argument names -> Claude's.
 GEMINI_TOOLS = {
@@ -179,25 +179,16 @@ def copilot_answer(path, tail_bytes=262144, wait_s=1.0, poll_s=0.1):
 def _copilot_turn_answer(path, tail_bytes):
     """``(answer, found)``: ``found`` is False while the file is missing or its last user
     message has no assistant text after it."""
-    from fastjson import loads
-
     if not isinstance(path, str) or not path:
         return "", True
     try:
-        with open(path, "rb") as fh:
-            fh.seek(0, 2)
-            fh.seek(max(0, fh.tell() - tail_bytes))
-            lines = fh.read(tail_bytes).splitlines()
+        lines = tail_lines(path, tail_bytes)
     except FileNotFoundError:
         return "", False
     except OSError:
         return "", True
-    for raw in reversed(lines):
-        try:
-            entry = loads(raw)
-        except ValueError:
-            continue
-        kind = str(entry.get("type", "")) if isinstance(entry, dict) else ""
+    for entry in newest_entries(lines):
+        kind = str(entry.get("type", ""))
         if "user" in kind:
             return "", False  # this turn's message, and no answer after it (yet)
         if "assistant" not in kind:

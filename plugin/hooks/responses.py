@@ -46,24 +46,36 @@ def _is_prompt(entry):
     return False
 
 
-def _turn_answer(transcript_path, tail_bytes):
-    """``(answer, found)``: the last assistant text after the transcript's last prompt;
-    ``found`` is False when that prompt has no answer yet (the transcript lags)."""
-    try:
-        with open(transcript_path, "rb") as fh:
-            fh.seek(0, 2)
-            size = fh.tell()
-            fh.seek(max(0, size - tail_bytes))
-            lines = fh.read(tail_bytes).splitlines()  # bounded: a device never ends
-    except (OSError, TypeError):
-        return "", True
+def tail_lines(path, tail_bytes):
+    """The lines of the last ``tail_bytes`` of the file at ``path`` (bounded: a device never
+    ends). Raises ``OSError`` (``FileNotFoundError`` when there is none yet) and ``TypeError``
+    for a ``path`` that is not one."""
+    with open(path, "rb") as fh:
+        fh.seek(0, 2)
+        fh.seek(max(0, fh.tell() - tail_bytes))
+        return fh.read(tail_bytes).splitlines()
+
+
+def newest_entries(lines):
+    """The JSON objects among ``lines`` (a JSON-lines transcript), last first; other lines
+    are skipped. Parsed one at a time, as the caller reads on."""
     for raw in reversed(lines):
         try:
             entry = loads(raw)
         except ValueError:
             continue
-        if not isinstance(entry, dict):
-            continue
+        if isinstance(entry, dict):
+            yield entry
+
+
+def _turn_answer(transcript_path, tail_bytes):
+    """``(answer, found)``: the last assistant text after the transcript's last prompt;
+    ``found`` is False when that prompt has no answer yet (the transcript lags)."""
+    try:
+        lines = tail_lines(transcript_path, tail_bytes)
+    except (OSError, TypeError):
+        return "", True
+    for entry in newest_entries(lines):
         if _is_prompt(entry):
             return "", False  # this turn's prompt, and no answer after it (yet)
         message = entry.get("message")
