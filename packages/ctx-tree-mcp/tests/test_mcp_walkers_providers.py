@@ -143,6 +143,37 @@ def test_summarizer_request_shape_summary_node_and_edges(
             app.close()
 
 
+def test_walker_providers_are_built_once_and_closed_with_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """``ctx-tree walk`` and the server take their providers from ``App.walker_providers``:
+    one summarizer per App across walks, its connection pool closed by ``App.close``."""
+    with fake_server() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        app = make_app(
+            tmp_path,
+            {
+                "walkers": {"summarizerSubtreeThreshold": 3},
+                "summarizer": {"enabled": True},
+                "embedding": {"provider": "ollama", "baseUrl": fake.url},
+            },
+        )
+        providers = app.walker_providers()
+        try:
+            summarizer, embedder = providers["summarizer"], providers["embedder"]
+            assert summarizer is not None and embedder is not None
+            subtree(app, 4)
+            walk(app, "summarizer")
+            walk(app, "summarizer")
+            assert app.walker_providers() == {"embedder": embedder, "summarizer": summarizer}
+            assert [r["path"] for r in fake.requests] == ["/v1/messages"]
+            assert not summarizer._http.is_closed
+        finally:
+            app.close()
+        assert summarizer._http.is_closed
+
+
 def test_summarizer_daily_cap_and_rate_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     with fake_server() as fake:
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")

@@ -308,6 +308,20 @@ class App:
         when the configured one cannot be built (unknown name, model not loadable)."""
         return self._embedder
 
+    @cached_property
+    def _summarizer(self) -> Any:
+        from ctx_tree_mcp.providers import summarizer_from_config
+
+        return summarizer_from_config(self.config)
+
+    def walker_providers(self) -> dict[str, Any]:
+        """The walkers' providers, as ``ctx_tree_walkers.Coordinator`` and ``run_once`` take
+        them: ``{"embedder": …, "summarizer": …}``, each None when off or not buildable (the
+        ``embedding``, ``dedupe`` and ``summarizer`` walkers then report ``off``). Built
+        once per App from its config (``docs/walkers.md``), closed by :meth:`close`. Raises
+        nothing but a config file's ``ConfigError``."""
+        return {"embedder": self.embedder()[0], "summarizer": self._summarizer}
+
     def hidden(self, node: Node | NodeRow | None) -> bool:
         """True when ``node`` comes from a file that is now on the denylist (e.g. a path added
         to ``.ctx-tree/path.deny`` after it was read): such nodes are never shown."""
@@ -336,8 +350,9 @@ class App:
         deleted) loses only those statistics: it is logged, never raised, so the answer the
         process already computed still stands."""
         embedder = self.__dict__.get("_embedder", (None, None))[0]
-        if embedder is not None and hasattr(embedder, "close"):
-            embedder.close()
+        for provider in (embedder, self.__dict__.get("_summarizer")):
+            if provider is not None and hasattr(provider, "close"):
+                provider.close()
         if self.stores.opened:
             from ctx_tree_store import StoreError
 

@@ -25,7 +25,6 @@ def walk(app: App, which: str = "all") -> str:
 
     from ctx_tree_mcp.capture.ingest import WALKER, ingest
     from ctx_tree_mcp.capture.spool import record_modules
-    from ctx_tree_mcp.providers import summarizer_from_config
 
     started = time.perf_counter()
     reports: dict[str, str] = {}
@@ -36,15 +35,7 @@ def walk(app: App, which: str = "all") -> str:
             record_modules(app.home or ctx_tree_home())
         reports[WALKER] = ingest(app).summary()
     if which != WALKER:
-        embedder, _problem = app.embedder()
-        summarizer = summarizer_from_config(app.config)
-        try:
-            reports.update(
-                run_once(app.store, app.config, which, embedder=embedder, summarizer=summarizer)
-            )
-        finally:
-            if summarizer is not None:
-                summarizer.close()
+        reports.update(run_once(app.store, app.config, which, **app.walker_providers()))
     took = (time.perf_counter() - started) * 1000
     width = max(len(name) for name in reports)
     lines = [f"{(name + ':').ljust(width + 1)} {summary}" for name, summary in reports.items()]

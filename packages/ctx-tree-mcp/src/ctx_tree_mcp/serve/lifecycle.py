@@ -49,13 +49,8 @@ class WalkerService:
         from ctx_tree_walkers import WALKER_NAMES, Coordinator
 
         from ctx_tree_mcp.capture.ingest import WALKER, capture_walker
-        from ctx_tree_mcp.providers import summarizer_from_config
 
-        options = dict(self.options)
-        if "embedder" not in options:
-            options["embedder"] = self.app.embedder()[0]
-        if "summarizer" not in options:
-            options["summarizer"] = summarizer_from_config(self.app.config)
+        options = {**self.app.walker_providers(), **self.options}
         if "walkers" not in options:  # the capture walker last: the others keep their clock
             options["walkers"] = (*WALKER_NAMES, WALKER)
             options["functions"] = {
