@@ -94,3 +94,20 @@ def test_context_lines_around_a_match_inside_the_block_are_hidden(app, root):
     text = asyncio.run(grep(app, needle, fixed_strings=True, context_lines=3))
     assert match_count(text) == 1
     assert not any(line in text for line in body)
+
+
+def test_one_rule_judges_a_line_by_its_number_or_its_text():
+    """``policy.keylines`` is the rule both greps apply: ``ctx_tree_grep`` by read's line
+    numbers, the ingester of native Grep output (maybe unnumbered) by text."""
+    from ctx_tree_mcp.policy.keylines import key_blocks, might_hold_key
+
+    block, lines = make_key(300)
+    text = "a = 1\r\n" + block.replace("\n", "\r") + "\nafter = 2\n"  # lone CRs in the block
+    blocks = key_blocks(text)
+    last = 1 + len(lines) + 2
+    assert blocks.ranges == ((2, last),)
+    assert blocks.holds("", 2) and blocks.holds("", last) and not blocks.holds(lines[0], last + 1)
+    assert blocks.holds(f"  {lines[1]} ") and not blocks.holds("after = 2")
+    assert might_hold_key(lines[2]) and not might_hold_key("after = 2")
+    assert key_blocks("no key here\n" + lines[0]) == key_blocks("")
+    assert not key_blocks("").holds(lines[0]) and not key_blocks("").holds(lines[0], 1)

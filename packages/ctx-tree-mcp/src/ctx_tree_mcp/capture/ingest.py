@@ -382,12 +382,18 @@ def _without_denied_lines(app: App, text: str, base: Path, files_only: bool) -> 
 def _without_key_lines(app: App, text: str, base: Path) -> str:
     """Grep output with each line that lies inside a PEM private key block of its file
     replaced: a grep shows a block's body lines without the ``BEGIN`` line, so redaction
-    cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies, :mod:`..keylines`).
+    cannot tell them from other base64 (the rule ``ctx_tree_grep`` applies: :mod:`ctx_tree_mcp.policy.keylines`).
     A line is judged by its text against the file's block lines, with or without a line
     number before it (a context line without one is ``path-text``, of a file whose matches
     are shown too); only files whose shown lines look like a key's are read."""
     from ctx_tree_mcp.errors import ToolInputError
-    from ctx_tree_mcp.policy.keylines import KEY_LINE, block_line_texts, read_start
+    from ctx_tree_mcp.policy.keylines import (
+        KEY_LINE_MARK,
+        KeyBlocks,
+        key_blocks,
+        might_hold_key,
+        read_start,
+    )
 
     rows = text.split("\n")
     shown = {m.group(1) for row in rows if (m := _GREP_LINE.match(row) or _GREP_PATH.match(row))}
@@ -404,23 +410,23 @@ def _without_key_lines(app: App, text: str, base: Path) -> str:
             dash = line.find("-", dash + 1)
         return None
 
-    inside: dict[str, set[str]] = {}
+    blocks: dict[str, KeyBlocks] = {}
     out = []
     for line in rows:
         found = split(line)
-        if found is None or not KEY_LINE.search(line[found[1] :]):
+        if found is None or not might_hold_key(line[found[1] :]):
             out.append(line)
             continue
         path, start = found
-        if path not in inside:
+        if path not in blocks:
             try:
                 resolved, _st = app.policy.resolve_file(str(base / path))
                 data = read_start(resolved.absolute).decode("utf-8", "replace")
             except (ToolInputError, OSError):
                 data = ""
-            inside[path] = block_line_texts(data)
-        if line[start:].strip() in inside[path]:
-            line = line[:start] + "[REDACTED:private_key]"
+            blocks[path] = key_blocks(data)
+        if blocks[path].holds(line[start:]):
+            line = line[:start] + KEY_LINE_MARK
         out.append(line)
     return "\n".join(out)
 

@@ -481,12 +481,11 @@ def _check_files(
     files with a lone CR or a line shaped like a key's line are read (a cheap test: reading
     every matched file would cost a third of rg's time)."""
     from ctx_tree_mcp.engines.grep.lineends import LONE_CR_BYTES, renumber
-    from ctx_tree_mcp.guard.redact import private_key_lines
-    from ctx_tree_mcp.policy.keylines import KEY_LINE, read_start
+    from ctx_tree_mcp.policy.keylines import KEY_LINE_MARK, key_blocks, might_hold_key, read_start
 
     for rel, lines in result.files.items():
         lone_cr = rel in result.lone_cr
-        if not lone_cr and not KEY_LINE.search("\n".join(line.text for line in lines)):
+        if not lone_cr and not might_hold_key("\n".join(line.text for line in lines)):
             continue
         try:
             data = read_start(app.root / rel)
@@ -501,12 +500,10 @@ def _check_files(
                 result.match_count += change
                 result.counts[rel] += change
                 result.files[rel] = lines = renumbered
-        if b"PRIVATE KEY" not in data:
-            continue
-        ranges = private_key_lines(text)
+        blocks = key_blocks(text)
         for line in lines:
-            if any(first <= line.number <= last for first, last in ranges):
-                line.text = "[REDACTED:private_key]"
+            if blocks.holds(line.text, line.number):
+                line.text = KEY_LINE_MARK
 
 
 _SEP = "--"
