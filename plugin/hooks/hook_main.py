@@ -236,11 +236,11 @@ def refused_command(home, command, deny):
     denylist module could not be loaded (the ingester checks again).
 
     The module (``re`` and ``shlex``: ~5 ms) is loaded only for a command that may be refused
-    (ctx_tree_mcp.guard.denylist.may_refuse, with the words the server records in modules.json
-    as ``denylist_words``)."""
+    (:func:`may_refuse`, with the words the server records in modules.json as
+    ``denylist_words``: ctx_tree_mcp.guard.denylist.REFUSAL_WORDS)."""
     words = modules_json(home).get("denylist_words")
     recorded = isinstance(words, list) and words and all(isinstance(w, str) for w in words)
-    if recorded and not _may_refuse(command, deny, words):
+    if recorded and not may_refuse(command, deny, words):
         return None
     module = load_module(home, "denylist")
     return "UNKNOWN" if module is None else module.refusal(command, deny)
@@ -249,10 +249,15 @@ def refused_command(home, command, deny):
 _UNQUOTED = {ord("'"): None, ord('"'): None, ord("\\"): None}
 
 
-def _may_refuse(command, deny, words):
-    """ctx_tree_mcp.guard.denylist.may_refuse with the recorded ``words``: False when the
-    command, its quotes and backslashes removed, holds none of them and no ``deny`` entry's
-    first word (then it is certainly not refused)."""
+def may_refuse(command, deny, words):
+    """False when ctx_tree_mcp.guard.denylist.refusal is certain to return None for
+    ``command`` and ``deny``: the command, its quotes and backslashes removed, holds none of
+    ``words`` (the module's REFUSAL_WORDS) and no ``deny`` entry's first word. Every word the
+    checks compare (a program's name, a script's word after ``sh -c`` or ``eval``, a
+    wrapper's command) is a piece of the command with at most quotes and backslashes taken
+    out, so it is a substring of that text. True (check it) for a command or ``deny`` of the
+    wrong type, an entry holding a quote or a backslash, one whose program is a path, or one
+    that is not a string."""
     if not isinstance(command, str) or not isinstance(deny, list):
         return True
     text = command.translate(_UNQUOTED)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.guard import denylist
-from ctx_tree_mcp.guard.denylist import may_refuse, refusal
+from ctx_tree_mcp.guard.denylist import refusal
 
 FILE = Path(denylist.__file__)
 
@@ -103,24 +103,6 @@ def test_an_entry_naming_a_program_by_path_refuses_that_path_alone() -> None:
     assert "deploy" in (refusal("/opt/bin/tool deploy --all", deny) or "")
     for ok in ("ls -la", "pytest -q", "/usr/local/bin/aws s3 ls", "/opt/bin/tool status"):
         assert refusal(ok, deny) is None, ok
-
-
-@pytest.mark.parametrize("command", REFUSED)
-def test_every_refused_command_is_one_the_hooks_check(command: str) -> None:
-    """The hooks load this module only for a command :func:`may_refuse` flags: each refused
-    command is flagged, with or without project entries."""
-    assert may_refuse(command) and may_refuse(command, ["git push"])
-
-
-def test_may_refuse_passes_over_only_commands_that_cannot_be_refused() -> None:
-    deny = ["git push", "aws", "kubectl get secrets"]
-    for command in ("git push origin main", "/usr/local/bin/aws s3 ls", "sh -c 'a''ws s3'"):
-        assert refusal(command, deny) and may_refuse(command, deny), command
-    for command in ("pytest -q", "make -j4 build", "ls -la src", "cargo test"):
-        assert not may_refuse(command, deny) and refusal(command, deny) is None, command
-    # an entry the quick test cannot reason about sends every command to the full check
-    assert may_refuse("pytest -q", ["'my tool'"]) and may_refuse("pytest -q", ["/opt/bin/x"])
-    assert may_refuse("pytest -q", [3])  # type: ignore[list-item]
 
 
 def test_known_evasions_are_not_caught() -> None:

@@ -26,7 +26,6 @@ __all__ = [
     "ENVIRONMENT_PRINTERS",
     "REFUSAL_WORDS",
     "SHELLS",
-    "may_refuse",
     "refusal",
     "shell_script",
     "shell_tokens",
@@ -66,31 +65,11 @@ _MAX_DEPTH = 4
 
 
 #: Every command :func:`refusal` refuses holds one of these, or the first word of one of the
-#: ``deny`` entries, once its quotes and backslashes are removed (:func:`may_refuse`). The
-#: server records them in ``spool/modules.json`` and the capture hooks load this module (``re``
-#: and ``shlex``: ~5 ms of a hook's process) only for a command that holds one.
+#: ``deny`` entries, once its quotes and backslashes are removed. The server records them in
+#: ``spool/modules.json`` and the capture hooks load this module (``re`` and ``shlex``: ~5 ms
+#: of a hook's process) only for a command that holds one (``may_refuse`` in
+#: ``plugin/hooks/hook_main.py``, the one copy of that quick test; docs/capture.md).
 REFUSAL_WORDS = ("env", "export", "declare", "typeset", "set", "readonly")
-_UNQUOTED = {ord("'"): None, ord('"'): None, ord("\\"): None}
-
-
-def may_refuse(command: str, deny: Iterable[str] = ()) -> bool:
-    """False when :func:`refusal` is certain to return None for ``command`` and ``deny``: the
-    command, its quotes and backslashes removed, holds none of :data:`REFUSAL_WORDS` and no
-    ``deny`` entry's first word. Every word the checks compare (a program's name, a script's
-    word after ``sh -c`` or ``eval``, a wrapper's command) is a piece of the command with at
-    most quotes and backslashes taken out, so it is a substring of that text. True (check it)
-    for an entry holding a quote or a backslash, one whose program is a path, or one that is
-    not a string."""
-    text = command.translate(_UNQUOTED)
-    if any(word in text for word in REFUSAL_WORDS):
-        return True
-    for entry in deny:
-        if not isinstance(entry, str) or entry.translate(_UNQUOTED) != entry:
-            return True
-        first = entry.split()[:1]
-        if first and (first[0] in text or "/" in first[0]):
-            return True
-    return False
 
 
 def refusal(command: str, deny: Iterable[str] = ()) -> str | None:
