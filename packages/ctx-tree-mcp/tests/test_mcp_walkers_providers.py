@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -14,13 +16,22 @@ from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import EdgeKind, NodeKind, NodeStatus
 from ctx_tree_store import NewNode
 from ctx_tree_walkers import run_once, tokens_used
-from mcp_fakes import fake_server
+from mcp_fakes import Fake, fake_server
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("CTX_TREE_EMBEDDING_PROVIDER", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
+
+
+@contextmanager
+def anthropic_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[Fake]:
+    """A fake server the summarizer's Anthropic client talks to (key and base URL set)."""
+    with fake_server() as fake:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+        yield fake
 
 
 def make_app(tmp_path: Path, config: dict) -> App:
@@ -104,9 +115,7 @@ def subtree(app: App, children: int) -> str:
 def test_summarizer_request_shape_summary_node_and_edges(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    with fake_server() as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    with anthropic_server(monkeypatch) as fake:
         app = make_app(
             tmp_path,
             {
@@ -148,9 +157,7 @@ def test_walker_providers_are_built_once_and_closed_with_the_app(
 ):
     """``ctx-tree walk`` and the server take their providers from ``App.walker_providers``:
     one summarizer per App across walks, its connection pool closed by ``App.close``."""
-    with fake_server() as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    with anthropic_server(monkeypatch) as fake:
         app = make_app(
             tmp_path,
             {
@@ -175,9 +182,7 @@ def test_walker_providers_are_built_once_and_closed_with_the_app(
 
 
 def test_summarizer_daily_cap_and_rate_limit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    with fake_server() as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    with anthropic_server(monkeypatch) as fake:
         app = make_app(
             tmp_path,
             {
@@ -247,9 +252,7 @@ def test_a_key_in_the_environment_alone_sends_nothing(
 ):
     """Claude Code users often have ANTHROPIC_API_KEY set; without summarizer.enabled no
     stored text goes to the API (the fake server sees no request)."""
-    with fake_server() as fake:
-        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.url)
+    with anthropic_server(monkeypatch) as fake:
         app = make_app(tmp_path, {"walkers": {"summarizerSubtreeThreshold": 2}})
         try:
             subtree(app, 3)
