@@ -8,7 +8,7 @@ import json
 import apsw
 import pytest
 from ctx_tree_schema import EdgeKind, Filters, NodeKind, NodeStatus
-from ctx_tree_store import NewNode, NodeNotFound, Store, content_hash, new_id, now_ms
+from ctx_tree_store import NewNode, NodeNotFound, Store, browse, content_hash, new_id, now_ms
 
 
 def test_insert_fills_ids_hashes_sizes_and_times(store: Store):
@@ -48,6 +48,26 @@ def test_batch_larger_than_one_statement_keeps_order(store: Store):
     got = store.get_many(ids)
     assert [got[i].content for i in ids] == [f"note number {i}" for i in range(1234)]
     assert store.integrity() == ("ok", True)
+
+
+def test_lookups_of_more_ids_than_one_in_query_binds_answer_every_id(store: Store):
+    """Each batched lookup (at most 500 ids per ``IN (…)``) answers all 1,234 ids."""
+    [root] = store.insert([NewNode(NodeKind.NOTE, "the root")])
+    ids = store.insert(
+        [NewNode(NodeKind.NOTE, f"word{i} alpha", parent_id=root) for i in range(1234)]
+    )
+    parents = store.insert([NewNode(NodeKind.NOTE, f"parent {i}") for i in range(1234)])
+    store.insert([NewNode(NodeKind.NOTE, "a child", parent_id=p) for p in parents[::2]])
+    sizes = store.sizes(ids)
+    assert {nid: sizes[nid].chars for nid in ids} == {
+        nid: len(f"word{i} alpha") for i, nid in enumerate(ids)
+    }
+    counts = store.child_counts(parents)
+    assert set(counts) == set(parents[::2]) and set(counts.values()) == {1}
+    spines = store.adjacent_many(ids, direction="out")
+    assert all(spines[i] == [(root, "parent")] for i in ids)
+    assert set(store.fts_scores("alpha", ids)) == set(ids)
+    assert set(browse.rows(store, ids)) == set(ids)
 
 
 def test_a_bad_row_writes_nothing(store: Store):

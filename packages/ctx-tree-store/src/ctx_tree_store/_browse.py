@@ -169,9 +169,8 @@ def rows(store: Store, node_ids: Sequence[str]) -> dict[str, NodeRow]:
     """``{id: NodeRow}`` for the ids that exist."""
     out: dict[str, NodeRow] = {}
     ids = list(dict.fromkeys(node_ids))
-    for i in range(0, len(ids), 500):
-        batch = ids[i : i + 500]
-        sql = _sql.BROWSE_ROWS.format(marks=",".join("?" * len(batch)))
+    for batch, marks in _sql.in_batches(ids):
+        sql = _sql.BROWSE_ROWS.format(marks=marks)
         out.update((r[1], _row(r)) for r in store._query(sql, batch))
     return out
 

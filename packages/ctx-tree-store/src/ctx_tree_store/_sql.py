@@ -1,6 +1,7 @@
 """Every SQL statement of ctx-tree-store, in one place."""
 
 import functools
+from collections.abc import Iterator, Sequence
 
 from ctx_tree_schema import OUTSIDE_FILE_TREES
 
@@ -31,6 +32,19 @@ INSERT_NODE = (
 INSERT_NODE_WIDTH = 14
 #: Rows per multi-row INSERT (x14 bound parameters, under SQLite's 32766 limit).
 INSERT_NODE_ROWS = 500
+
+
+#: Most ids one ``IN (…)`` lookup binds: a few queries for thousands of ids, far under
+#: SQLite's 32766 bound parameters.
+IN_BATCH = 500
+
+
+def in_batches(ids: Sequence[str]) -> Iterator[tuple[list[str], str]]:
+    """``(batch, marks)`` for each run of at most :data:`IN_BATCH` of ``ids``, in order:
+    the ids to bind and the ``?,?,…`` that fills a statement's ``{marks}``."""
+    for i in range(0, len(ids), IN_BATCH):
+        batch = list(ids[i : i + IN_BATCH])
+        yield batch, ",".join("?" * len(batch))
 
 
 @functools.lru_cache(maxsize=64)

@@ -741,9 +741,8 @@ class Store:
         """``{id: node}`` for the ids that exist (batched ``IN`` queries)."""
         out: dict[str, Node] = {}
         ids = list(dict.fromkeys(node_ids))
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            sql = _sql.GET_NODES.format(marks=",".join("?" * len(batch)))
+        for batch, marks in _sql.in_batches(ids):
+            sql = _sql.GET_NODES.format(marks=marks)
             out.update((r[0], row_to_node(r)) for r in self._query(sql, batch))
         return out
 
@@ -770,7 +769,7 @@ class Store:
         *,
         spine: bool = True,
     ) -> dict[str, list[tuple[str, str]]]:
-        """:meth:`adjacent` for many ids at once (a few batched queries per 500 ids)."""
+        """:meth:`adjacent` for many ids at once (a few batched queries per :data:`_sql.IN_BATCH` ids)."""
         if direction not in ("in", "out", "both"):
             raise ValueError(f"direction must be 'in', 'out' or 'both', got {direction!r}")
         kinds = {EdgeKind(k).value for k in edge_kinds} if edge_kinds else None
@@ -779,9 +778,7 @@ class Store:
         children: dict[str, list[str]] = {}
         outs: dict[str, list[tuple[str, str]]] = {}
         ins: dict[str, list[tuple[str, str]]] = {}
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            marks = ",".join("?" * len(batch))
+        for batch, marks in _sql.in_batches(ids):
             if spine:
                 for nid, parent in self._query(_sql.PARENT_IDS.format(marks=marks), batch):
                     if parent is not None:
@@ -1062,9 +1059,8 @@ class Store:
         a file root's chunk count, the file length long-query ranking normalises by."""
         out: dict[str, int] = {}
         ids = list(dict.fromkeys(parent_ids))
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            sql = _sql.CHILD_COUNTS.format(marks=",".join("?" * len(batch)))
+        for batch, marks in _sql.in_batches(ids):
+            sql = _sql.CHILD_COUNTS.format(marks=marks)
             out.update((p, int(n)) for p, n in self._query(sql, batch))
         return out
 
@@ -1173,9 +1169,8 @@ class Store:
             return {}
         rowids: dict[int, str] = {}
         ids = list(dict.fromkeys(node_ids))
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            sql = _sql.NODE_ROWIDS.format(marks=",".join("?" * len(batch)))
+        for batch, marks in _sql.in_batches(ids):
+            sql = _sql.NODE_ROWIDS.format(marks=marks)
             rowids.update((r, nid) for nid, r in self._query(sql, batch))
         out: dict[str, float] = {}
         with self._lock:
@@ -1201,10 +1196,8 @@ class Store:
         """:class:`NodeSize` of each id that exists (unknown ids are absent), without
         fetching any content: what compose's graph source and the walkers need to know."""
         out: dict[str, NodeSize] = {}
-        ids = list(node_ids)
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            sql = _sql.NODE_STATS.format(marks=",".join("?" * len(batch)))
+        for batch, marks in _sql.in_batches(node_ids):
+            sql = _sql.NODE_STATS.format(marks=marks)
             out.update({r[0]: NodeSize(*r[1:]) for r in self._query(sql, batch)})
         return out
 

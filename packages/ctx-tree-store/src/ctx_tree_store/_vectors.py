@@ -270,9 +270,8 @@ def similarities(
     blob = pack(query)
     out: dict[str, float] = {}
     with db.lock:
-        for i in range(0, len(ids), 500):
-            batch = ids[i : i + 500]
-            sql = _sql.VEC_DISTANCES.format(marks=",".join("?" * len(batch)))
+        for batch, marks in _sql.in_batches(ids):
+            sql = _sql.VEC_DISTANCES.format(marks=marks)
             # a NULL distance (an all-zero vector stored before the door checked) is no score
             out.update(
                 (r[0], 1.0 - float(r[1]))
