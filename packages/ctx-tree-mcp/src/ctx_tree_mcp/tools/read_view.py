@@ -36,10 +36,8 @@ def file_what(view: FileView) -> str:
 def lines_of(view: FileView, first: int, last: int) -> list[str]:
     """File lines ``first..last`` (1-based inclusive) rebuilt from the chunks that tile the file."""
     out: list[str] = []
-    for chunk in view.chunks:
-        s, e = chunk.metadata["lines"]
-        if e < first or s > last:
-            continue
+    for chunk in view.chunks_over(first, last):
+        s = chunk.metadata["lines"][0]
         lines = split_lines(chunk.content)
         for offset, line in enumerate(lines):
             if first <= s + offset <= last:
@@ -49,11 +47,7 @@ def lines_of(view: FileView, first: int, last: int) -> list[str]:
 
 def overlapping(view: FileView, first: int, last: int) -> list[Node]:
     """The chunks holding any of lines ``first..last``."""
-    return [
-        c
-        for c in view.chunks
-        if not (c.metadata["lines"][1] < first or c.metadata["lines"][0] > last)
-    ]
+    return list(view.chunks_over(first, last))
 
 
 def view_head(view: FileView) -> str:
@@ -230,11 +224,11 @@ EXCERPT_LEAD = 120
 
 def line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
     """The chunk holding file line ``line`` and the character offset of that line in it."""
-    for chunk in view.chunks:
-        s, e = chunk.metadata["lines"]
-        if s <= line <= e:
-            return chunk, sum(len(x) for x in split_lines(chunk.content, keepends=True)[: line - s])
-    return None
+    held = view.chunks_over(line, line)
+    if not held:
+        return None
+    chunk, s = held[0], held[0].metadata["lines"][0]
+    return chunk, sum(len(x) for x in split_lines(chunk.content, keepends=True)[: line - s])
 
 
 def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> str:

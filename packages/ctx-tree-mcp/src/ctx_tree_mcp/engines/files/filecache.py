@@ -79,6 +79,23 @@ class FileView:
         return self.root.metadata.get("lang")
 
     @cached_property
+    def chunk_ends(self) -> list[int]:
+        """Last line (1-based) of each chunk, in chunk order: ascending, since the chunks tile
+        the file, so a line's chunk is found by bisection."""
+        return [int(c.metadata["lines"][1]) for c in self.chunks]
+
+    def chunks_over(self, first: int, last: int) -> tuple[Node, ...]:
+        """The chunks holding any of lines ``first..last`` (1-based inclusive), in line order;
+        ``O(log n)`` to find the first."""
+        import bisect
+
+        i = bisect.bisect_left(self.chunk_ends, first)
+        j = i
+        while j < len(self.chunks) and self.chunks[j].metadata["lines"][0] <= last:
+            j += 1
+        return self.chunks[i:j]
+
+    @cached_property
     def numbered_tokens(self) -> int:
         """Estimated tokens of the whole file rendered as ``<n>\\t<line>`` lines: the chunks'
         estimates plus two tokens a line for the number and the tab."""
