@@ -21,6 +21,9 @@ ORACLES = {
     "gitlab_token": r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
     "npm_token": r"\bnpm_[A-Za-z0-9]{36}\b",
     "google_api_key": r"\bAIza[0-9A-Za-z_-]{35}\b",
+    "api_key": r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+    "sendgrid_key": r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
+    "stripe_key": r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
 }
 PIECES = {
     "aws_access_key": ["AKIA", "ASIA", "ACCA", "akia"],
@@ -30,12 +33,19 @@ PIECES = {
     "gitlab_token": ["glpat-", "glptt-", "gldt-", "glx-"],
     "npm_token": ["npm_", "NPM_"],
     "google_api_key": ["AIza", "aiza"],
+    "api_key": ["sk-", "sk-ant-", "sk-proj-", "SK-", "xsk-"],
+    "sendgrid_key": ["SG.", "sg.", ".", "SG.."],
+    "stripe_key": ["sk_live_", "rk_test_", "sk_test", "pk_live_", "_live_"],
 }
 FILL = ["A", "Z", "q", "7", "_", "-", ".", " ", "\n", "é", "=", "/"]
 
 
-def _run(rng: random.Random) -> str:
-    size = rng.choice([0, 1, 7, 8, 9, 10, 15, 16, 17, 20, 21, 22, 34, 35, 36, 37, 40, 255, 256])
+def _run(rng: random.Random, sizes: tuple[int, ...] = ()) -> str:
+    size = (
+        rng.choice(sizes)
+        if sizes
+        else rng.choice([0, 1, 7, 8, 9, 10, 15, 16, 17, 20, 21, 22, 34, 35, 36, 37, 40, 255, 256])
+    )
     chars = rng.choice(["AB9", "AB9", "AB9", "AB9xy", "AB9xy_-"])
     return "".join(rng.choice(chars) for _ in range(size))
 
@@ -45,6 +55,9 @@ def _text(rng: random.Random, tag: str) -> str:
     if tag == "jwt" and rng.random() < 0.6:
         parts += ["eyJ", _run(rng), rng.choice([".eyJ", ".eyJ", ".ey", "-eyJ"]), _run(rng)]
         parts += [rng.choice([".", ".", "_"]), _run(rng)]
+    elif tag == "sendgrid_key" and rng.random() < 0.6:
+        sizes = (8, 15, 16, 17, 31, 32, 33, 63, 64, 65)
+        parts += ["SG.", _run(rng, sizes), rng.choice([".", ".", "_"]), _run(rng, sizes)]
     elif rng.random() < 0.5:  # one prefix and one run, the shape's edges most often
         parts += [rng.choice(PIECES[tag]), _run(rng)]
     else:

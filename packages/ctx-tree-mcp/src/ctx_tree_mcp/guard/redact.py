@@ -38,6 +38,8 @@ redacts a corpus exactly as the server's Python does.
 
 from __future__ import annotations
 
+import sys
+
 #: Names only type checkers import (mypy takes any ``TYPE_CHECKING`` for true): ``typing``
 #: would load ``re``, and importing ``re`` costs a hook's process ~27M instructions.
 TYPE_CHECKING = False
@@ -172,8 +174,8 @@ class _Rule:
     hook's process ~6 ms)."""
 
     __slots__ = (
-        "anchored", "back", "folded", "gate", "group", "head", "keep", "near", "pattern",
-        "replace", "tag", "token", "triggers",
+        "anchored", "back", "folded", "gate", "gate_first", "group", "head", "keep", "near",
+        "pattern", "replace", "tag", "token", "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -188,6 +190,7 @@ class _Rule:
         anchored: bool = False,
         back: int = 8,
         gate: _Lazy | None = None,
+        gate_first: bool = False,
         replace: Callable[[re.Match[str]], str] | None = None,
         near: Callable[[str, int, int, dict[str, object]], bool] | None = None,
         token: _Token | None = None,
@@ -220,6 +223,9 @@ class _Rule:
         #: a cheaper pattern (a literal first) every match holds: the rule runs only where a
         #: trigger alone is too common (``:`` for ``.pgpass`` lines)
         self.gate = gate
+        #: the gate costs less than looking for the triggers (many of them, or common ones):
+        #: it is searched first unless every trigger is already known (the hooks' scan)
+        self.gate_first = gate_first
         #: the match's replacement, for a rule that hides more than one part of its match
         #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
         self.replace = replace
@@ -732,6 +738,12 @@ _URL_PASSWORD = _Lazy(
 )
 
 
+def _scheme_near(lowered: str, start: int, _end: int, _memo: dict[str, object]) -> bool:
+    """False when no letter of a scheme (``[a-z0-9+.-]``) is just before a ``://`` at
+    ``start``: no ``_URL_PASSWORD`` match ends its scheme there."""
+    return start > 0 and (lowered[start - 1].isalnum() or lowered[start - 1] in "+.-")
+
+
 def _keep_url(m: re.Match[str]) -> bool:
     return _plain_value(m.group(1))
 
@@ -753,6 +765,9 @@ _ENV_NAMES = frozenset(_ENV_NAME_WORDS.split())
 _ENV_PREFIX = r"[^\S\n]*(?:declare[^\S\n]+-x[^\S\n]+)?"
 #: Three or more ``NAME=value`` lines in a row, as ``env`` prints them.
 _ENV_BLOCK = _Lazy(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
+#: What every block holding two of those names holds: a line break, then a line starting
+#: with an upper-case ``NAME=`` (one search costs less than looking for the 34 names).
+_ENV_GATE = _Lazy(rf"\n{_ENV_PREFIX}[A-Z_][A-Z0-9_]*=")
 #: One line of such a block: the name (group 1) and the value (group 2).
 _ENV_LINE_RE = _Lazy(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
 
@@ -909,13 +924,15 @@ def _keep_netrc(m: re.Match[str]) -> bool:
     return m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
 
 
-_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, _IGNORECASE)
+#: on the lower-cased text: the pattern is in lower case, and without ``re.IGNORECASE`` its
+#: literal start (``machine``) is searched for fast
+_NETRC_FOLDED = _Lazy(_NETRC_SOURCE)
 #: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
 _PASSWORD_HASH = _Lazy(
     r"(?m)^[\w.@-]+:(\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/=]{8,})"
 )
 #: ``.npmrc``'s ``_auth``, ``_authToken`` and ``_password`` (any registry).
-_NPMRC_AUTH = _Lazy(r"(?im)(?:^|[\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})")
+_NPMRC_AUTH = r"(?i)(?<![^\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})"
 
 
 def _keep_tf(m: re.Match[str]) -> bool:
@@ -970,12 +987,12 @@ _RULES: tuple[_Rule, ...] = (
         ((("eyJ",), _Run(_B64URL, 8), (".eyJ",), _Run(_B64URL, 8), (".",), _Run(_B64URL, 8)),),
         ("eyj",),
     ),
-    _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
-    _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
-    _Rule(
+    _anchored_rule("bearer_token", r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1, "bearer"),
+    # \bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}: ``ant-`` and ``proj-`` are letters of the run
+    _token_rule("api_key", ((("sk-",), _Run(_B64URL, 20)),), ("sk-",)),
+    _token_rule(  # \bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}
         "sendgrid_key",
-        _Lazy(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
-        0,
+        ((("SG.",), _Run(_B64URL, 16, 32), (".",), _Run(_B64URL, 16, 64)),),
         ("sg.",),
     ),
     _Rule(
@@ -990,7 +1007,18 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("hooks.", "webhook"),
     ),
-    _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
+    # tried only before each ``://``: a scheme is at most 21 characters
+    _Rule(
+        "url_password",
+        _URL_PASSWORD,
+        1,
+        ("://",),
+        _keep_url,
+        folded=_URL_PASSWORD,
+        anchored=True,
+        back=22,
+        near=_scheme_near,
+    ),
     _token_rule(  # \bxox[abposr]-[A-Za-z0-9-]{10,}
         "slack_token",
         ((("xox",), _Run("abposr", 1, 1), ("-",), _Run(_ALNUM + "-", 10)),),
@@ -1033,10 +1061,9 @@ _RULES: tuple[_Rule, ...] = (
     _token_rule(  # \bAIza[0-9A-Za-z_-]{35}\b
         "google_api_key", ((("AIza",), _Run(_B64URL, 35, 35)),), ("aiza",), boundary=True
     ),
-    _Rule(
+    _token_rule(  # \b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}
         "stripe_key",
-        _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
-        0,
+        ((("sk_live_", "sk_test_", "rk_live_", "rk_test_"), _Run(_ALNUM, 16)),),
         ("_live_", "_test_"),
     ),
     _Rule(
@@ -1047,6 +1074,9 @@ _RULES: tuple[_Rule, ...] = (
         tuple(sorted(n.lower() + "=" for n in _ENV_NAMES - {"_"})),
         _keep_env_block,
         replace=_env_values,
+        # two of the names, each at a line's start: one after a line break
+        gate=_ENV_GATE,
+        gate_first=True,
     ),
     _Rule(
         "secret",
@@ -1069,6 +1099,7 @@ _RULES: tuple[_Rule, ...] = (
         (":5432:", ":6432:", ":*:"),
         _keep_pgpass,
         gate=_Lazy(r":(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:[^\s:]"),
+        gate_first=True,
     ),
     _Rule("docker_auth", _DOCKER_AUTH, 1, ('"auth"', '"identitytoken"')),
     _Rule("kubeconfig_data", _KUBE_DATA, 1, ("-data:",)),
@@ -1081,14 +1112,24 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("$apr1$", "{sha}", "$2", "$1$", "$5$", "$6$", "$y$"),
         gate=_Lazy(r":(?:\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$|\{SHA\})"),
+        gate_first=True,
     ),
-    _Rule("npm_auth", _NPMRC_AUTH, 1, ("_auth", "_password")),
+    _Rule(
+        "npm_auth",
+        _Lazy(_NPMRC_AUTH),
+        1,
+        ("_auth", "_password"),
+        folded=_Lazy(_NPMRC_AUTH, _IGNORECASE),
+        anchored=True,
+        back=0,
+    ),
     _Rule(
         "vault_token",
         _Lazy(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
         0,
         ("hv",),
         gate=_Lazy(r"hv[sbr]\."),
+        gate_first=True,
     ),
     _Rule(
         "secret",
@@ -1131,8 +1172,14 @@ def _redact(text: str, present: Mapping[str, bool] | None) -> tuple[str, dict[st
     # trigger -> in the text (rules share triggers)
     seen: dict[str, bool] = dict(present) if present else {}
     for rule in _RULES:
-        if not any(_holds(lowered, t, seen) for t in rule.triggers) or (
-            rule.gate is not None and rule.gate.search(text) is None
+        # (not before ``re`` is loaded: a hook's text whose only secret is a token loads none)
+        gate_first = (
+            rule.gate_first and "re" in sys.modules and not all(t in seen for t in rule.triggers)
+        )
+        if (
+            (gate_first and rule.gate is not None and rule.gate.search(text) is None)
+            or not any(_holds(lowered, t, seen) for t in rule.triggers)
+            or (not gate_first and rule.gate is not None and rule.gate.search(text) is None)
         ):
             continue
 
