@@ -32,7 +32,7 @@ from ctx_tree_schema import (
 )
 
 from . import _sql, _vectors
-from ._db import connect, connect_readonly, file_identity, snapshot
+from ._db import connect, connect_readonly, disk_bytes, file_identity, snapshot
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -1250,15 +1250,10 @@ class Store:
         return dict(self._query(_sql.COUNTERS))
 
     def size_bytes(self) -> int:
-        """Bytes on disk of ``store.db`` plus its WAL (0 for an in-memory store)."""
-        if self.path == ":memory:":
-            return 0
-        total = 0
-        for suffix in ("", "-wal"):
-            p = Path(self.path + suffix)
-            if p.exists():
-                total += p.stat().st_size
-        return total
+        """Bytes on disk of ``store.db`` plus its WAL: of the file copied for a snapshot, 0 for
+        a store that was only ever in memory (``disk_bytes``)."""
+        source = self.copied_from or self.path
+        return 0 if source == ":memory:" else disk_bytes(source)
 
     # -- vectors (see _vectors.py and docs/search.md) -------------------------------------
     def _vector_db(self) -> _vectors.Db:

@@ -329,6 +329,7 @@ def _fail(exc: Exception) -> int:
     import os
 
     from ctx_tree_mcp.app import fault_message
+    from ctx_tree_mcp.errors import in_words
 
     message = fault_message(exc)
     if message is None:
@@ -336,10 +337,7 @@ def _fail(exc: Exception) -> int:
             import traceback
 
             traceback.print_exception(exc, file=sys.stderr)
-        message = (
-            f"internal error ({type(exc).__name__}: {exc}); "
-            "set CTX_TREE_DEBUG=1 to see where it happened"
-        )
+        message = f"{in_words(exc)}; set CTX_TREE_DEBUG=1 to see where it happened"
     _error(message)
     return 1
 
