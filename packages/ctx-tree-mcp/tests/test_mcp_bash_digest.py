@@ -25,10 +25,6 @@ def _shown(lines: list[str], room: int) -> str:
         ("make[2]: *** [Makefile:12: all] Error 2", 4000),  # make
         ("npm error code ELIFECYCLE", 2000),  # npm
         ("===== 1 failed, 299 passed in 0.68s =====", 2500),  # pytest
-        ("1 failed, 299 passed in 0.68s", 2500),  # pytest -q
-        ("3 failed, 1 error, 296 passed, 2 warnings in 65.32s (0:01:05)", 2500),  # pytest -q
-        ("1 error in 0.12s", 2500),  # pytest -q, a collection error
-        ("no tests ran in 0.01s", 2500),  # pytest -q
         ("Ran 12 tests in 0.004s", 2500),  # unittest
         ("FAILED tests/test_x.py::test_y - assert 6 == 7", 10),  # pytest short summary
         ("src/app.ts(12,5): error TS2322: Type 'string' is not assignable", 4500),  # tsc
@@ -127,6 +123,26 @@ def test_a_failing_run_keeps_its_result_at_any_room(room: int, quiet: bool) -> N
     if room >= 200:
         assert "ValueError: Port out of range 0-65535" in shown
         assert "FAILED tests/test_mod1.py::test_parse_port" in shown
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "1 failed, 299 passed in 0.68s",
+        "3 failed, 1 error, 296 passed, 2 warnings in 65.32s (0:01:05)",
+        "1 error in 0.12s",  # a collection error
+        "no tests ran in 0.01s",
+    ],
+)
+def test_pytest_q_results_at_the_end_are_the_runs_result(result: str) -> None:
+    """``pytest -q`` writes its result bare, as its last line: it is the run's result there
+    (and only there: a line of numbers and words in the middle of an output is no result)."""
+    lines = [*NOISE[:3000], "FAILED tests/test_x.py::test_y - assert 6 == 7", result]
+    found = scan(lines)
+    assert found.summaries[0] == len(lines) - 1
+    assert result in _shown(lines, 60)
+    middle = scan([*NOISE[:1500], result, *NOISE[1500:3000]])
+    assert 1500 not in middle.summaries
 
 
 @pytest.mark.parametrize(

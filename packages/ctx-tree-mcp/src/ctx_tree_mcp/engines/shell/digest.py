@@ -11,7 +11,8 @@ tail and the head stop at a line that only reports one success (:data:`NOISE`: `
 ``--- PASS``, ``… ok``): a run of 400 passing tests costs nothing. Every cost is measured with
 the estimator that measures the answer (:func:`~ctx_tree_compose.estimate_tokens`). The patterns are
 data (:data:`SUMMARY`, :data:`PROBLEM`; ``\\s`` is avoided there because the patterns run over
-the whole output at once): adding a runner is adding a line. Pure functions.
+the whole output at once; :data:`RESULT_AT_END` for what only a run's last lines can be):
+adding a runner is adding a line. Pure functions.
 """
 
 from __future__ import annotations
@@ -26,17 +27,13 @@ __all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "selec
 #: What pytest counts in its result line (``2 failed, 150 passed, 3 warnings in 1.2s``).
 _PYTEST_COUNTS = "failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun"
 #: ``pytest -q``'s result line: the counts without the ``===`` rules around them.
-_PYTEST_QUIET_RESULT = (
-    rf"^(\d+ ({_PYTEST_COUNTS}), )*\d+ ({_PYTEST_COUNTS}) in \d+(\.\d+)?s( \(\d+:\d\d:\d\d\))?$"
-)
+_PYTEST_QUIET_RESULT = rf"^(?:\d++ (?:{_PYTEST_COUNTS}), )*+\d++ (?:{_PYTEST_COUNTS}) in \d+(\.\d+)?s( \(\d+:\d\d:\d\d\))?$"
 #: Summary lines of test runners and builds, by tool.
 SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (tool, re.compile(pattern))
     for tool, pattern in (
         ("pytest", r"^=+ .*\b(passed|failed|errors?|skipped|xfailed|xpassed|no tests ran)\b.*=+$"),
         ("pytest", r"^(FAILED|ERROR) \S"),
-        ("pytest", _PYTEST_QUIET_RESULT),
-        ("pytest", r"^no tests ran in \d+(\.\d+)?s$"),
         ("pytest", r"^_{3,} \S.* _{3,}$"),
         ("unittest", r"^(Ran \d+ tests? in |OK$|OK \(|FAILED \((failures|errors)=)"),
         ("unittest", r"^(FAIL|ERROR): \w"),
@@ -54,6 +51,14 @@ SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("build", r"^(BUILD (SUCCESSFUL|FAILED)|Build (succeeded|FAILED))"),
     )
 )
+#: Result lines that only a run's end holds: ``pytest -q``'s bare counts (a line of numbers
+#: and words elsewhere is no result). Tried on the last :data:`END_LINES` lines alone, so the
+#: scan of a long output (``seq 1 200000``) pays nothing for them.
+RESULT_AT_END: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pytest", re.compile(_PYTEST_QUIET_RESULT)),
+    ("pytest", re.compile(r"^no tests ran in \d+(\.\d+)?s$")),
+)
+END_LINES = 10
 #: Words of a line that reports a problem (lower case).
 PROBLEM_WORDS = (
     "error", "fail", "fatal", "panic", "exception", "traceback", "assert", "segmentation fault",
@@ -234,6 +239,9 @@ def scan(lines: list[str]) -> Scan:
     else:  # measured as it would be shown, with the estimator that measures the answer
         tokens = estimate_tokens("".join(f"{i}\t{line}\n" for i, line in enumerate(lines, 1)))
     summaries = _line_indexes(text, [m.start() for m in _ANY_SUMMARY.finditer(text)])
+    ends = [i for i in range(max(0, n - END_LINES), n) if _result_at_end(lines[i])]
+    if ends:
+        summaries = sorted({*summaries, *ends})
     if summaries:
         summaries = [summaries[-1], *summaries[:-1]]
         named = next((i for i in summaries[1:] if _NAMES_FAILURE.match(lines[i])), None)
@@ -255,6 +263,11 @@ def scan(lines: list[str]) -> Scan:
         bulk_lines(shapes),
         _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)]),
     )
+
+
+def _result_at_end(line: str) -> bool:
+    """True for a line :data:`RESULT_AT_END` names a result."""
+    return any(pattern.match(line) for _, pattern in RESULT_AT_END)
 
 
 def bulk_lines(shapes: list[str]) -> frozenset[int]:
