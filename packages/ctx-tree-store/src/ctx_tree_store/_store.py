@@ -590,6 +590,10 @@ class Store:
         """Return up to ``pages`` free pages to the file system (``incremental_vacuum``)."""
         _upkeep.vacuum_step(self.db, pages)
 
+    def free_pages(self) -> int:
+        """Pages on the file's free list (``PRAGMA freelist_count``), in pages."""
+        return _upkeep.free_pages(self.db)
+
     def integrity(self) -> tuple[str, bool]:
         """``(PRAGMA integrity_check result, FTS5 integrity-check passed)``."""
         return _upkeep.integrity(self.db)

@@ -127,6 +127,13 @@ def vacuum_step(db: Db, pages: int = 1000) -> None:
         db.con.execute(f"PRAGMA incremental_vacuum({int(pages)})").fetchall()
 
 
+def free_pages(db: Db) -> int:
+    """Pages on the file's free list (``PRAGMA freelist_count``): what :func:`vacuum_step`
+    can hand back."""
+    with db.lock:
+        return int(db.con.execute("PRAGMA freelist_count").get or 0)
+
+
 def integrity(db: Db) -> tuple[str, bool]:
     """``(PRAGMA integrity_check result, FTS5 integrity-check passed)``."""
     with db.lock:
