@@ -187,6 +187,8 @@ def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGE
     text = redact_text(digest(store, session_key, budget))
     if not text:
         return
+    if len(text) > MAX_CHARS:  # a redaction mark longer than what it hid: whole lines only
+        text = text[: text.rindex("\n", 0, MAX_CHARS) + 1]
     folder = base / "digest"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     for name in (f"{_safe(session_key)}.txt", "latest.txt"):
