@@ -126,7 +126,7 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
 
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
-        ranking = longquery.rank(app, query, Filters())
+        ranking = longquery.rank(app.store, query, Filters())
         weights = ranking.weights(LONG_QUERY_FILE_DECAY)
         for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
             group = ranking.chunks[key]

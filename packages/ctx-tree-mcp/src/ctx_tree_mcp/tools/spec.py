@@ -78,9 +78,19 @@ class Sugar(Generic[_Raw]):
     repeat: bool = False  # the option may be given several times; parse gets the list
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A handler's answer text with the exit status the CLI exits with (``ctx_tree_bash``:
+    its command's, so ``&&`` and ``set -e`` hold); a handler may return the text alone."""
+
+    text: str
+    status: int = 0
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool. ``handler(app, **fields)`` returns the answer text (may be a coroutine)."""
+    """One tool. ``handler(app, **fields)`` returns the answer text or a :class:`Reply` (may
+    be a coroutine)."""
 
     name: str
     description: str
