@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from ctx_tree_store import NodeRow, Store
 
     from ctx_tree_mcp.policy.paths import PathPolicy
+    from ctx_tree_mcp.providers.embedder import HttpEmbedder
+    from ctx_tree_mcp.providers.local import Model2VecEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -247,7 +249,7 @@ class App:
         return self.stores.store
 
     @cached_property
-    def _embedder(self) -> tuple[Any, str | None]:
+    def _embedder(self) -> tuple[HttpEmbedder | Model2VecEmbedder | None, str | None]:
         from ctx_tree_walkers import ProviderUnavailable
 
         from ctx_tree_mcp.providers import SettingsError, embedder_from_config
@@ -257,7 +259,7 @@ class App:
         except (SettingsError, ProviderUnavailable) as exc:
             return None, f"embedding provider not usable ({exc}): keyword results"
 
-    def embedder(self) -> tuple[Any, str | None]:
+    def embedder(self) -> tuple[HttpEmbedder | Model2VecEmbedder | None, str | None]:
         """``(provider, None)``; ``(None, None)`` when none is configured; ``(None, reason)``
         when the configured one cannot be built (unknown name, model not loadable)."""
         return self._embedder

@@ -9,20 +9,21 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
 
 
-class _Rooted(Protocol):
+class Rooted(Protocol):
     """What :class:`ViewCache` needs of a view: its file root node (``root.id``)."""
 
     @property
-    def root(self) -> Node: ...
+    def root(self) -> Node:
+        """The view's file root node."""
 
 
-V = TypeVar("V", bound=_Rooted)
+V = TypeVar("V", bound=Rooted)
 
 
 @dataclass
@@ -34,7 +35,7 @@ class ViewCache:
     ``engines.files.filecache.FileView``."""
 
     size: int = 64
-    _views: OrderedDict[str, Any] = field(default_factory=OrderedDict)
+    _views: OrderedDict[str, Rooted] = field(default_factory=OrderedDict)
 
     def remember(self, view: V) -> V:
         """Keep ``view`` for the next cached read of its file; returns it."""
@@ -43,7 +44,7 @@ class ViewCache:
             self._views.popitem(last=False)
         return view
 
-    def recall(self, root_id: str) -> Any | None:
+    def recall(self, root_id: str) -> Rooted | None:
         """The view kept for the file root ``root_id``, or None."""
         view = self._views.get(root_id)
         if view is not None:

@@ -26,6 +26,7 @@ from ctx_tree_mcp import __version__
 from ctx_tree_mcp.errors import ToolInputError, config_error, number_flag
 
 if TYPE_CHECKING:
+    from ctx_tree_mcp.cli.commands import Command
     from ctx_tree_mcp.tools.spec import ToolSpec
 
 PACKAGES = (
@@ -291,7 +292,7 @@ def run(args: argparse.Namespace) -> str | int | Answer:
     from ctx_tree_mcp.tools.registry import BY_NAME
 
     with cli_surface(BY_NAME):
-        command = getattr(args, "_command", None)
+        command: Command | None = getattr(args, "_command", None)  # a verb's, set by the parser
         if command is not None:
             return command.run(args)
         return _run_tool(args)

@@ -127,7 +127,8 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.wire.permissions import ticket_name
 
-    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
+    name: str = ticket_name(command)
+    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / name
     try:
         age = time.time() - path.stat().st_mtime
         os.unlink(path)

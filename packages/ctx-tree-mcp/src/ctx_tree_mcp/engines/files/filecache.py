@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctx_tree_schema import Config, FileRootMeta, Node
     from ctx_tree_store import Store
 
@@ -180,7 +182,7 @@ def load(app: FileParts, resolved: ResolvedPath, st: os.stat_result) -> FileView
     ):
         reference_file(app, old.id)
         hit = app.views.recall(old.id)
-        if hit is not None:
+        if isinstance(hit, FileView):
             return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
         return app.views.remember(
@@ -385,7 +387,7 @@ def _store_new(
 REDACT_MARGIN = 4096
 
 
-def _cut_redacted(data: bytes, max_bytes: int, redact_text: Any) -> bytes:
+def _cut_redacted(data: bytes, max_bytes: int, redact_text: Callable[[str], str]) -> bytes:
     """The first ``max_bytes`` of ``data``, redacted: the part and a margin after it are
     redacted first, then cut at the last line end, or (one long line, minified code) at the
     last whole character. Data that is not UTF-8 is returned cut as it is (the chunker
