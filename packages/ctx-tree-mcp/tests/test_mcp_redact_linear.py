@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import pytest
-from ctx_tree_mcp.guard import redact
+from ctx_tree_mcp.wire import redact
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 

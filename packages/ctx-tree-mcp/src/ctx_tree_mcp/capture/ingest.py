@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ctx_tree_mcp import ending
 from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
-from ctx_tree_mcp.guard.denylist import refusal
+from ctx_tree_mcp.wire.denylist import refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import (
         Config,
         GrepMeta,
+        Node,
         PromptMeta,
         ResponseMeta,
         SummaryMeta,
@@ -221,7 +222,7 @@ def _store(
     the whole) is stored ``truncated=1`` with that size (docs/capture.md)."""
     from ctx_tree_schema import NodeKind
 
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     source_uri = redact_text(source_uri)
@@ -251,7 +252,7 @@ def _original_bytes(event: Mapping[str, object] | None) -> int | None:
     return None
 
 
-def _latest(app: App, kind: str):
+def _latest(app: App, kind: str) -> Node | None:
     from ctx_tree_schema import Filters
 
     nodes = app.store.recent(
@@ -300,7 +301,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     if event.get("env_refused") is True or spool.take_refused(_spool_base(app), session):
         # the turn ran a refused command (marked by the hook, or by _bash below): the answer
         # may quote what it printed
-        from ctx_tree_mcp.guard.redact import redact_environment
+        from ctx_tree_mcp.wire.redact import redact_environment
 
         text = redact_environment(text)
     key = app.session_key
@@ -559,12 +560,14 @@ _HANDLERS = {
 # --- the walker ---------------------------------------------------------------------------
 
 
-def capture_walker(root: Path, home: Path | None = None):
+def capture_walker(root: Path, home: Path | None = None) -> Callable[..., IngestReport]:
     """The coordinator function (``store, config, *, now_ms, keep_going`` → report) that
     ingests ``root``'s spool on the walker thread's own store connection."""
     recorded: list[bool] = []
 
-    def run(store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]):
+    def run(
+        store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]
+    ) -> IngestReport:
         from ctx_tree_mcp.app import App
 
         if not recorded:

@@ -28,7 +28,7 @@ from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_captur
 from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
-from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Reply, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
@@ -63,7 +63,7 @@ class Args(Input):
 
 def check_command(app: App, command: object) -> str:
     """The command, validated and not refused; else :class:`ToolInputError` (nothing runs)."""
-    from ctx_tree_mcp.guard.denylist import refusal
+    from ctx_tree_mcp.wire.denylist import refusal
 
     if not isinstance(command, str) or not command.strip():
         raise ToolInputError("command", "give a shell command, e.g. 'pytest -q'")
@@ -95,7 +95,7 @@ def _check_host_rules(app: App, command: str) -> None:
     naming the rule and its file; an ask runs only when ctx-tree's PreToolUse hook recorded
     that the host asked the user about this very command (single use, ``ASK_TICKET_S``);
     else it is refused with what to do. Raises :class:`ToolInputError`; nothing runs."""
-    from ctx_tree_mcp.guard import permissions
+    from ctx_tree_mcp.wire import permissions
 
     verdict = permissions.check(command, permissions.load_rules(app.root))
     if verdict is None:
@@ -125,9 +125,10 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     from ctx_tree_store import ctx_tree_home
 
     from ctx_tree_mcp.app import spool_dir
-    from ctx_tree_mcp.guard.permissions import ticket_name
+    from ctx_tree_mcp.wire.permissions import ticket_name
 
-    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
+    name: str = ticket_name(command)
+    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / name
     try:
         age = time.time() - path.stat().st_mtime
         os.unlink(path)
@@ -144,14 +145,16 @@ def bash(app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
     by the input model (``run_tool``).
     """
     command = check_command(app, command)
-    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens)
+    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens).text
 
 
 async def bash_async(
     app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
-) -> str:
+) -> Reply:
     """:func:`bash` for the event loop (the registered handler): the command runs in a
-    worker thread; cancelling the awaiting task ends the command's process group."""
+    worker thread; cancelling the awaiting task ends the command's process group. Returns
+    the answer and the command's exit status (``engines.shell.run.exit_status``: the CLI
+    exits with it)."""
     command = check_command(app, command)
     cancel = threading.Event()
     try:
@@ -196,7 +199,7 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
     return dataclasses.replace(result, note=plan.note) if plan.note else result
 
 
-def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
+def _answer(app: App, command: str, result: RunResult, budget: int) -> Reply:
     from ctx_tree_mcp.engines.shell.record import record_output
     from ctx_tree_mcp.engines.shell.run import output_text
 
@@ -223,13 +226,12 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     answer = _render(app, result, rec, binary, budget)
     from ctx_tree_mcp.engines.shell.run import exit_status
 
-    app.command_status = exit_status(result)  # the CLI exits with it
     app.count(
         "bash",
         tokens_served=estimate_tokens(answer),
         tokens_source=tokens_for_chars(result.total_bytes),
     )
-    return answer
+    return Reply(answer, exit_status(result))
 
 
 def status_line(
