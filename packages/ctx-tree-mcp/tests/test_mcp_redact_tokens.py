@@ -1,5 +1,5 @@
 """The token rules matched without ``re`` find exactly what their documented regular
-expressions find, and redacting a token alone loads no ``re`` (a hook's process saves ~27M
+expressions find (``_`` beside a token separates it, as in a file name), and redacting a token alone loads no ``re`` (a hook's process saves ~27M
 instructions, docs/benchmarks.md#hooks)."""
 
 from __future__ import annotations
@@ -14,16 +14,16 @@ from ctx_tree_mcp.wire import redact
 
 #: The regular expression each token rule stands for (the comment beside it in redact.py).
 ORACLES = {
-    "aws_access_key": r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
-    "github_token": r"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b",
-    "jwt": r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
-    "slack_token": r"\bxox[abposr]-[A-Za-z0-9-]{10,}",
-    "gitlab_token": r"\bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
-    "npm_token": r"\bnpm_[A-Za-z0-9]{36}\b",
-    "google_api_key": r"\bAIza[0-9A-Za-z_-]{35}\b",
-    "api_key": r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-    "sendgrid_key": r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
-    "stripe_key": r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
+    "aws_access_key": r"(?<![^\W_])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![^\W_])",
+    "github_token": r"(?<![^\W_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![^\W_])",
+    "jwt": r"(?<![^\W_])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    "slack_token": r"(?<![^\W_])xox[abposr]-[A-Za-z0-9-]{10,}",
+    "gitlab_token": r"(?<![^\W_])gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}",
+    "npm_token": r"(?<![^\W_])npm_[A-Za-z0-9]{36}(?![^\W_])",
+    "google_api_key": r"(?<![^\W_])AIza[0-9A-Za-z_-]{35}(?![^\W_])",
+    "api_key": r"(?<![^\W_])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+    "sendgrid_key": r"(?<![^\W_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}",
+    "stripe_key": r"(?<![^\W_])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}",
 }
 PIECES = {
     "aws_access_key": ["AKIA", "ASIA", "ACCA", "akia"],
@@ -37,7 +37,7 @@ PIECES = {
     "sendgrid_key": ["SG.", "sg.", ".", "SG.."],
     "stripe_key": ["sk_live_", "rk_test_", "sk_test", "pk_live_", "_live_"],
 }
-FILL = ["A", "Z", "q", "7", "_", "-", ".", " ", "\n", "é", "=", "/"]
+FILL = ["A", "Z", "q", "7", "_", "-", ".", " ", "\n", "é", "=", "/", "x_", "_x"]
 
 
 def _run(rng: random.Random, sizes: tuple[int, ...] = ()) -> str:
