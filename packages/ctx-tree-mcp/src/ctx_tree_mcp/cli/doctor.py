@@ -128,6 +128,17 @@ def check_store(root: Path, home: Path) -> Check:
             f"{where} is not writable ({exc.strerror}): reads and greps answer, nothing is stored",
             "make it writable, or set CTX_TREE_HOME to a writable directory",
         )
+    from ctx_tree_mcp.store_handle import FREED_BYTES, free_bytes
+
+    free = free_bytes(where)
+    if free is not None and free < FREED_BYTES:
+        return Check(
+            "store",
+            False,
+            f"the disk of {where} is full ({free:,} bytes free): reads, greps and commands "
+            "answer from memory, nothing is stored",
+            "free space on that disk, or set CTX_TREE_HOME to a directory on another one",
+        )
     problems = []
     for target, want in ((path.parent, 0o700), (path, 0o600)):
         if target.exists():

@@ -207,18 +207,22 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         "shell": result.shell,
         "binary": binary,
     }
-    rec = record_output(
-        app,
-        text,
-        command=command,
-        cwd=str(app.root),
-        source=SOURCE,
-        exit_code=result.exit_code,
-        duration_ms=result.duration_ms,
-        # the raw size counts as cut only when bytes were dropped: colours and redraws
-        # the terminal model removed are not output lost
-        original_bytes=result.total_bytes if result.dropped_bytes else None,
-        metadata=meta,
+    # The command has run: on a full disk its output is kept in memory and answered (the
+    # answer says nothing was stored), never lost to a "call again" that would run it twice.
+    rec = app.stores.or_memory(
+        lambda: record_output(
+            app,
+            text,
+            command=command,
+            cwd=str(app.root),
+            source=SOURCE,
+            exit_code=result.exit_code,
+            duration_ms=result.duration_ms,
+            # the raw size counts as cut only when bytes were dropped: colours and redraws
+            # the terminal model removed are not output lost
+            original_bytes=result.total_bytes if result.dropped_bytes else None,
+            metadata=meta,
+        )
     )
     answer = _render(app, result, rec, binary, budget)
     from ctx_tree_mcp.engines.shell.run import exit_status
