@@ -195,8 +195,9 @@ class App:
     home: Path | None = None
     #: Open the store read-only (the inspector): nothing is created, migrated or written.
     readonly: bool = False
-    #: Exit status of the last ``ctx_tree_bash`` command (``engines.shell.run.exit_status``), None
-    #: before any: ``ctx-tree bash`` exits with it.
+    #: The status the CLI exits with after the last call: a ``ctx_tree_bash`` command's
+    #: (``engines.shell.run.exit_status``), 2 for a ``ctx_tree_grep`` stopped at its timeout;
+    #: None before any (and after a grep that finished).
     command_status: int | None = field(default=None, init=False)
     #: The usage counters not written yet (:class:`UsageCounters`; :meth:`count`).
     usage: UsageCounters = field(default_factory=UsageCounters, init=False)

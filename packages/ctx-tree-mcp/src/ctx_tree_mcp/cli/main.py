@@ -313,7 +313,8 @@ def _run_tool(args: argparse.Namespace) -> str | Answer:
                 if missing := no_store_yet(app):
                     return missing
             text = asyncio.run(run_tool(app, spec.name, values))
-            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold.
+            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold;
+            # ``ctx-tree grep`` with 2 when it timed out (not an answer).
             return Answer(text, app.command_status) if app.command_status else text
         except ToolInputError as exc:
             if exc.argument in spec.args.model_fields:  # a handler's check: name the flag
