@@ -448,12 +448,12 @@ def check_sandbox(root: Path) -> Check:
         return Check("sandbox", True, f"on ({box.source}): commands run under {runtime[0]}")
     fails = box.settings.get("failIfUnavailable") is True
     effect = "every command is refused" if fails else "commands run WITHOUT it"
-    return Check(
-        "sandbox",
-        False,
-        f"on ({box.source}) but cannot start: {why}; {effect}",
-        "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)",
+    fix = (
+        "allow user namespaces (above), or set sandbox.enabled to false"
+        if why.startswith("bubblewrap")
+        else "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)"
     )
+    return Check("sandbox", False, f"on ({box.source}) but cannot start: {why}; {effect}", fix)
 
 
 def server_command() -> list[str]:
