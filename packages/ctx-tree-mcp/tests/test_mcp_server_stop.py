@@ -210,6 +210,26 @@ def test_a_killed_server_leaves_no_command_running(project: tuple[Path, Path]) -
     ).stdout
 
 
+def test_a_killed_server_leaves_no_process_its_command_moved_out_of_its_group(
+    project: tuple[Path, Path],
+) -> None:
+    """``setsid cmd &`` leaves the command's group, so ending the group missed it: the
+    reaper finds it by its command's tag."""
+    root, home = project
+    server = Server(root, home)
+    pids = root / "pids"
+    server.call(
+        "ctx_tree_bash",
+        {
+            "command": f"setsid sleep 300 > /dev/null 2>&1 & echo $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"
+        },
+    )
+    assert wait_for(pids.exists, 60)
+    escaped = int(pids.read_text())
+    server.stop("SIGKILL")
+    assert wait_for(lambda: gone(escaped), 15.0)
+
+
 def spool_events(home: Path, root: Path, count: int) -> Path:
     """``count`` distinct prompt events in the spool, as the hook writes them."""
     base = spool_dir(home, root)

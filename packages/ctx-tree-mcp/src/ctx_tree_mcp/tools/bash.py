@@ -199,7 +199,8 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
                 raise ToolInputError("command", f"not run: {exc}") from None
             result = _run_plan(app, plan, timeout, cancel)
     if plan.config is not None:  # the runtime's own helpers outlive the command a moment
-        result = dataclasses.replace(result, stragglers=False)
+        # (and nothing leaves its PID namespace: the sandbox ends with its first process)
+        result = dataclasses.replace(result, stragglers=False, left_group=0)
     return dataclasses.replace(result, note=plan.note) if plan.note else result
 
 
@@ -382,8 +383,14 @@ def _notes(result: RunResult, rec: Recorded, binary: bool, max_bytes: int) -> li
     notes = []
     if result.escaped:
         notes.append(
-            "a process that left the command's group (setsid?) still holds its output; "
-            "it keeps running and what it prints later is not captured"
+            "a process that left the command's group and cleared its environment still "
+            "holds its output; it keeps running and what it prints later is not captured"
+        )
+    if result.left_group:
+        many = result.left_group != 1
+        notes.append(
+            f"{result.left_group} process{'es' * many} the command started outside its "
+            f"process group (setsid) {'were' if many else 'was'} ended with it"
         )
     elif result.stragglers:
         notes.append("processes the command left in the background were ended")
