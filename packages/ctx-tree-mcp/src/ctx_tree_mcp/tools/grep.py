@@ -392,6 +392,12 @@ def _attempt(
         )
     if result.error:
         manifest.add("note", f"rg: {result.error}")
+    if result.lf_numbered:
+        manifest.add(
+            "note",
+            f"line numbers of {', '.join(result.lf_numbered[:3])} count LF line ends only "
+            "(numbering its lone-CR lines as read does timed out)",
+        )
     if engine != "rg":
         manifest.add(
             "note",
@@ -525,7 +531,11 @@ def _check_files(
             continue
         text = data.decode("utf-8", "replace")
         if lone_cr or (b"\r" in data and LONE_CR_BYTES.search(data)):
-            renumbered = renumber(lines, text, matcher(), context[0], cut, context[1])
+            try:
+                renumbered = renumber(lines, text, matcher(), context[0], cut, context[1])
+            except TimeoutError:
+                result.lf_numbered.append(rel)
+                renumbered = None
             if renumbered is not None:
                 found = sum(line.is_match for line in renumbered)
                 change = found - sum(line.is_match for line in lines)

@@ -98,6 +98,9 @@ class GrepResult:
     #: True when the listing of the files to search stopped at the timeout (``to_search``
     #: counts those listed by then).
     listing_cut: bool = False
+    #: Paths whose lines keep ripgrep's LF-only numbers: numbering them as read does (lone
+    #: CRs) timed out.
+    lf_numbered: list[str] = field(default_factory=list)
     #: Paths with a lone CR (a line end for read, not for rg) in a line of their output.
     lone_cr: set[str] = field(default_factory=set)
 
