@@ -243,7 +243,9 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
                 + (call("ctx_tree_get", node_id=view.root.id) if view.stored else NOT_STORED),
             )
         if cut is not None:  # the line cut by characters goes on from where it was cut
-            m.add("next", continue_call(view, cut, numbered))
+            following, more = continue_call(view, cut, numbered)
+            m.add("next", following)
+            m.add("more", more)
             return m
         gap_end = (resume - 1) if resume else view.total_lines
         after = next((e for e in entries if last_line < e.start <= gap_end), None)
