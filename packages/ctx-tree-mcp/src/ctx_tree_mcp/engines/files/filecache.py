@@ -105,8 +105,19 @@ class FileView:
 
 
 def file_uri(absolute: os.PathLike[str] | str) -> str:
-    """The ``file://`` source URI of an absolute path."""
-    return "file://" + os.fspath(absolute)
+    """The ``file://`` source URI of an absolute path, its name as stored and shown
+    (``policy/names.py``: a byte that is not UTF-8 as ``%XX``)."""
+    from ctx_tree_mcp.policy.names import shown
+
+    return "file://" + shown(os.fspath(absolute))
+
+
+def uri_path(uri: str) -> str:
+    """The path to open for a ``file://`` URI :func:`file_uri` made (a ``%XX`` name back to
+    its bytes when no file is named as written)."""
+    from ctx_tree_mcp.policy.names import existing
+
+    return existing(uri.removeprefix("file://"))
 
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
@@ -236,8 +247,10 @@ def build_nodes(
 
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
     from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.policy.names import shown
 
     uri = file_uri(absolute)
+    absolute, relative = shown(absolute), shown(relative)
     size = len(data) if size is None else size
     try:
         data, encoding = to_utf8(data, complete=size == len(data))

@@ -200,6 +200,8 @@ def list_files(
     first among equals; the listing says ``capped``."""
     import stat as stat_
 
+    from ctx_tree_mcp.policy.names import shown
+
     cfg = config.data["index"]
     cap = cfg["maxFiles"]
     names = _git_files(root)
@@ -223,7 +225,7 @@ def list_files(
         found.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
     if len(found) <= cap:
         return Listing(found, False, too_big)
-    keep = set(touched)
+    keep = set(touched)  # as shown (policy/names.py), as the store holds them
     if ranks is None:
         ranks = {}
     if not ranks:
@@ -231,7 +233,7 @@ def list_files(
     order = {rel: i for i, (rel, _m, _s) in enumerate(found)}
     chosen = sorted(
         found,
-        key=lambda f: (f[0] not in keep, -ranks.get(f[0], 0), order[f[0]]),
+        key=lambda f: (shown(f[0]) not in keep, -ranks.get(f[0], 0), order[f[0]]),
     )[:cap]
     chosen.sort(key=lambda f: order[f[0]])  # shallow paths first, as uncapped
     return Listing(chosen, True, too_big)
@@ -346,7 +348,8 @@ def index_project(
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
+    from ctx_tree_mcp.policy.names import shown
 
     state = state or IndexState()
     stop = stop or threading.Event()
@@ -363,7 +366,7 @@ def index_project(
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     listed_uris = set()
     for rel, mtime_ms, size in listing.files:
-        uri = prefix + rel
+        uri = prefix + shown(rel)
         listed_uris.add(uri)
         version = known.get(uri)
         if version is not None and version[0] == mtime_ms and version[1] == size:
@@ -453,7 +456,7 @@ def index_project(
     # files stored before and now gone from the tree: stale, as a read of them would do
     if not stop.is_set():
         for uri in known.keys() - listed_uris:
-            if not os.path.exists(uri[len("file://") :]):
+            if not os.path.exists(uri_path(uri)):
                 state.gone += 1 if store.stale_file(uri) else 0
     state.seconds = round(time.perf_counter() - t0, 3)
     state.finished_ms = int(time.time() * 1000)

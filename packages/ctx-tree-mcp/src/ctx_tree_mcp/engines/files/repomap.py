@@ -53,7 +53,7 @@ def _weight(name: str) -> float:
 
 
 def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
 
     prefix = file_uri(directory.absolute) + "/"
     uris = sorted(app.store.file_versions(prefix))[:FILES_MAX]
@@ -62,7 +62,7 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
         root = app.store.latest_by_source(uri)
         # a file deleted since it was stored is left out (no index or walker run since: the
         # CLI runs neither), so the map names no path a read then says does not exist
-        if root is not None and root.status.value == "live" and os.path.isfile(uri[7:]):
+        if root is not None and root.status.value == "live" and os.path.isfile(uri_path(uri)):
             out.append((uri, root))
     return out
 
