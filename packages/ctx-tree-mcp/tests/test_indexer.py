@@ -296,3 +296,50 @@ def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
     assert indexer.WORKER_MAX_PAUSE_S <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0
     clock.value = time.monotonic()  # a call just ended: the quiet spell
     assert indexer.QUIET_S * 0.9 <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0
+
+
+def test_a_file_that_becomes_a_directory_is_gone(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    try:
+        (app.root / "docs").write_text("The flamingoparagraph of the old docs file.\n")
+        index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert app.store.search("flamingoparagraph")
+        (app.root / "docs").unlink()
+        (app.root / "docs").mkdir()
+        (app.root / "docs" / "guide.md").write_text("# Guide\n\nA heronparagraph now.\n")
+        state = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert (state.stored, state.gone) == (1, 1)
+        assert not app.store.search("flamingoparagraph")
+        assert app.store.search("heronparagraph")
+    finally:
+        app.close()
+
+
+def test_cli_search_without_a_server_drops_what_left_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctx_tree_mcp.cli.main import main
+
+    app = _project(tmp_path)
+    root = app.root
+    app.close()
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(root)
+    (root / "src" / "extra.py").write_text(
+        "def pelican_deleted_function():\n    return 1\n\n\ndef kept_function():\n    return 2\n"
+    )
+    (root / "src" / "whole.py").write_text("def cormorant_whole_file():\n    return 3\n")
+    main(["index"])
+    main(["search", "pelican_deleted_function"])
+    assert "src/extra.py" in capsys.readouterr().out
+    later = time.time_ns() + 5_000_000
+    (root / "src" / "extra.py").write_text("def kept_function():\n    return 2\n")
+    os.utime(root / "src" / "extra.py", ns=(later, later))
+    (root / "src" / "whole.py").unlink()
+    main(["search", "pelican_deleted_function"])
+    assert "def pelican_deleted_function" not in capsys.readouterr().out
+    main(["search", "cormorant_whole_file"])
+    assert "src/whole.py" not in capsys.readouterr().out
+    main(["search", "kept_function"])  # the file's new version answers
+    assert "src/extra.py" in capsys.readouterr().out

@@ -22,6 +22,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -403,6 +405,42 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
         return body
     redacted = redact_text(text)
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
+
+
+def freshen(app: App, nodes: Iterable[Node]) -> int:
+    """Check the files that ``nodes`` (search hits) come from against the disk, and bring the
+    store up to date for each one that changed since it was stored: re-stored when edited
+    (as a read does), stale when gone or no longer a file. For the answers of a process
+    with no index watching the tree (the CLI): a hit never shows what left the disk
+    (docs/index.md). Costs a ``stat`` per file; returns how many files changed."""
+    from ctx_tree_schema import NodeKind
+
+    seen: set[str] = set()
+    changed = 0
+    for node in nodes:
+        path = node.metadata.get("path")
+        if node.kind != NodeKind.FILE_CHUNK or not isinstance(path, str) or path in seen:
+            continue
+        seen.add(path)
+        try:
+            resolved = app.policy.resolve(path)
+        except ToolInputError:  # outside this root, or refused: not this process's to check
+            continue
+        try:
+            st = os.stat(resolved.absolute)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            if st.st_mtime_ns // 1_000_000 == node.mtime:
+                continue
+            try:
+                load(app, resolved, st)
+            except ToolInputError:  # now binary or unreadable: what was stored is not it
+                app.store.stale_file(file_uri(resolved.absolute))
+        else:
+            app.store.stale_file(file_uri(resolved.absolute))
+        changed += 1
+    return changed
 
 
 def mark_gone(app: App, resolved: ResolvedPath) -> None:

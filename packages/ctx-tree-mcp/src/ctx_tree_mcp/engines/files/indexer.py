@@ -453,10 +453,11 @@ def index_project(
             if stopping:
                 _end_workers(pool)
             unregister()
-    # files stored before and now gone from the tree: stale, as a read of them would do
+    # files stored before and now gone from the tree (or no longer a file: a directory now):
+    # stale, as a read of them would do
     if not stop.is_set():
         for uri in known.keys() - listed_uris:
-            if not os.path.exists(uri_path(uri)):
+            if not os.path.isfile(uri_path(uri)):
                 state.gone += 1 if store.stale_file(uri) else 0
     state.seconds = round(time.perf_counter() - t0, 3)
     state.finished_ms = int(time.time() * 1000)
