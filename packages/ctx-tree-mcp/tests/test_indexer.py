@@ -343,3 +343,50 @@ def test_cli_search_without_a_server_drops_what_left_the_disk(
     assert "src/whole.py" not in capsys.readouterr().out
     main(["search", "kept_function"])  # the file's new version answers
     assert "src/extra.py" in capsys.readouterr().out
+
+
+def _git(*args: str) -> None:
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "protocol.file.allow=always",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_files_of_an_initialised_submodule_are_indexed_and_an_empty_one_is_named(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "pkg" / "vendored.py").write_text("def albatross_in_submodule():\n    return 1\n")
+    (lib / ".gitignore").write_text("*.tmp\n")
+    (lib / "pkg" / "scratch.tmp").write_text("albatross ignored\n")
+    _git("init", "-q", str(lib))
+    _git("-C", str(lib), "add", ".")
+    _git("-C", str(lib), "commit", "-qm", "lib")
+    app = _project(tmp_path)
+    try:
+        _git("init", "-q", str(app.root))
+        _git("-C", str(app.root), "submodule", "add", "-q", str(lib), "third_party/lib")
+        _git("-C", str(app.root), "submodule", "add", "-q", str(lib), "third_party/empty")
+        _git("-C", str(app.root), "commit", "-qm", "subs")
+        _git("-C", str(app.root), "submodule", "deinit", "-q", "-f", "third_party/empty")
+        state = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert "third_party/lib/pkg/vendored.py" in _live_paths(app)
+        assert not any(p.endswith("scratch.tmp") for p in _live_paths(app))  # its .gitignore
+        assert app.store.search("albatross_in_submodule")
+        assert state.submodules_empty == ["third_party/empty"]
+        from ctx_tree_mcp.engines.files.indexer import summary
+
+        assert "1 submodule not checked out (third_party/empty)" in summary(state)
+    finally:
+        app.close()

@@ -71,6 +71,8 @@ class IndexState:
     gone: int = 0
     capped: bool = False
     too_big: int = 0
+    #: Git submodules not checked out (``git submodule update --init`` fills them): not indexed.
+    submodules_empty: list[str] = field(default_factory=list)
     started_ms: int = 0
     finished_ms: int = 0
     seconds: float = 0.0
@@ -98,6 +100,8 @@ class Listing:
     files: list[tuple[str, int, int]] = field(default_factory=list)  # (rel, mtime ms, size)
     capped: bool = False
     too_big: int = 0
+    #: Git submodules (or nested repositories) that are not checked out: empty directories.
+    submodules_empty: list[str] = field(default_factory=list)
 
 
 def _git_files(root: Path) -> list[str] | None:
@@ -121,7 +125,44 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     if out.returncode != 0:
         return None
-    return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+    # an untracked nested repository is listed as "dir/"; a submodule as its directory
+    return sorted(
+        {p.rstrip("/") for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+    )
+
+
+#: Nested git work trees (submodules of submodules) followed at most this deep.
+SUBMODULE_DEPTH = 8
+
+
+def _expand_repos(root: Path, names: list[str], depth: int = 0) -> tuple[list[str], list[str]]:
+    """``(names, empty)``: ``names`` with each that is a directory holding ``.git`` (a
+    checked-out submodule, or a repository nested in the tree) replaced by its own
+    ``git ls-files`` (its own ignores applied), prefixed; the directories without ``.git``
+    (submodules not checked out) in ``empty``. One ``lstat`` per directory entry only: git
+    lists no other directory."""
+    import stat as stat_
+
+    out: list[str] = []
+    empty: list[str] = []
+    for rel in names:
+        full = root / rel
+        try:
+            st = os.lstat(full)
+        except OSError:
+            out.append(rel)
+            continue
+        if not stat_.S_ISDIR(st.st_mode):
+            out.append(rel)
+            continue
+        inner = _git_files(full) if depth < SUBMODULE_DEPTH and (full / ".git").exists() else None
+        if inner is None:
+            empty.append(rel)
+            continue
+        sub_names, sub_empty = _expand_repos(full, inner, depth + 1)
+        out += (f"{rel}/{n}" for n in sub_names)
+        empty += (f"{rel}/{n}" for n in sub_empty)
+    return out, empty
 
 
 def _walk_files(root: Path) -> list[str]:
@@ -205,8 +246,11 @@ def list_files(
     cfg = config.data["index"]
     cap = cfg["maxFiles"]
     names = _git_files(root)
+    empty: list[str] = []
     if names is None:
         names = _walk_files(root)
+    else:
+        names, empty = _expand_repos(root, names)
     names.sort(key=lambda p: (p.count("/"), p))
     found: list[tuple[str, int, int]] = []
     too_big = 0
@@ -224,7 +268,7 @@ def list_files(
             continue
         found.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
     if len(found) <= cap:
-        return Listing(found, False, too_big)
+        return Listing(found, False, too_big, empty)
     keep = set(touched)  # as shown (policy/names.py), as the store holds them
     if ranks is None:
         ranks = {}
@@ -236,7 +280,7 @@ def list_files(
         key=lambda f: (shown(f[0]) not in keep, -ranks.get(f[0], 0), order[f[0]]),
     )[:cap]
     chosen.sort(key=lambda f: order[f[0]])  # shallow paths first, as uncapped
-    return Listing(chosen, True, too_big)
+    return Listing(chosen, True, too_big, empty)
 
 
 def _prepare_batch(
@@ -362,6 +406,7 @@ def index_project(
     touched = [uri[len(prefix) :] for uri in known]
     listing = list_files(root, policy, config, touched=touched, ranks=state.ranks)
     state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
+    state.submodules_empty = listing.submodules_empty
     todo: list[tuple[str, int, str]] = []
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     listed_uris = set()
@@ -530,6 +575,12 @@ def summary(state: IndexState) -> str:
         line += f"; {state.too_big} larger than index.maxFileBytes left out"
     if state.capped:
         line += "; capped at index.maxFiles (the rest is read on demand)"
+    if empty := state.submodules_empty:
+        names = ", ".join(empty[:3]) + (f", … {len(empty) - 3} more" if len(empty) > 3 else "")
+        line += (
+            f"; {len(empty)} submodule{'s' if len(empty) != 1 else ''} not checked out ({names}):"
+            " not indexed until `git submodule update --init`"
+        )
     return line
 
 
@@ -544,6 +595,7 @@ def record(store: Store, state: IndexState) -> None:
         if k in ("listed", "stored", "unchanged", "skipped", "gone", "too_big", "capped")
     }
     changes["ms"] = int(state.seconds * 1000)
+    changes["submodules_empty"] = len(state.submodules_empty)
     store.record_walker_run("index", state.started_ms, state.finished_ms, summary(state), changes)
 
 
