@@ -281,7 +281,7 @@ def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
     import math
     import multiprocessing
 
-    from ctx_tree_mcp.engines.files import indexer
+    from ctx_tree_mcp.engines.files import index_pool as indexer
 
     clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
     monkeypatch.setattr(indexer, "_calls_until", clock)
@@ -388,5 +388,36 @@ def test_files_of_an_initialised_submodule_are_indexed_and_an_empty_one_is_named
         from ctx_tree_mcp.engines.files.indexer import summary
 
         assert "1 submodule not checked out (third_party/empty)" in summary(state)
+    finally:
+        app.close()
+
+
+def test_a_file_that_stalls_its_worker_is_skipped_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose read never ends (a FIFO that took a listed file's place) costs the run
+    index.fileTimeoutMs: its worker is replaced, the rest is stored, the file is named and
+    not tried again until it changes."""
+    from ctx_tree_mcp.engines.files import indexer
+
+    app = _project(tmp_path, {"index": {"fileTimeoutMs": 1500}})
+    for i in range(70):
+        (app.root / "src" / f"m{i:02d}.py").write_text(f"def f_{i}():\n    return {i}\n")
+    os.mkfifo(app.root / "src" / "stuck.py")
+    real = indexer.list_files
+
+    def with_the_fifo(*args, **kw):
+        listing = real(*args, **kw)
+        return indexer.Listing([*listing.files, ("src/stuck.py", 1, 1)], False, 0, [])
+
+    monkeypatch.setattr(indexer, "list_files", with_the_fifo)
+    try:
+        started = time.monotonic()
+        state = index_project(app.store, app.root, app.policy, app.config, workers=2)
+        assert time.monotonic() - started < 60
+        assert state.phase == "ready" and state.stored == 73 and "src/stuck.py" in state.slow
+        assert "src/stuck.py" in indexer.summary(state)
+        again = index_project(app.store, app.root, app.policy, app.config, workers=2)
+        assert again.skipped >= 2 and "src/stuck.py" in again.slow  # not opened again
     finally:
         app.close()

@@ -20,6 +20,7 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._filerows import FileRows, capture_file_rows, file_rows, stale_files
 from ._location import (
     STORE_FILE,
     ctx_tree_home,
@@ -50,6 +51,7 @@ __all__ = [
     "MAX_DEPTH",
     "STORE_FILE",
     "DimensionMismatch",
+    "FileRows",
     "FileTree",
     "IllegalTransition",
     "InvalidVector",
@@ -72,9 +74,11 @@ __all__ = [
     "VectorUnavailable",
     "__version__",
     "browse",
+    "capture_file_rows",
     "content_hash",
     "ctx_tree_home",
     "describe",
+    "file_rows",
     "forget",
     "is_busy",
     "list_stores",
@@ -86,6 +90,7 @@ __all__ = [
     "query_words",
     "resolve_store_path",
     "split_identifier",
+    "stale_files",
     "store_path",
     "unusable",
 ]

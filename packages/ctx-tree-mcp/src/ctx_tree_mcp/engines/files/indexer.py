@@ -21,8 +21,7 @@ every ``index.pollMs``.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
+import json
 import logging
 import os
 import re
@@ -30,11 +29,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ctx_tree_mcp.engines.files.index_pool import QUIET_S, Outcome, WorkerPool, prepare_batch
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Config
@@ -49,10 +48,13 @@ log = logging.getLogger(__name__)
 BATCH_FILES = 48
 #: Below this many files to (re)chunk no worker process is started.
 POOL_THRESHOLD = 64
-#: A write waits until no tool call has ended for this long (seconds) ...
-QUIET_S = 0.05
-#: ... but not longer than this (seconds), so calls back to back do not starve the index.
+#: A write waits until no tool call has ended for :data:`QUIET_S` (seconds), but not longer
+#: than this (seconds), so calls back to back do not starve the index.
 QUIET_MAX_WAIT_S = 1.0
+#: Files marked stale per transaction when they left the tree.
+GONE_BATCH = 500
+#: ``walker_state`` key of the files skipped for time: ``{rel: [mtime ms, size]}``.
+SLOW_KEY = "index.slow"
 
 
 @dataclass
@@ -73,6 +75,9 @@ class IndexState:
     too_big: int = 0
     #: Git submodules not checked out (``git submodule update --init`` fills them): not indexed.
     submodules_empty: list[str] = field(default_factory=list)
+    #: Files skipped for taking longer than ``index.fileTimeoutMs``: ``{rel: (mtime, size)}``,
+    #: kept in ``walker_state`` (:data:`SLOW_KEY`) and not tried again until they change.
+    slow: dict[str, tuple[int, int]] = field(default_factory=dict)
     started_ms: int = 0
     finished_ms: int = 0
     seconds: float = 0.0
@@ -283,83 +288,6 @@ def list_files(
     return Listing(chosen, True, too_big, empty)
 
 
-def _prepare_batch(
-    root: str, items: list[tuple[str, int, str]], max_bytes: int
-) -> list[tuple[str, str, Any, Any]]:
-    """Worker side: per ``(rel, mtime ms, known sha256)``, ``(status, rel, root, chunks)``
-    where status is ``new`` (nodes built), ``same`` (the known hash) or ``skip`` (unreadable,
-    binary or not UTF-8). Runs in a worker process or the caller's thread."""
-    from ctx_tree_chunk import ChunkError
-
-    from ctx_tree_mcp.engines.files.filecache import build_nodes
-
-    out: list[tuple[str, str, Any, Any]] = []
-    for rel, mtime_ms, known in items:
-        _pause_for_calls()
-        absolute = os.path.join(root, rel)
-        try:
-            with open(absolute, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            out.append(("skip", rel, None, None))
-            continue
-        digest = hashlib.sha256(data).hexdigest()
-        if digest == known:
-            out.append(("same", rel, None, None))
-            continue
-        try:
-            node, chunks, _outline = build_nodes(absolute, rel, data, digest, mtime_ms, max_bytes)
-        except ChunkError:
-            out.append(("skip", rel, None, None))
-            continue
-        out.append(("new", rel, node, chunks))
-    return out
-
-
-#: Niceness added to the index's worker processes: tool calls of the server go first.
-WORKER_NICE = 10
-#: How often a worker checks that the process that started it still runs (seconds).
-WORKER_PARENT_POLL_S = 0.25
-
-
-#: In a worker process: the shared clock of tool calls (``inf`` while one runs, else the
-#: ``time.monotonic()`` the last one ended; workers pause until :data:`QUIET_S` after it),
-#: set by :func:`_worker_init`.
-_calls_until: Any = None
-#: Longest pause of a worker before one file (seconds): calls back to back do not starve it.
-WORKER_MAX_PAUSE_S = 0.25
-
-
-def _pause_for_calls() -> None:
-    """Worker side, before each file: wait while the server's tool calls run (at most
-    :data:`WORKER_MAX_PAUSE_S`). The two cores a machine may have are the server's first."""
-    if _calls_until is None:
-        return
-    start = now = time.monotonic()
-    while now < _calls_until.value + QUIET_S and now - start < WORKER_MAX_PAUSE_S:
-        time.sleep(0.005)
-        now = time.monotonic()
-
-
-def _worker_init(parent: int, calls_until: Any = None) -> None:
-    """Worker start-up: lower its priority (:data:`WORKER_NICE`), keep ``calls_until`` (a
-    shared double, see :func:`_pause_for_calls`), and end the worker when ``parent`` (the
-    server, or ``ctx-tree index``) is gone, even killed outright, so no worker outlives the
-    process that started it (docs/index.md). Standard library only."""
-    global _calls_until
-    _calls_until = calls_until
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
-
-    def watch() -> None:
-        while True:
-            time.sleep(WORKER_PARENT_POLL_S)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="ctx-tree-index-parent", daemon=True).start()
-
-
 def _workers(config: Config) -> int:
     wanted = config.data["index"]["workers"]
     return wanted if wanted > 0 else max(1, min(4, os.cpu_count() or 1))
@@ -392,6 +320,8 @@ def index_project(
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
+    from ctx_tree_store import capture_file_rows, now_ms, stale_files
+
     from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
     from ctx_tree_mcp.policy.names import shown
 
@@ -407,6 +337,9 @@ def index_project(
     listing = list_files(root, policy, config, touched=touched, ranks=state.ranks)
     state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
     state.submodules_empty = listing.submodules_empty
+    slow = _slow_files(store)
+    state.slow = {rel: v for rel, v in slow.items() if rel in {f[0] for f in listing.files}}
+    slow_before = dict(slow)
     todo: list[tuple[str, int, str]] = []
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     listed_uris = set()
@@ -417,7 +350,7 @@ def index_project(
         if version is not None and version[0] == mtime_ms and version[1] == size:
             state.unchanged += 1
             continue
-        if state.not_text.get(rel) == (mtime_ms, size):
+        if state.not_text.get(rel) == (mtime_ms, size) or slow.get(rel) == (mtime_ms, size):
             state.skipped += 1
             continue
         todo.append((rel, mtime_ms, version[2] if version else ""))
@@ -426,20 +359,24 @@ def index_project(
     if progress:
         progress(state)
 
-    def write(results: Iterable[tuple[str, str, Any, Any]]) -> None:
-        trees = []
-        for status, rel, node, chunks in results:
-            if status == "new":
-                trees.append((node, chunks))
-            elif status == "same":
+    def write(outcomes: Iterable[Outcome]) -> None:
+        rows = []
+        for o in outcomes:
+            if o.status == "new":
+                rows.append(o.rows)
+            elif o.status == "same":
                 state.unchanged += 1
             else:
                 state.skipped += 1
-                state.not_text[rel] = stats_of.get(rel, (0, 0))
+                if o.reason == "slow":
+                    state.slow[o.rel] = stats_of.get(o.rel, (0, 0))
+                    log.warning("index: %s skipped, over index.fileTimeoutMs", o.rel)
+                else:
+                    state.not_text[o.rel] = stats_of.get(o.rel, (0, 0))
             state.done += 1
         _wait_for_quiet(should_yield, idle_for, stop)
-        if trees:
-            created = store.capture_files(trees)
+        if rows:
+            created = capture_file_rows(store, rows, now_ms())
             state.stored += sum(1 for _id, new in created if new)
             state.unchanged += sum(1 for _id, new in created if not new)
         if progress:
@@ -452,58 +389,52 @@ def index_project(
         for batch in batches:
             if stop.is_set():
                 break
-            write(_prepare_batch(str(root), batch, max_bytes))
+            write(prepare_batch(str(root), batch, max_bytes))
     else:
         import multiprocessing
 
-        ctx = multiprocessing.get_context("spawn")
         polled = calls_clock is None and (should_yield is not None or idle_for is not None)
-        calls_until = ctx.Value("d", 0.0, lock=False) if calls_clock is None else calls_clock
-        pool = ProcessPoolExecutor(
-            max_workers=n_workers,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(os.getpid(), calls_until),
+        calls_until = (
+            multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
+            if calls_clock is None
+            else calls_clock
         )
 
-        def result(fut: Future[list[tuple[str, str, Any, Any]]]) -> Any:
-            """The batch's result; meanwhile (no ``calls_clock``) tells the workers when tool
-            calls run."""
-            while polled:
-                if _calls_running(should_yield, idle_for):
-                    calls_until.value = time.monotonic()
-                with contextlib.suppress(FutureTimeout):
-                    return fut.result(timeout=0.01)
-            return fut.result()
+        def tick() -> None:
+            """Without a ``calls_clock``, tell the workers when tool calls run."""
+            if polled and _calls_running(should_yield, idle_for):
+                calls_until.value = time.monotonic()
 
+        pool = WorkerPool(
+            n_workers,
+            str(root),
+            max_bytes,
+            config.data["index"]["fileTimeoutMs"] / 1000,
+            calls_until,
+            tick,
+        )
         # a stop signal exits the process without waiting for this thread: it kills the
         # workers first (ending.py), so none outlives the server
         from ctx_tree_mcp import ending
 
-        unregister = ending.on_stop(lambda: _kill_workers(pool), order=ending.LAST)
+        unregister = ending.on_stop(pool.kill, order=ending.LAST)
         failed = True
         try:
-            pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
-                pool.submit(_prepare_batch, str(root), b, max_bytes) for b in batches
-            ]
-            for fut in pending:  # in order: a batch's writes follow the listing
-                if stop.is_set():
-                    break
-                write(result(fut))
+            for outcomes in pool.run(batches, stop):
+                write(outcomes)
             failed = False
         finally:
             # a stop (or an error) does not wait for the batches queued: the workers end now
-            stopping = stop.is_set() or failed
-            pool.shutdown(wait=not stopping, cancel_futures=True)
-            if stopping:
-                _end_workers(pool)
+            pool.close(now=stop.is_set() or failed)
             unregister()
+    if slow_before != state.slow:
+        store.set_walker_state(SLOW_KEY, json.dumps(state.slow))
     # files stored before and now gone from the tree (or no longer a file: a directory now):
     # stale, as a read of them would do
     if not stop.is_set():
-        for uri in known.keys() - listed_uris:
-            if not os.path.isfile(uri_path(uri)):
-                state.gone += 1 if store.stale_file(uri) else 0
+        gone = [u for u in known.keys() - listed_uris if not os.path.isfile(uri_path(u))]
+        for i in range(0, len(gone), GONE_BATCH):
+            state.gone += stale_files(store, gone[i : i + GONE_BATCH], now_ms())
     state.seconds = round(time.perf_counter() - t0, 3)
     state.finished_ms = int(time.time() * 1000)
     state.runs += 1
@@ -511,6 +442,15 @@ def index_project(
     if progress:
         progress(state)
     return state
+
+
+def _slow_files(store: Store) -> dict[str, tuple[int, int]]:
+    """The files a run skipped for time (:data:`SLOW_KEY`), ``{rel: (mtime ms, size)}``."""
+    try:
+        raw = json.loads(store.walker_state(SLOW_KEY) or "{}")
+        return {str(k): (int(v[0]), int(v[1])) for k, v in raw.items()}
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return {}
 
 
 def _calls_running(
@@ -542,46 +482,41 @@ def _wait_for_quiet(
             return
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGKILL the pool's worker processes and do not wait (the process is about to exit:
-    ``ending.py``; they hold nothing durable, and init reaps them)."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
-
-
-def _end_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGTERM the pool's worker processes and reap them (up to 2 s each, then SIGKILL)."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.terminate()
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.join(2)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(1)
-
-
 def summary(state: IndexState) -> str:
     """One line: ``700 files listed: 700 stored, 0 unchanged, 0 skipped, 0 gone (8.3 s)``,
     plus ``capped at index.maxFiles`` when the listing was cut."""
     line = (
         f"{state.listed} file{'s' if state.listed != 1 else ''} listed: {state.stored} stored, {state.unchanged} unchanged, "
-        f"{state.skipped} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
+        f"{state.skipped - len(state.slow)} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
     )
-    if state.too_big:
-        line += f"; {state.too_big} larger than index.maxFileBytes left out"
-    if state.capped:
-        line += "; capped at index.maxFiles (the rest is read on demand)"
-    if empty := state.submodules_empty:
-        names = ", ".join(empty[:3]) + (f", … {len(empty) - 3} more" if len(empty) > 3 else "")
-        line += (
-            f"; {len(empty)} submodule{'s' if len(empty) != 1 else ''} not checked out ({names}):"
-            " not indexed until `git submodule update --init`"
+    return line + "".join(f"; {part}" for part in left_out(state))
+
+
+def _some(names: Iterable[str]) -> str:
+    names = sorted(names)
+    return ", ".join(names[:3]) + (f", … {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def left_out(state: IndexState) -> list[str]:
+    """What the run did not index and why, a phrase each (empty when it indexed every
+    listed file): said by the run's summary, and so by ``stats``, ``doctor``, the map and a
+    short search (docs/index.md, "Limits")."""
+    parts = []
+    if slow := state.slow:
+        parts.append(
+            f"{len(slow)} over index.fileTimeoutMs not indexed ({_some(slow)}): tried again "
+            "when changed"
         )
-    return line
+    if state.too_big:
+        parts.append(f"{state.too_big} larger than index.maxFileBytes left out")
+    if state.capped:
+        parts.append("capped at index.maxFiles, the most useful kept (the rest is read on demand)")
+    if empty := state.submodules_empty:
+        parts.append(
+            f"{len(empty)} submodule{'s' if len(empty) != 1 else ''} not checked out "
+            f"({_some(empty)}): not indexed until `git submodule update --init`"
+        )
+    return parts
 
 
 def record(store: Store, state: IndexState) -> None:
