@@ -419,5 +419,55 @@ def test_a_file_that_stalls_its_worker_is_skipped_and_named(
         assert "src/stuck.py" in indexer.summary(state)
         again = index_project(app.store, app.root, app.policy, app.config, workers=2)
         assert again.skipped >= 2 and "src/stuck.py" in again.slow  # not opened again
+        # what is not indexed, and why, is said where a missing file would mislead
+        from ctx_tree_mcp.tools.read import read
+        from ctx_tree_mcp.tools.search import search
+
+        said = "not indexed: 1 over index.fileTimeoutMs not indexed (src/stuck.py)"
+        assert said in read(app, "src", budget_tokens=300)
+        assert said in search(app, "nothing_is_named_so")
+    finally:
+        app.close()
+
+
+def test_a_search_while_the_index_runs_says_how_far_it_is(tmp_path: Path) -> None:
+    from ctx_tree_mcp.engines.files import indexer
+    from ctx_tree_mcp.tools.search import search
+
+    app = _project(tmp_path)
+    seen: list[str] = []
+    try:
+        for i in range(120):
+            (app.root / "src" / f"m{i:03d}.py").write_text(f"def f_{i}():\n    return {i}\n")
+
+        def look(state: IndexState) -> None:
+            if state.phase == "indexing" and not seen:
+                seen.append(search(app, "nothing_is_named_so"))
+
+        index_project(app.store, app.root, app.policy, app.config, workers=1, progress=look)
+        assert "the project index is running: 0 of 124 files" in seen[0]
+        assert indexer.not_indexed(app.store) == ""  # done, nothing left out
+    finally:
+        app.close()
+
+
+def test_past_the_cap_source_goes_before_docs_and_vendored_or_fixture_files(
+    tmp_path: Path,
+) -> None:
+    app = _project(tmp_path, {"index": {"maxFiles": 3}})
+    root = app.root
+    for rel in ("vendor/lib.py", "tests/fixtures/data.py", "web/app.min.js", "src/a.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x = 1\n")
+    try:
+        listing = list_files(root, app.policy, app.config)
+        assert listing.capped
+        assert [f[0] for f in listing.files] == ["src/a.py", "src/retry.py", ".gitignore"]
+        app.config.data["index"]["maxFiles"] = 100
+        order = [f[0] for f in list_files(root, app.policy, app.config).files]
+        # uncapped, the same order: what is most useful is stored first
+        assert order[:2] == ["src/a.py", "src/retry.py"]
+        assert set(order[-4:-1]) == {"vendor/lib.py", "tests/fixtures/data.py", "web/app.min.js"}
+        assert order[-1] == "logo.png"  # named like a binary: last
     finally:
         app.close()

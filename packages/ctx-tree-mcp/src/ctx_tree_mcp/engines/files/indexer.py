@@ -55,6 +55,10 @@ QUIET_MAX_WAIT_S = 1.0
 GONE_BATCH = 500
 #: ``walker_state`` key of the files skipped for time: ``{rel: [mtime ms, size]}``.
 SLOW_KEY = "index.slow"
+#: ``walker_state`` key of the latest run's progress (:func:`_progress`).
+PROGRESS_KEY = "index.progress"
+#: Seconds between two writes of the progress while a run stores files.
+PROGRESS_S = 2.0
 
 
 @dataclass
@@ -187,6 +191,116 @@ def _walk_files(root: Path) -> list[str]:
     return sorted(found)
 
 
+#: Directories whose files an agent rarely needs first: vendored, built, generated, fixtures,
+#: test data and translations (matched on any directory of the path, lower-cased).
+LOW_DIRS = frozenset(
+    [
+        "vendor",
+        "vendors",
+        "third_party",
+        "thirdparty",
+        "third-party",
+        "3rdparty",
+        "external",
+        "extern",
+        "node_modules",
+        "bower_components",
+        "dist",
+        "build",
+        "out",
+        "target",
+        "generated",
+        "gen",
+        "__generated__",
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test_data",
+        "test-data",
+        "__snapshots__",
+        "snapshots",
+        "golden",
+        "locale",
+        "locales",
+        "i18n",
+        "l10n",
+        "site-packages",
+        ".yarn",
+    ]
+)
+#: Name endings of the same kind: minified, source maps, locks, translations, snapshots, data.
+LOW_SUFFIXES = (
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".lock",
+    ".po",
+    ".pot",
+    ".snap",
+    ".csv",
+    ".tsv",
+    ".svg",
+    "_pb2.py",
+    ".pb.go",
+    ".generated.ts",
+    ".generated.cs",
+    ".g.dart",
+)
+#: Name endings of files that are almost never text (tried last: they are skipped as binary).
+BINARY_SUFFIXES = (
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".bmp",
+    ".webp",
+    ".pdf",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".otf",
+    ".eot",
+    ".zip",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".7z",
+    ".jar",
+    ".so",
+    ".a",
+    ".o",
+    ".bin",
+    ".exe",
+    ".dll",
+    ".dylib",
+    ".class",
+    ".pyc",
+    ".wasm",
+    ".mp3",
+    ".mp4",
+)
+_STRUCTURE = frozenset({"markdown", "json", "yaml", "toml"})
+
+
+def usefulness(rel: str) -> int:
+    """How soon the index takes ``rel``, lower first (docs/index.md, "What is indexed"):
+    0 source code (a language the chunker parses), 1 other text (docs, config, build
+    files), 2 vendored, generated, fixture, test-data and translation files, 3 files named
+    like binaries. From the path alone: no file is opened."""
+    from ctx_tree_chunk import detect_language
+
+    lower = rel.lower()
+    name = lower.rpartition("/")[2]
+    if name.endswith(BINARY_SUFFIXES):
+        return 3
+    if name.endswith(LOW_SUFFIXES) or any(d in LOW_DIRS for d in lower.split("/")[:-1]):
+        return 2
+    lang = detect_language(name)
+    return 0 if lang is not None and lang not in _STRUCTURE else 1
+
+
 #: Bytes read from the head of each file to rank files beyond ``index.maxFiles``.
 RANK_HEAD_BYTES = 8192
 _IMPORT_LINE = re.compile(
@@ -272,6 +386,8 @@ def list_files(
             too_big += 1
             continue
         found.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
+    # most useful first (the order the index stores them in), shallow paths first among equals
+    found.sort(key=lambda f: usefulness(f[0]))  # stable: depth and name order kept
     if len(found) <= cap:
         return Listing(found, False, too_big, empty)
     keep = set(touched)  # as shown (policy/names.py), as the store holds them
@@ -282,9 +398,14 @@ def list_files(
     order = {rel: i for i, (rel, _m, _s) in enumerate(found)}
     chosen = sorted(
         found,
-        key=lambda f: (shown(f[0]) not in keep, -ranks.get(f[0], 0), order[f[0]]),
+        key=lambda f: (
+            shown(f[0]) not in keep,
+            usefulness(f[0]),
+            -ranks.get(f[0], 0),
+            order[f[0]],
+        ),
     )[:cap]
-    chosen.sort(key=lambda f: order[f[0]])  # shallow paths first, as uncapped
+    chosen.sort(key=lambda f: order[f[0]])  # in the listing's order, as uncapped
     return Listing(chosen, True, too_big, empty)
 
 
@@ -337,11 +458,11 @@ def index_project(
     listing = list_files(root, policy, config, touched=touched, ranks=state.ranks)
     state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
     state.submodules_empty = listing.submodules_empty
+    stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     slow = _slow_files(store)
-    state.slow = {rel: v for rel, v in slow.items() if rel in {f[0] for f in listing.files}}
+    state.slow = {rel: v for rel, v in slow.items() if rel in stats_of}
     slow_before = dict(slow)
     todo: list[tuple[str, int, str]] = []
-    stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
     listed_uris = set()
     for rel, mtime_ms, size in listing.files:
         uri = prefix + shown(rel)
@@ -356,6 +477,18 @@ def index_project(
         todo.append((rel, mtime_ms, version[2] if version else ""))
     state.todo = len(todo)
     state.phase = "indexing"
+    shown_at = [0.0]
+
+    def publish(force: bool = False) -> None:
+        """Keep the run's progress in the store (:func:`not_indexed` reads it in any
+        process): at the start, every :data:`PROGRESS_S` and at the end."""
+        now = time.monotonic()
+        if force or now - shown_at[0] >= PROGRESS_S:
+            shown_at[0] = now
+            store.set_walker_state(PROGRESS_KEY, json.dumps(_progress(state)))
+
+    if todo:
+        publish(force=True)
     if progress:
         progress(state)
 
@@ -381,6 +514,7 @@ def index_project(
             state.unchanged += sum(1 for _id, new in created if not new)
         if progress:
             progress(state)
+        publish()
 
     batches = [todo[i : i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)]
     max_bytes = config.data["capture"]["maxFileBytes"]  # a read stores the same nodes
@@ -436,12 +570,32 @@ def index_project(
         for i in range(0, len(gone), GONE_BATCH):
             state.gone += stale_files(store, gone[i : i + GONE_BATCH], now_ms())
     state.seconds = round(time.perf_counter() - t0, 3)
+    if not stop.is_set():
+        state.phase = "ready"
+    if todo or left_out(state) != json.loads(store.walker_state(PROGRESS_KEY) or "{}").get(
+        "left_out"
+    ):
+        publish(force=True)
     state.finished_ms = int(time.time() * 1000)
     state.runs += 1
     state.phase = "ready" if not stop.is_set() else state.phase
     if progress:
         progress(state)
     return state
+
+
+def _progress(state: IndexState) -> dict[str, Any]:
+    """The run as :data:`PROGRESS_KEY` keeps it: phase, files done of those to do, when it
+    started and was last written (epoch ms), and what it leaves out (:func:`left_out`)."""
+    return {
+        "phase": state.phase,
+        "done": state.done,
+        "todo": state.todo,
+        "listed": state.listed,
+        "started_ms": state.started_ms,
+        "at_ms": int(time.time() * 1000),
+        "left_out": left_out(state),
+    }
 
 
 def _slow_files(store: Store) -> dict[str, tuple[int, int]]:
@@ -541,19 +695,41 @@ def last_run(store: Store) -> Any | None:
     return next((r for r in browse.walker_runs(store, 2000) if r.walker == "index"), None)
 
 
+#: A run whose progress was not written for this long (ms) ended mid-way (a process killed).
+STALLED_MS = 5 * 60_000
+
+
 def not_indexed(store: Store) -> str:
-    """'' once the project index has run on ``store``; before, what fills it (said by a short
-    search answer and a map built from the few files read so far, docs/index.md)."""
+    """What the project index has not stored, said by a short search answer and by the map
+    (docs/index.md, "Limits"): before any run, what fills it; while a run stores files, how
+    far it is; after a run that left files out, which and why; else ''."""
     try:
-        if last_run(store) is not None:
-            return ""
+        raw = store.walker_state(PROGRESS_KEY)
+        progress = json.loads(raw) if raw else None
+        ran = progress is not None or last_run(store) is not None
     except Exception:  # an unreadable store: the answer says what it can without this
         return ""
-    return (
-        "the project index has not run on this store yet, so only what was read, grepped or "
-        "noted is here: `ctx-tree index` stores every tracked file now (the MCP server also "
-        "indexes in the background when it starts, unless index.enabled is false)"
-    )
+    if not ran:
+        return (
+            "the project index has not run on this store yet, so only what was read, grepped "
+            "or noted is here: `ctx-tree index` stores every tracked file now (the MCP server "
+            "also indexes in the background when it starts, unless index.enabled is false)"
+        )
+    if not isinstance(progress, dict):
+        return ""
+    done, todo = int(progress.get("done", 0)), int(progress.get("todo", 0))
+    if progress.get("phase") == "indexing":
+        if int(time.time() * 1000) - int(progress.get("at_ms", 0)) < STALLED_MS:
+            return (
+                f"the project index is running: {done:,} of {todo:,} files stored or checked so "
+                "far, the rest is not searched yet (`ctx_tree_grep` searches the files now)"
+            )
+        return (
+            f"the last index run ended after {done:,} of {todo:,} files: `ctx-tree index` "
+            "stores the rest"
+        )
+    parts = progress.get("left_out") or []
+    return "not indexed: " + "; ".join(str(p) for p in parts) if parts else ""
 
 
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:
