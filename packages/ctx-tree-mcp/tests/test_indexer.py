@@ -400,7 +400,7 @@ def test_a_file_that_stalls_its_worker_is_skipped_and_named(
     not tried again until it changes."""
     from ctx_tree_mcp.engines.files import indexer
 
-    app = _project(tmp_path, {"index": {"fileTimeoutMs": 1500}})
+    app = _project(tmp_path, {"index": {"fileTimeoutMs": 1000}})
     for i in range(70):
         (app.root / "src" / f"m{i:02d}.py").write_text(f"def f_{i}():\n    return {i}\n")
     os.mkfifo(app.root / "src" / "stuck.py")

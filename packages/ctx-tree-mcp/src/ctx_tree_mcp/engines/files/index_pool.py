@@ -11,7 +11,8 @@ belongs here, beside the chunks, so it runs in the workers too.
 server), at nice 10, each pausing before a file while the server's tool calls run. It keeps
 at most :data:`AHEAD` batches a worker in flight, so memory stays flat in the size of the
 tree; and it watches each worker's current file: one that takes longer than
-``index.fileTimeoutMs`` is skipped (``Outcome.reason`` ``slow``), its worker killed and
+``index.fileTimeoutMs`` of CPU (or five times that of waiting) is skipped (``Outcome.reason``
+``slow``), its worker killed and
 started again, and the rest of its batch given to the workers again. A worker ends by itself
 within :data:`WORKER_PARENT_POLL_S` of its parent's death.
 """
@@ -39,6 +40,9 @@ WORKER_PARENT_POLL_S = 0.25
 QUIET_S = 0.05
 #: ... but not longer than this before one file (seconds): calls back to back do not starve it.
 WORKER_MAX_PAUSE_S = 0.25
+#: A file whose worker has waited this many times ``index.fileTimeoutMs`` on it, CPU or not,
+#: is slow too (a read that blocks).
+BLOCKED_FACTOR = 5
 #: Batches handed to a worker ahead of the one it runs: enough to keep it busy, few enough
 #: that prepared rows do not pile up in memory while the writer catches up.
 AHEAD = 2
@@ -120,6 +124,7 @@ def _worker_init(parent: int, calls_until: Any = None) -> None:
     _calls_until = calls_until
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICE)
+    _die_with_parent()
 
     def watch() -> None:
         while True:
@@ -130,15 +135,31 @@ def _worker_init(parent: int, calls_until: Any = None) -> None:
     threading.Thread(target=watch, name="ctx-tree-index-parent", daemon=True).start()
 
 
+def _die_with_parent() -> None:
+    """On Linux, have the kernel SIGKILL this process when its parent ends: the watch thread
+    below needs the GIL, which a worker stuck in one long regex match holds."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+    import signal
+
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # PR_SET_PDEATHSIG
+
+
 def _worker_main(conn: Any, slot: int, board: Any, parent: int, calls_until: Any) -> None:
     """A worker's loop: ``(batch id, root, items, max bytes)`` in, ``(batch id, outcomes)``
-    out, until ``None`` or EOF. ``board[2 * slot]`` is the item it is on and
-    ``board[2 * slot + 1]`` the ``time.monotonic()`` it started it (0 between batches)."""
+    out, until ``None`` or EOF. ``board[3 * slot]`` is the item it is on,
+    ``board[3 * slot + 1]`` the ``time.monotonic()`` it started it (0 between batches) and
+    ``board[3 * slot + 2]`` this process's CPU seconds then."""
     _worker_init(parent, calls_until)
 
     def mark(i: int) -> None:
-        board[2 * slot] = i
-        board[2 * slot + 1] = time.monotonic()
+        board[3 * slot] = i
+        board[3 * slot + 2] = time.process_time()
+        board[3 * slot + 1] = time.monotonic()
 
     while True:
         try:
@@ -149,7 +170,7 @@ def _worker_main(conn: Any, slot: int, board: Any, parent: int, calls_until: Any
             return
         batch_id, root, items, max_bytes = task
         outcomes = prepare_batch(root, items, max_bytes, mark)
-        board[2 * slot + 1] = 0.0
+        board[3 * slot + 1] = 0.0
         conn.send((batch_id, outcomes))
 
 
@@ -181,7 +202,7 @@ class WorkerPool:
         self.root, self.max_bytes, self.timeout_s = root, max_bytes, timeout_s
         self.calls_until = calls_until
         self.tick = tick
-        self.board = self.ctx.Array("d", 2 * n, lock=False)
+        self.board = self.ctx.Array("d", 3 * n, lock=False)
         self.workers: list[_Worker | None] = [None] * n
         self._killed = False
 
@@ -195,7 +216,7 @@ class WorkerPool:
         )
         proc.start()
         child_end.close()
-        self.board[2 * slot + 1] = 0.0
+        self.board[3 * slot + 1] = 0.0
         worker = _Worker(proc, parent_end, deque())
         self.workers[slot] = worker
         return worker
@@ -235,14 +256,23 @@ class WorkerPool:
                 self.tick()
 
     def _check_slow(self, todo: deque[list[Item]]) -> Iterator[list[Outcome]]:
+        """A file is slow once it has cost its worker ``timeout_s`` of CPU (a machine busy
+        with other work does not make a file slow), or :data:`BLOCKED_FACTOR` times that of
+        wall time (a read that never returns costs no CPU)."""
         now = time.monotonic()
         for slot, w in enumerate(self.workers):
             if w is None or not w.queue:
                 continue
-            started = self.board[2 * slot + 1]
+            started = self.board[3 * slot + 1]
             if not started or now - started <= self.timeout_s:
                 continue
-            index = int(self.board[2 * slot])
+            cpu = _cpu_seconds(w.proc.pid)
+            used = cpu - self.board[3 * slot + 2] if cpu is not None else now - started
+            if used <= self.timeout_s and now - started <= BLOCKED_FACTOR * self.timeout_s:
+                continue
+            if self.board[3 * slot + 1] != started:  # it moved on meanwhile
+                continue
+            index = int(self.board[3 * slot])
             _batch_id, items = w.queue[0]
             if index >= len(items):
                 continue
@@ -259,7 +289,7 @@ class WorkerPool:
         with contextlib.suppress(OSError):
             w.conn.close()
         self.workers[slot] = None
-        self.board[2 * slot + 1] = 0.0
+        self.board[3 * slot + 1] = 0.0
         for n, (_batch_id, items) in enumerate(w.queue):
             rest = [
                 it for i, it in enumerate(items) if not (n == 0 and skip_current and i == index)
@@ -301,6 +331,19 @@ class WorkerPool:
             with contextlib.suppress(OSError):
                 w.conn.close()
         self.workers = [None] * len(self.workers)
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) ``pid`` has used, from ``/proc``; None where there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _kill(proc: Any) -> None:
