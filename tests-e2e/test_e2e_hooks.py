@@ -603,7 +603,7 @@ def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path,
     """With the trigger literals recorded by the server, text holding none of them skips
     loading redact.py; either way the spooled text is exactly what redact_text returns."""
     from ctx_tree_mcp.capture.spool import record_modules
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     record_modules(home)
     assert (

@@ -20,7 +20,11 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
-from ._filerows import FileRows, capture_file_rows, file_rows, stale_files
+from ._filerows import FileRows, file_rows
+from ._files import FileTree
+from ._filters import DEFAULT_STATUSES
+from ._fts import SearchHit
+from ._graph import MAX_DEPTH, Neighbor, NodeSize
 from ._location import (
     STORE_FILE,
     ctx_tree_home,
@@ -29,20 +33,10 @@ from ._location import (
     resolve_store_path,
     store_path,
 )
-from ._rows import content_hash
-from ._store import (
-    DEFAULT_STATUSES,
-    MAX_DEPTH,
-    FileTree,
-    Neighbor,
-    NewNode,
-    NodeSize,
-    Postings,
-    SearchHit,
-    Store,
-    new_id,
-    now_ms,
-)
+from ._nodes import NewNode
+from ._postings import Postings
+from ._rows import content_hash, new_id, now_ms
+from ._store import Store
 from ._terms import query_words, split_identifier
 from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
@@ -74,7 +68,6 @@ __all__ = [
     "VectorUnavailable",
     "__version__",
     "browse",
-    "capture_file_rows",
     "content_hash",
     "ctx_tree_home",
     "describe",
@@ -90,7 +83,6 @@ __all__ = [
     "query_words",
     "resolve_store_path",
     "split_identifier",
-    "stale_files",
     "store_path",
     "unusable",
 ]

@@ -10,42 +10,16 @@ one writing process no longer holds up the run.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ctx_tree_schema import EdgeKind, NodeKind, NodeStatus
+from ctx_tree_schema import EdgeKind
 
 from . import _sql
-from ._packing import hash_value, metadata_value, pack_content
-from ._terms import index_terms
-
-if TYPE_CHECKING:
-    from ._store import NewNode, Store
-
-
-def node_values(n: NewNode, node_id: str, ts: int) -> tuple[Any, ...]:
-    """The ``nodes`` row of ``n`` as :data:`_sql.INSERT_NODE` takes it (its
-    :data:`_sql.INSERT_NODE_WIDTH` values), created and updated at ``ts`` (epoch ms)."""
-    encoded = n.content.encode("utf-8", "surrogatepass")
-    kind = NodeKind(n.kind).value
-    return (
-        node_id,
-        n.parent_id,
-        kind,
-        n.source_uri,
-        pack_content(kind, n.content, encoded),
-        hash_value(kind, n.parent_id, hashlib.sha256(encoded)),
-        NodeStatus(n.status).value,
-        n.mtime,
-        ts,
-        ts,
-        int(n.truncated),
-        n.original_bytes if n.original_bytes is not None else len(encoded),
-        metadata_value(kind, n.parent_id, n.source_uri, n.metadata),
-        index_terms(n.content, n.terms),
-    )
+from ._conn import Db
+from ._nodes import NewNode, node_values
+from ._rows import new_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,8 +40,6 @@ def file_rows(root: NewNode, chunks: Sequence[NewNode], ts: int) -> FileRows:
     """The rows of a file tree (``root`` with an id, a ``source_uri``, ``file_sha256`` and
     ``size`` in its metadata, no parent; ``chunks`` under it), chunk ids made here.
     Raises ``ValueError`` for a root that is not one."""
-    from ._store import new_id
-
     if not root.id or root.parent_id is not None or not root.source_uri:
         raise ValueError("file_rows: the root needs an id, a source_uri and no parent_id")
     ids = [root.id]
@@ -85,7 +57,7 @@ def file_rows(root: NewNode, chunks: Sequence[NewNode], ts: int) -> FileRows:
     )
 
 
-def capture_file_rows(store: Store, files: Sequence[FileRows], at: int) -> list[tuple[str, bool]]:
+def capture_rows(db: Db, files: Sequence[FileRows], at: int) -> list[tuple[str, bool]]:
     """``Store.capture_files`` for prepared rows, in **one** transaction: per file, the newest
     live or stale version of its URI is kept when it is the same (sha256, size), made live
     again if stale; else the rows are inserted; every other live or stale version is
@@ -95,7 +67,7 @@ def capture_file_rows(store: Store, files: Sequence[FileRows], at: int) -> list[
     out: list[tuple[str, bool]] = []
     width = _sql.INSERT_NODE_WIDTH
     step = _sql.INSERT_NODE_ROWS * width
-    with store.transaction() as con:
+    with db.transaction() as con:
         fresh: list[Any] = []
         written: list[str] = []
         edges: list[tuple[str, str, str, int]] = []
@@ -120,15 +92,15 @@ def capture_file_rows(store: Store, files: Sequence[FileRows], at: int) -> list[
             con.execute(_sql.insert_nodes(len(part) // width), part)
         for edge in edges:
             con.execute(_sql.INSERT_EDGE, edge)
-    store._written(written)
+    db.written(written)
     return out
 
 
-def stale_files(store: Store, uris: Sequence[str], at: int) -> int:
+def stale(db: Db, uris: Sequence[str], at: int) -> int:
     """Mark the live roots of each of ``uris`` and their live chunks ``stale`` (the files are
     gone), all in one transaction; returns how many of the files had live nodes."""
     files = 0
-    with store.transaction() as con:
+    with db.transaction() as con:
         for uri in uris:
             changed = 0
             for row in con.execute(_sql.FILE_ROOTS_BY_SOURCE, (uri,)).fetchall():

@@ -106,7 +106,7 @@ def _safe(session_key: str) -> str:
 def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGET) -> None:
     """Write the digest of ``session_key`` as ``base/digest/<session>.txt`` and
     ``base/digest/latest.txt`` (0600, atomically); nothing when it is empty."""
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     text = redact_text(digest(store, session_key, budget))
     if not text:

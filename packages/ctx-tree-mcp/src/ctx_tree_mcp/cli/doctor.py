@@ -408,7 +408,7 @@ INITIALIZE = {
 def check_bash_rules(root: Path) -> Check:
     """Which of the host's ``Bash(...)`` permission rules ``ctx_tree_bash`` applies (Claude
     Code's settings files; docs/security.md). Informational: always passes."""
-    from ctx_tree_mcp.guard import permissions
+    from ctx_tree_mcp.wire import permissions
 
     rules = permissions.load_rules(root)
     if not rules:

@@ -345,7 +345,7 @@ def _fail(exc: Exception) -> int:
 
 def _error(message: str) -> None:
     """``ctx-tree: <message>`` on stderr, redacted as answers are (errors echo arguments)."""
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     print(f"ctx-tree: {redact_text(message)}", file=sys.stderr)
 

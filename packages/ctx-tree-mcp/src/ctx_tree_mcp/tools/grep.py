@@ -23,9 +23,9 @@ from ctx_tree_mcp.answers.budget import (
 from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_capture_cap, plural
 from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.guard.redact import redact_text
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.wire.redact import redact_text
 
 if TYPE_CHECKING:
     from ctx_tree_schema import GrepMeta

@@ -248,8 +248,8 @@ def build_nodes(
     from ctx_tree_store import NewNode, new_id
 
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
-    from ctx_tree_mcp.guard.redact import redact_text
     from ctx_tree_mcp.policy.names import shown
+    from ctx_tree_mcp.wire.redact import redact_text
 
     uri = file_uri(absolute)
     absolute, relative = shown(absolute), shown(relative)

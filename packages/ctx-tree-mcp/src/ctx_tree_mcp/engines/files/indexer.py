@@ -441,7 +441,7 @@ def index_project(
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
-    from ctx_tree_store import capture_file_rows, now_ms, stale_files
+    from ctx_tree_store import now_ms
 
     from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
     from ctx_tree_mcp.policy.names import shown
@@ -509,7 +509,7 @@ def index_project(
             state.done += 1
         _wait_for_quiet(should_yield, idle_for, stop)
         if rows:
-            created = capture_file_rows(store, rows, now_ms())
+            created = store.capture_file_rows(rows, now_ms())
             state.stored += sum(1 for _id, new in created if new)
             state.unchanged += sum(1 for _id, new in created if not new)
         if progress:
@@ -568,7 +568,7 @@ def index_project(
     if not stop.is_set():
         gone = [u for u in known.keys() - listed_uris if not os.path.isfile(uri_path(u))]
         for i in range(0, len(gone), GONE_BATCH):
-            state.gone += stale_files(store, gone[i : i + GONE_BATCH], now_ms())
+            state.gone += store.stale_files(gone[i : i + GONE_BATCH], now_ms())
     state.seconds = round(time.perf_counter() - t0, 3)
     if not stop.is_set():
         state.phase = "ready"
