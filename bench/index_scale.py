@@ -63,6 +63,7 @@ class Row:
     floor_cpu: float = 0.0
     cold_s: float = 0.0
     cold_cpu: float = 0.0
+    writer_cpu: float = 0.0
     stored: int = 0
     not_indexed: str = ""
     rss_mb: float = 0.0
@@ -247,9 +248,19 @@ def _tree(pid: int) -> list[int]:
 class Run:
     wall: float
     cpu: float
+    writer_cpu: float
     rss_mb: float
     writer_mb: float
     out: str
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return 0.0
 
 
 def run_index(tree: Path, home: Path) -> Run:
@@ -258,6 +269,7 @@ def run_index(tree: Path, home: Path) -> Run:
     env = {**os.environ, "CTX_TREE_HOME": str(home)}
     cmd = [sys.executable, "-c", "from ctx_tree_mcp.cli.main import main; main()", "index"]
     peak = [0, 0]
+    writer_cpu = [0.0]
     t = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=tree, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     done = threading.Event()
@@ -267,6 +279,7 @@ def run_index(tree: Path, home: Path) -> Run:
             pids = _tree(proc.pid)
             peak[0] = max(peak[0], sum(_status_kb(p, "VmRSS:") for p in pids))
             peak[1] = max(peak[1], _status_kb(proc.pid, "VmHWM:"))
+            writer_cpu[0] = max(writer_cpu[0], _cpu_s(proc.pid))
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
@@ -284,7 +297,9 @@ def run_index(tree: Path, home: Path) -> Run:
         raise RuntimeError(f"ctx-tree index failed ({proc.returncode}): {err.decode()[-2000:]}")
     # ru_*time of wait4 count the process and the children it waited for (the workers)
     cpu = usage.ru_utime + usage.ru_stime
-    return Run(wall, cpu, peak[0] / 1024, max(peak[1], usage.ru_maxrss) / 1024, out.strip())
+    return Run(
+        wall, cpu, writer_cpu[0], peak[0] / 1024, max(peak[1], usage.ru_maxrss) / 1024, out.strip()
+    )
 
 
 def floor(tree: Path, home: Path) -> tuple[int, float, float, float]:
@@ -441,9 +456,10 @@ def bench(name: str, work: Path, args: argparse.Namespace) -> Row:
     row.files, row.mb, row.floor_s, row.floor_cpu = floor(tree, home)
     print(f"[{name}] floor {row.floor_s:.1f} s ({row.files} files)", file=sys.stderr)
     cold = run_index(tree, home)
-    row.cold_s, row.cold_cpu, row.rss_mb, row.writer_mb = (
+    row.cold_s, row.cold_cpu, row.writer_cpu, row.rss_mb, row.writer_mb = (
         cold.wall,
         cold.cpu,
+        cold.writer_cpu,
         cold.rss_mb,
         cold.writer_mb,
     )
@@ -480,6 +496,10 @@ def table(rows: list[Row]) -> str:
     add("floor: read + parse, wall (CPU)", [f"{r.floor_s:.1f} s ({r.floor_cpu:.1f})" for r in rows])
     add("cold index, wall (CPU)", [f"{r.cold_s:.1f} s ({r.cold_cpu:.1f})" for r in rows])
     add("cold / floor, wall", [f"{r.cold_s / r.floor_s:.1f}x" for r in rows])
+    add(
+        "cold CPU / floor CPU: all processes, the writer",
+        [f"{r.cold_cpu / r.floor_cpu:.1f}x, {r.writer_cpu / r.floor_cpu:.1f}x" for r in rows],
+    )
     add(
         "peak RSS, all processes / writer", [f"{r.rss_mb:.0f} / {r.writer_mb:.0f} MB" for r in rows]
     )
