@@ -52,11 +52,19 @@ def _weight(name: str) -> float:
     return 3.0 if _distinctive(name) else 1.0
 
 
-def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
+def _stored_files(app: App, directory: ResolvedPath) -> tuple[list[tuple[str, Any]], int]:
+    """``(files, total)``: the live stored files under ``directory`` (``(uri, root)``), at
+    most :data:`FILES_MAX` of them, the most useful first as the index orders them (source
+    before docs, before vendored or generated files; shallow paths first), and how many the
+    store holds there."""
     from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
+    from ctx_tree_mcp.engines.files.indexer import usefulness
 
     prefix = file_uri(directory.absolute) + "/"
-    uris = sorted(app.store.file_versions(prefix))[:FILES_MAX]
+    every = list(app.store.file_versions(prefix))
+    cut = len(prefix)
+    every.sort(key=lambda u: (usefulness(u[cut:]), u.count("/"), u))
+    uris = every[:FILES_MAX]
     out = []
     for uri in uris:
         root = app.store.latest_by_source(uri)
@@ -64,7 +72,7 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
         # CLI runs neither), so the map names no path a read then says does not exist
         if root is not None and root.status.value == "live" and os.path.isfile(uri_path(uri)):
             out.append((uri, root))
-    return out
+    return out, len(every)
 
 
 def _load_some(app: App, directory: ResolvedPath) -> int:
@@ -116,11 +124,11 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     from ctx_tree_mcp.answers.surface import call
     from ctx_tree_mcp.engines.files.indexer import not_indexed
 
-    files = _stored_files(app, directory)
+    files, total = _stored_files(app, directory)
     loaded, left_to_index = not files, 0
     if loaded:
         left_to_index = _load_some(app, directory)
-        files = _stored_files(app, directory)
+        files, total = _stored_files(app, directory)
     shown_dir = directory.relative
     if not files:
         return (
@@ -182,8 +190,13 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     names = list(idents)
     rank = pagerank(edges, names)
     order = sorted(names, key=lambda r: (-rank.get(r, 0.0), r))
+    of = (
+        f"{len(order):,} of {plural(total, 'file')} (source first)"
+        if total > FILES_MAX
+        else plural(len(order), "file")
+    )
     head = (
-        f"map of {shown_dir}/: {plural(len(order), 'file')}, ranked by how much the rest of the code "
+        f"map of {shown_dir}/: {of}, ranked by how much the rest of the code "
         "refers to them (PageRank over references to their definitions)\n"
     )
     reserve = 90
