@@ -67,6 +67,9 @@ def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> 
         first = index_project(app.store, app.root, app.policy, app.config, workers=1)
         again = index_project(app.store, app.root, app.policy, app.config, state=first)
         assert (again.stored, again.unchanged, again.skipped) == (0, 3, 1)
+        # another process (the CLI run again): the PNG is not opened again either
+        other = index_project(app.store, app.root, app.policy, app.config)
+        assert (other.todo, other.unchanged, other.skipped) == (0, 3, 1)
         target = app.root / "src" / "retry.py"
         old_root = app.store.latest_by_source(filecache.file_uri(target))
         target.write_text("def retry_forever(call):\n    while True:\n        call()\n")
@@ -400,7 +403,7 @@ def test_a_file_that_stalls_its_worker_is_skipped_and_named(
     not tried again until it changes."""
     from ctx_tree_mcp.engines.files import indexer
 
-    app = _project(tmp_path, {"index": {"fileTimeoutMs": 1000}})
+    app = _project(tmp_path, {"index": {"fileTimeoutMs": 2500}})
     for i in range(70):
         (app.root / "src" / f"m{i:02d}.py").write_text(f"def f_{i}():\n    return {i}\n")
     os.mkfifo(app.root / "src" / "stuck.py")

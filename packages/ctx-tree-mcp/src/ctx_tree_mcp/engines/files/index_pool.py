@@ -155,6 +155,12 @@ def _worker_main(conn: Any, slot: int, board: Any, parent: int, calls_until: Any
     ``board[3 * slot + 1]`` the ``time.monotonic()`` it started it (0 between batches) and
     ``board[3 * slot + 2]`` this process's CPU seconds then."""
     _worker_init(parent, calls_until)
+    # what every file needs, loaded before the first file's clock starts
+    import ctx_tree_chunk._code  # noqa: F401
+    import ctx_tree_store  # noqa: F401
+
+    import ctx_tree_mcp.engines.files.filecache
+    import ctx_tree_mcp.wire.redact  # noqa: F401
 
     def mark(i: int) -> None:
         board[3 * slot] = i

@@ -55,6 +55,8 @@ QUIET_MAX_WAIT_S = 1.0
 GONE_BATCH = 500
 #: ``walker_state`` key of the files skipped for time: ``{rel: [mtime ms, size]}``.
 SLOW_KEY = "index.slow"
+#: ``walker_state`` key of the files found not to be text: ``{rel: [mtime ms, size]}``.
+NOT_TEXT_KEY = "index.not_text"
 #: ``walker_state`` key of the latest run's progress (:func:`_progress`).
 PROGRESS_KEY = "index.progress"
 #: Seconds between two writes of the progress while a run stores files.
@@ -459,9 +461,12 @@ def index_project(
     state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
     state.submodules_empty = listing.submodules_empty
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
-    slow = _slow_files(store)
+    slow = _kept_files(store, SLOW_KEY)
     state.slow = {rel: v for rel, v in slow.items() if rel in stats_of}
-    slow_before = dict(slow)
+    kept_before = (dict(slow), dict(state.not_text))
+    if not state.not_text:  # a new process (the CLI): what an earlier run found
+        state.not_text = _kept_files(store, NOT_TEXT_KEY)
+        kept_before = (kept_before[0], dict(state.not_text))
     todo: list[tuple[str, int, str]] = []
     listed_uris = set()
     for rel, mtime_ms, size in listing.files:
@@ -561,8 +566,11 @@ def index_project(
             # a stop (or an error) does not wait for the batches queued: the workers end now
             pool.close(now=stop.is_set() or failed)
             unregister()
-    if slow_before != state.slow:
+    if kept_before[0] != state.slow:
         store.set_walker_state(SLOW_KEY, json.dumps(state.slow))
+    if kept_before[1] != state.not_text:
+        state.not_text = {rel: v for rel, v in state.not_text.items() if rel in stats_of}
+        store.set_walker_state(NOT_TEXT_KEY, json.dumps(state.not_text))
     # files stored before and now gone from the tree (or no longer a file: a directory now):
     # stale, as a read of them would do
     if not stop.is_set():
@@ -598,10 +606,11 @@ def _progress(state: IndexState) -> dict[str, Any]:
     }
 
 
-def _slow_files(store: Store) -> dict[str, tuple[int, int]]:
-    """The files a run skipped for time (:data:`SLOW_KEY`), ``{rel: (mtime ms, size)}``."""
+def _kept_files(store: Store, key: str) -> dict[str, tuple[int, int]]:
+    """The files a run skipped and kept under ``key`` (:data:`SLOW_KEY`,
+    :data:`NOT_TEXT_KEY`), ``{rel: (mtime ms, size)}``: not opened again unchanged."""
     try:
-        raw = json.loads(store.walker_state(SLOW_KEY) or "{}")
+        raw = json.loads(store.walker_state(key) or "{}")
         return {str(k): (int(v[0]), int(v[1])) for k, v in raw.items()}
     except (ValueError, TypeError, IndexError, AttributeError):
         return {}
