@@ -101,6 +101,17 @@ LIVE_FILE_VERSIONS = (
 # "+status" in the four below: the id and parent indexes find a tree's few rows; a plain status
 # term lets the planner walk every live node through idx_nodes_status_updated instead (94 ms a
 # call on a 329k-node store, against 0.2 ms).
+# The map (docs/tools.md, "Directory map"): the live file roots under a directory, one range of
+# idx_nodes_source; then the raw content of the live chunks of many roots, in chunk order
+# (unpacked in Python: no row is turned into a Node, no metadata read).
+LIVE_ROOTS_UNDER = (
+    f"SELECT source_uri, id FROM nodes WHERE source_uri >= ? AND source_uri < ? AND {_OUT} "
+    "AND +parent_id IS NULL AND +kind = 'file_chunk' AND +status = 'live'"
+)
+LIVE_CHUNK_CONTENT = (
+    "SELECT parent_id, content FROM nodes WHERE parent_id IN ({marks}) AND +status = 'live' "
+    "ORDER BY parent_id, id"
+)
 SUPERSEDE_TREE = (
     "UPDATE nodes SET status = 'superseded', updated_at = ? "
     "WHERE (id = ? OR parent_id = ?) AND +status IN ('live','stale')"

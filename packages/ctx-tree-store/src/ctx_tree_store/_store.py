@@ -235,6 +235,15 @@ class Store:
         ``(kept root id, created)`` per file, in order (docs/index.md)."""
         return _filerows.capture_rows(self.db, files, at)
 
+    def live_roots_under(self, uri_prefix: str) -> dict[str, str]:
+        """``{source_uri: root id}`` of the live file roots under ``uri_prefix`` (a range of
+        the source index, no row read)."""
+        return _files.live_roots_under(self.db, uri_prefix)
+
+    def file_texts(self, root_ids: Sequence[str]) -> dict[str, str]:
+        """``{root id: the file's stored text}`` (its live chunks joined), batched."""
+        return _files.file_texts(self.db, root_ids)
+
     def stale_files(self, uris: Sequence[str], at: int) -> int:
         """:meth:`stale_file` for many files in one transaction; returns how many had live
         nodes."""

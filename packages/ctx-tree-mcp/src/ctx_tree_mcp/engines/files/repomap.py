@@ -61,17 +61,14 @@ def _stored_files(app: App, directory: ResolvedPath) -> tuple[list[tuple[str, An
     from ctx_tree_mcp.engines.files.indexer import usefulness
 
     prefix = file_uri(directory.absolute) + "/"
-    every = list(app.store.file_versions(prefix))
+    ids = app.store.live_roots_under(prefix)
     cut = len(prefix)
-    every.sort(key=lambda u: (usefulness(u[cut:]), u.count("/"), u))
-    uris = every[:FILES_MAX]
-    out = []
-    for uri in uris:
-        root = app.store.latest_by_source(uri)
-        # a file deleted since it was stored is left out (no index or walker run since: the
-        # CLI runs neither), so the map names no path a read then says does not exist
-        if root is not None and root.status.value == "live" and os.path.isfile(uri_path(uri)):
-            out.append((uri, root))
+    every = sorted(ids, key=lambda u: (usefulness(u[cut:]), u.count("/"), u))
+    # a file deleted since it was stored is left out (no index or walker run since: the CLI
+    # runs neither), so the map names no path a read then says does not exist
+    uris = [u for u in every[:FILES_MAX] if os.path.isfile(uri_path(u))]
+    roots = app.store.get_many([ids[u] for u in uris])
+    out = [(u, roots[ids[u]]) for u in uris if ids[u] in roots]
     return out, len(every)
 
 
@@ -143,6 +140,7 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
     idents: dict[str, set[str]] = {}
     lines_of: dict[str, dict[int, str]] = {}
     meta_of: dict[str, dict[str, Any]] = {}
+    texts = app.store.file_texts([root.id for _uri, root in files])
     for _uri, root in files:
         rel = str(root.metadata.get("relpath", _uri))
         meta_of[rel] = root.metadata
@@ -154,21 +152,12 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
                 defined[short].add(rel)
                 if "." in str(name):
                     methods.add(short)
-        words: set[str] = set()
-        wanted = {int(r[3]) for r in rows}
-        got: dict[int, str] = {}
-        for chunk in app.store.children(root.id):
-            if chunk.status.value != "live":
-                continue
-            words.update(_IDENT.findall(chunk.content))
-            span = chunk.metadata.get("lines") or [0, 0]
-            for number in wanted:
-                if span[0] <= number <= span[1]:
-                    parts = chunk.content.split("\n")
-                    if 0 <= number - span[0] < len(parts):
-                        got[number] = parts[number - span[0]].strip()
-        idents[rel] = words
-        lines_of[rel] = got
+        text = texts.get(root.id, "")
+        idents[rel] = set(_IDENT.findall(text))
+        lines = text.split("\n")
+        lines_of[rel] = {
+            n: lines[n - 1].strip() for r in rows if 0 < (n := int(r[3])) <= len(lines)
+        }
     edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     referrers: dict[tuple[str, str], int] = defaultdict(int)
     # A name defined in many files says little about which one is meant; a method name
