@@ -218,7 +218,7 @@ DEFAULTS: ConfigData = {
         "maxFileBytes": 1048576,
         "workers": 0,
         "pollMs": 10000,
-        "fileTimeoutMs": 20000,
+        "fileTimeoutMs": 10000,
     },
 }
 
