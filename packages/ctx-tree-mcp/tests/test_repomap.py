@@ -112,7 +112,7 @@ def test_past_its_file_limit_the_map_keeps_source_and_says_how_many_it_ranked(
         (app.root / f"a_notes{i}.md").write_text(f"# Notes {i}\n")
     (app.root / "vendor").mkdir()
     (app.root / "vendor" / "aaa.py").write_text("def vendored_thing():\n    return 0\n")
-    monkeypatch.setattr(repomap, "FILES_MAX", 5)
+    monkeypatch.setattr(repomap, "FILES_MAX", 5)  # as 2,000 of a big tree
     try:
         index_project(app.store, app.root, app.policy, app.config, workers=1)
         answer = read(app, ".", budget_tokens=4000)

@@ -21,6 +21,7 @@ every ``index.pollMs``.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -291,14 +292,29 @@ def usefulness(rel: str) -> int:
     0 source code (a language the chunker parses), 1 other text (docs, config, build
     files), 2 vendored, generated, fixture, test-data and translation files, 3 files named
     like binaries. From the path alone: no file is opened."""
-    from ctx_tree_chunk import detect_language
-
     lower = rel.lower()
-    name = lower.rpartition("/")[2]
+    directory, _, name = lower.rpartition("/")
+    rank = _name_usefulness(name)
+    if rank < 2 and directory and any(d in LOW_DIRS for d in directory.split("/")):
+        return 2
+    return rank
+
+
+def _name_usefulness(name: str) -> int:
+    """:func:`usefulness` from a lower-cased file name alone (cached by its last suffix)."""
     if name.endswith(BINARY_SUFFIXES):
         return 3
-    if name.endswith(LOW_SUFFIXES) or any(d in LOW_DIRS for d in lower.split("/")[:-1]):
+    if name.endswith(LOW_SUFFIXES):
         return 2
+    dot = name.rfind(".")
+    # a name without a suffix (Makefile, .bashrc) is its own key: the language's name table
+    return _suffix_usefulness(name if dot <= 0 else "f" + name[dot:])
+
+
+@functools.lru_cache(maxsize=1024)
+def _suffix_usefulness(name: str) -> int:
+    from ctx_tree_chunk import detect_language
+
     lang = detect_language(name)
     return 0 if lang is not None and lang not in _STRUCTURE else 1
 
