@@ -9,6 +9,7 @@ query and an identifier into the words it searches, for callers that rank text t
 from . import _browse as browse
 from ._browse import NodeRow
 from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
+from ._db import disk_bytes
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -71,6 +72,7 @@ __all__ = [
     "content_hash",
     "ctx_tree_home",
     "describe",
+    "disk_bytes",
     "file_rows",
     "forget",
     "is_busy",

@@ -24,7 +24,7 @@ from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus
 
 from . import _filerows, _files, _fts, _graph, _nodes, _postings, _upkeep, _usage, _vectors
 from ._conn import Db
-from ._db import connect, connect_readonly, snapshot
+from ._db import connect, connect_readonly, disk_bytes, snapshot
 from ._errors import StoreError
 from ._filerows import FileRows
 from ._files import FileTree
@@ -170,15 +170,10 @@ class Store:
         return self.db.transaction()
 
     def size_bytes(self) -> int:
-        """Bytes on disk of ``store.db`` plus its WAL (0 for an in-memory store)."""
-        if self.path == ":memory:":
-            return 0
-        total = 0
-        for suffix in ("", "-wal"):
-            p = Path(self.path + suffix)
-            if p.exists():
-                total += p.stat().st_size
-        return total
+        """Bytes on disk of ``store.db`` plus its WAL: of the file copied for a snapshot, 0 for
+        a store that was only ever in memory (``disk_bytes``)."""
+        source = self.copied_from or self.path
+        return 0 if source == ":memory:" else disk_bytes(source)
 
     # -- writes (_nodes, _files, _usage) -------------------------------------------------
     def insert(

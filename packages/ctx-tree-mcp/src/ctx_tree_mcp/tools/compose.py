@@ -36,6 +36,8 @@ from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
     from ctx_tree_mcp.app import App
 
 DESCRIPTION = (
@@ -72,13 +74,13 @@ class Args(Input):
     include_stale: Annotated[bool, Cli("also pack stale and superseded nodes")] = False
 
 
-def _header(node) -> str:
+def _header(node: Node) -> str:
     from ctx_tree_mcp.answers.describe import line
 
     return f"## {line(node)}\n"
 
 
-def _body(node, content: str) -> str:
+def _body(node: Node, content: str) -> str:
     lines = node.lines
     if node.kind.value == "file_chunk" and lines and not node.metadata.get("is_file_root"):
         return number_lines(split_lines(content), lines[0])
@@ -116,8 +118,10 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
     if seed_ids or (seed_ids is None and not query):
         return seed_ids, {}
     if not query or not isinstance(query, str) or not query.strip():
+        query_arg = argument_name("ctx_tree_compose", "query")
         raise ToolInputError(
-            "seed_ids", "give node ids (from search hits or manifests), or a query to seed from"
+            "seed_ids",
+            f"give node ids (from search hits or manifests), or a {query_arg} to seed from",
         )
     from ctx_tree_schema import Filters
 
@@ -126,7 +130,7 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
 
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
-        ranking = longquery.rank(app, query, Filters())
+        ranking = longquery.rank(app.store, query, Filters())
         weights = ranking.weights(LONG_QUERY_FILE_DECAY)
         for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
             group = ranking.chunks[key]

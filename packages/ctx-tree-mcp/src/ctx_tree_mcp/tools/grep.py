@@ -28,6 +28,7 @@ from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 from ctx_tree_mcp.wire.redact import redact_text
 
 if TYPE_CHECKING:
+    import regex
     from ctx_tree_schema import GrepMeta
 
     from ctx_tree_mcp.app import App
@@ -180,9 +181,11 @@ async def grep(
     cfg = app.config.data["grep"]
     max_bytes = app.config.data["capture"]["maxBytes"]
     engine = "rg"
-    compiled: list[object] = []
+    compiled: list[regex.Pattern[str] | None] = []
 
-    def matcher() -> object | None:  # compiled once, when a long line or a lone CR needs it
+    def matcher() -> (
+        regex.Pattern[str] | None
+    ):  # compiled once, when a long line or a lone CR needs it
         if not compiled:
             compiled.append(
                 compile_pattern(
@@ -450,13 +453,14 @@ def _attempt(
             f"{shown_matches:,} of {plural(total_m, 'match', 'matches')} in {len(seen):,} of "
             f"{plural(total_f, 'file')}",
         )
+        # a next line is one call (docs/tools.md); narrowing is advice, on a more line
         if offset < sum(len(t) for t in per_file.values()) and get:
-            manifest.add("next", f"{get} or narrow with {_narrow()}")
+            manifest.add("next", get)
         elif offset < sum(len(t) for t in per_file.values()):
             manifest.add("more", f"the rest of the output is {NOT_STORED}: narrow with {_narrow()}")
         else:
             manifest.add(
-                "next", f"the rest was not stored ({_over_the_cap(app)}): narrow with {_narrow()}"
+                "more", f"the rest was not stored ({_over_the_cap(app)}): narrow with {_narrow()}"
             )
     return "".join(blocks), manifest
 
