@@ -65,6 +65,16 @@ class SteerConfig(TypedDict):
     readLines: int
 
 
+class RouteConfig(TypedDict):
+    """``route``: the host's own shell commands answered by ctx-tree (docs/routing.md).
+    ``enabled``: routing on; ``budget``: tokens an answer takes at most; ``exclude``: commands
+    (their first words, e.g. ``"pytest"`` or ``"git log"``) never routed."""
+
+    enabled: bool
+    budget: int
+    exclude: list[str]
+
+
 class GrepConfig(TypedDict):
     """``grep``: ripgrep's timeout (milliseconds) and match cap."""
 
@@ -141,6 +151,7 @@ class ConfigData(TypedDict):
     walkers: WalkersConfig
     capture: CaptureConfig
     steer: SteerConfig
+    route: RouteConfig
     grep: GrepConfig
     embedding: EmbeddingConfig
     search: SearchConfig
@@ -185,6 +196,7 @@ DEFAULTS: ConfigData = {
         "agent": True,
     },
     "steer": {"mode": "hint", "readLines": 400},
+    "route": {"enabled": True, "budget": 2000, "exclude": []},
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
     "embedding": {
         "provider": "",
@@ -227,7 +239,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: Smallest values allowed where 0 or a few units make no sense: below 1,024 bytes the
 #: marker that says where stored output was cut would not fit (docs/configuration.md).
-MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
+MINIMUMS: dict[str, int] = {
+    "capture.maxBytes": 1024,
+    "capture.maxFileBytes": 1024,
+    "route.budget": 200,
+}
 
 
 class ConfigError(SchemaError, ValueError):
@@ -358,6 +374,7 @@ def _as_config_data(data: dict[str, Any]) -> ConfigData:
         walkers=data["walkers"],
         capture=data["capture"],
         steer=data["steer"],
+        route=data["route"],
         grep=data["grep"],
         embedding=data["embedding"],
         search=data["search"],

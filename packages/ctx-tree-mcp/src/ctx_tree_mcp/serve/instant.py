@@ -38,6 +38,10 @@ LOADER_DELAY = 0.05
 ROOTS_TIMEOUT = 1.0
 #: The id of the one ``roots/list`` request the server sends.
 ROOTS_ID = "ctx-tree-roots/list"
+#: The hooks' hidden routing tool (``route/router.py``): before the SDK has loaded it is
+#: answered at once with nothing, so the command runs as it is (docs/routing.md).
+ROUTE_TOOL = "ctx_tree_route"
+NO_ROUTE = {"content": [{"type": "text", "text": ""}], "isError": False}
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 
@@ -186,7 +190,14 @@ class Session:
                 {"jsonrpc": "2.0", "id": msg["id"], "result": answers[self.version]["initialize"]}
             )
             return True
-        if self.version is None or self.pending:
+        if self.version is None:
+            return False
+        routing = isinstance(params, dict) and params.get("name") == ROUTE_TOOL
+        if method == "tools/call" and "id" in msg and routing:
+            # the hooks' routing before the SDK has loaded: no answer, no wait
+            self.send({"jsonrpc": "2.0", "id": msg["id"], "result": NO_ROUTE})
+            return True
+        if self.pending:
             return False
         if method == "notifications/initialized" and "id" not in msg and len(self.replay) == 1:
             self.replay.append(line)

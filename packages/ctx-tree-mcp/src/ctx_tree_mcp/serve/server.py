@@ -64,12 +64,17 @@ async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple
 
 def build_server(app: App, walkers: bool = True) -> Server:
     """The SDK's low-level ``Server`` serving every registered tool over ``app``; with
-    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``)."""
+    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``), and so does
+    the routing channel (docs/routing.md). The hooks' hidden ``ctx_tree_route`` tool is
+    answered here and never listed."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
+    from ctx_tree_mcp.route.router import TOOL, Router
     from ctx_tree_mcp.serve.lifecycle import no_walkers, walkers_lifespan
     from ctx_tree_mcp.tools.registry import tools_list
+
+    router = Router(app)
 
     listed: list[types.ListToolsResult] = []
 
@@ -83,6 +88,11 @@ def build_server(app: App, walkers: bool = True) -> Server:
         return listed[0]
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == TOOL:
+            text, is_error = router.decide(params.arguments or {}), False
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], is_error=is_error
+            )
         text, is_error = await answer(app, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], is_error=is_error
@@ -94,7 +104,7 @@ def build_server(app: App, walkers: bool = True) -> Server:
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        lifespan=walkers_lifespan(app) if walkers else no_walkers,
+        lifespan=walkers_lifespan(app, router=router) if walkers else no_walkers,
     )
 
 

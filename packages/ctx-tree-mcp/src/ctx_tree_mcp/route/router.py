@@ -1,0 +1,216 @@
+"""The PreToolUse decision: rewrite the host's shell command to be answered by ctx-tree, or
+leave it alone (docs/routing.md).
+
+The host calls the server's hidden ``ctx_tree_route`` tool from its PreToolUse hook (Claude
+Code's ``mcp_tool`` hook: no process is started) with the hook's payload. :meth:`Router.decide`
+answers the hook's JSON: nothing (the command runs as it is), or the rewritten command with
+``permissionDecision: allow``, given only when the host would have run the original without
+asking (``wire.route.host_allows``) and no deny or ask rule of the host matches the original
+or the rewritten command. The host checks its deny and ask rules again on the rewritten
+command, where the original is a stage of its own.
+
+Routing is on unless ``route.enabled`` is false; ``route.exclude`` lists commands (their first
+words) never routed; ``route.budget`` is the answers' budget in tokens.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ctx_tree_mcp.route.answers import Routed
+from ctx_tree_mcp.wire import route
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.app import App
+
+log = logging.getLogger(__name__)
+
+#: The hidden tool the hooks call (not in ``tools/list``: the model never sees it).
+TOOL = "ctx_tree_route"
+#: A rewritten command whose output has not come within this many seconds is forgotten.
+PENDING_S = 3600.0
+PENDING_MAX = 1000
+#: A read whose file is at most this many bytes per token of the budget runs as it is (it
+#: fits): no client is started for it.
+SMALL_BYTES_PER_TOKEN = 2
+#: Files read whole to estimate a range's tokens at most (larger ones are routed).
+ESTIMATE_MAX_BYTES = 4 * 1024 * 1024
+REASON = "ctx-tree answers it (docs/routing.md)"
+
+
+def client_path() -> str:
+    """The client script (``wire/route_client.py``) beside the rules."""
+    return os.path.join(os.path.dirname(os.path.abspath(route.__file__)), "route_client.py")
+
+
+def interpreter() -> str:
+    """A real Python interpreter to run the client with: this process's own, symbolic links
+    resolved (a version manager's shim or a virtual environment's launcher costs a start-up
+    of its own)."""
+    return os.path.realpath(sys.executable)
+
+
+class Router:
+    """The routing state of one server: the commands rewritten and waiting for their output
+    (by token), the channel's socket (set once it listens), the host's command line rules."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.pending: dict[str, Routed] = {}
+        self.socket_path: str | None = None
+        self._cli_rules: list[tuple[str, str]] | None = None
+
+    # --- the decision ---------------------------------------------------------------------
+
+    def decide(self, args: Mapping[str, Any]) -> str:
+        """The PreToolUse hook's answer (JSON text; ``""``: leave the call alone) for the hook
+        payload fields in ``args``: ``tool`` (the tool's name), ``input`` (its input, a JSON
+        object or its text), ``cwd``, ``mode`` (the permission mode), ``session``. Never
+        raises: anything unexpected leaves the call alone (logged)."""
+        try:
+            out = self._decide(args)
+        except Exception:
+            log.exception("routing decision failed; the command runs as it is")
+            return ""
+        return "" if out is None else json.dumps(out)
+
+    def _decide(self, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        if self.socket_path is None or args.get("tool") != "Bash":
+            return None
+        tool_input = args.get("input")
+        if isinstance(tool_input, str):
+            tool_input = json.loads(tool_input) if tool_input.strip() else {}
+        if not isinstance(tool_input, dict):
+            return None
+        command = tool_input.get("command")
+        if not isinstance(command, str) or tool_input.get("run_in_background"):
+            return None
+        settings = self.app.config.data["route"]
+        if not settings["enabled"] or _excluded(command, settings["exclude"]):
+            return None
+        cwd = args.get("cwd") if isinstance(args.get("cwd"), str) else str(self.app.root)
+        cwd = cwd or str(self.app.root)
+        try:
+            shape = route.classify(command, cwd)
+        except route.Skip:
+            return None
+        budget = int(settings["budget"])
+        if not self._host_allows(command, shape, cwd, str(args.get("mode") or "default")):
+            return None
+        if shape.kind == route.READ and self._fits(shape, cwd, budget):
+            return None
+        token = os.urandom(5).hex()
+        client = [interpreter(), "-I", "-S", client_path(), shape.kind, str(budget)]
+        rewritten = route.rewrite(command, shape, [*client, self.socket_path, token])
+        if self._rules_say(rewritten):  # a rule on the client or on `set`: leave it
+            return None
+        self._forget_old()
+        self.pending[token] = Routed(
+            shape, command, cwd, str(args.get("session") or ""), time.monotonic()
+        )
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": "allow",
+                "permissionDecisionReason": REASON,
+                "updatedInput": {**tool_input, "command": rewritten},
+            }
+        }
+
+    def _host_allows(self, command: str, shape: route.Shape, cwd: str, mode: str) -> bool:
+        """No deny or ask rule of the host matches, and the host would run it unasked."""
+        from ctx_tree_mcp.guard import denylist
+
+        permissions = _permissions()
+
+        rules = self._rules()
+        if permissions.check(command, rules) is not None:
+            return False
+        allow = [r.pattern for r in rules if r.decision == "allow"]
+        simple = [" ".join(words) for words in denylist.simple_commands(command)]
+        inside = route.paths_inside(shape, cwd, str(self.app.root))
+        allowed, _why = route.host_allows(shape, simple, mode, allow, permissions.matches, inside)
+        return allowed
+
+    def _rules_say(self, command: str) -> bool:
+        return _permissions().check(command, self._rules()) is not None
+
+    def _rules(self) -> list[Any]:
+        """The host's ``Bash`` rules: its settings files, then its command line's
+        ``--allowedTools``/``--disallowedTools`` (read once)."""
+        permissions = _permissions()
+        if self._cli_rules is None:
+            argv = permissions.ancestor_argv(("claude", "cli.js")) or []
+            self._cli_rules = route.cli_rules(argv)
+        rules: list[Any] = permissions.load_rules(self.app.root)
+        for decision, pattern in self._cli_rules:
+            rules.append(permissions.Rule(decision, pattern, f"Bash({pattern})", "command line"))
+        return rules
+
+    def _fits(self, shape: route.Shape, cwd: str, budget: int) -> bool:
+        """True when a read's output surely fits ``budget`` (it then runs as it is): a small
+        file, or a range whose lines the estimator counts within it. A path ctx-tree does
+        not read (secret, outside the project) also runs as it is."""
+        from ctx_tree_mcp.answers.budget import estimate_tokens
+        from ctx_tree_mcp.errors import ToolInputError
+
+        path = os.path.realpath(os.path.join(cwd, shape.paths[0]))
+        try:
+            _resolved, st = self.app.policy.resolve_file(path)
+        except ToolInputError:
+            return True
+        if st.st_size <= SMALL_BYTES_PER_TOKEN * budget:
+            return True
+        if st.st_size > ESTIMATE_MAX_BYTES:
+            return False
+        try:
+            with open(path, "rb") as f:
+                lines = f.read().decode("utf-8", "replace").split("\n")
+        except OSError:
+            return True
+        if lines and lines[-1] == "":
+            lines.pop()
+        if shape.last is not None:
+            lines = lines[-shape.last :]
+        elif shape.start is not None:
+            lines = lines[shape.start - 1 : shape.end]
+        text = "\n".join(lines)
+        if shape.numbered:
+            text = "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, 1))
+        return estimate_tokens(text) <= budget
+
+    def _forget_old(self) -> None:
+        now = time.monotonic()
+        for token in [t for t, r in self.pending.items() if now - r.started > PENDING_S]:
+            del self.pending[token]
+        while len(self.pending) >= PENDING_MAX:
+            del self.pending[next(iter(self.pending))]
+
+    # --- the answer -----------------------------------------------------------------------
+
+    def take(self, token: str) -> Routed | None:
+        """The waiting command ``token`` names (once), or None."""
+        return self.pending.pop(token, None)
+
+
+def _permissions() -> Any:
+    """The host's rules (``guard/permissions.py``: standard library, untyped for Python 3.8)."""
+    from ctx_tree_mcp.guard import permissions
+
+    return permissions
+
+
+def _excluded(command: str, exclude: list[str]) -> bool:
+    """True when the command's words start with an entry's words (``route.exclude``)."""
+    words = command.split()
+    for entry in exclude:
+        want = entry.split()
+        if want and words[: len(want)] == want:
+            return True
+    return False
