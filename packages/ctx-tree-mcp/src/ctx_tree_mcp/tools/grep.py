@@ -342,7 +342,9 @@ def _per_file_answer(
             m.complete = not (result.timed_out or result.capped or not result.kept_all)
         else:
             left = sum(result.counts[p] for p in rest)
-            m.add("not shown", f"{plural(len(rest), 'file')} with {plural(left, 'match', 'matches')}")
+            m.add(
+                "not shown", f"{plural(len(rest), 'file')} with {plural(left, 'match', 'matches')}"
+            )
             get = get_call(app, node_id)
             m.add("next", get or f"the matches are {NOT_STORED}")
         return ("\n".join(shown) + "\n" if shown else "no matches\n"), m
