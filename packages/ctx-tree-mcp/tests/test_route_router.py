@@ -150,6 +150,21 @@ def test_routing_never_widens_the_hosts_permissions(app: App, proj: Path, tmp_pa
     # a deny rule on the client or on `set` (the rewritten command's own stages)
     settings.write_text(json.dumps({"permissions": {"deny": ["Bash(set:*)"]}}))
     assert _decide(router, "cat log.txt", proj) is None
+    # the project's own allow rules count only in a folder the host trusts
+    (proj / ".claude").mkdir()
+    (proj / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(pytest:*)"]}})
+    )
+    settings.write_text("{}")
+    assert _decide(router, "pytest -q", proj) is None
+    (tmp_path / "claude-user" / ".claude.json").write_text(
+        json.dumps({"projects": {str(proj): {"hasTrustDialogAccepted": True}}})
+    )
+    assert _decide(router, "pytest -q", proj) is not None
+    # a cd out of the project: the host would block it
+    assert _decide(router, "cd .. && pytest -q", proj) is None
+    (proj / "sub").mkdir()
+    assert _decide(router, "cd sub && pytest -q", proj) is not None
     # a read outside the project: the host would block it; left alone
     outside = tmp_path / "outside.txt"
     outside.write_text(BIG_LOG)
@@ -207,3 +222,28 @@ def test_usage_counts_per_kind(app: App, proj: Path) -> None:
             rows[(f"route:{kind}", "tokens_served")],
         )
         assert 0 < served < source / 3, (kind, served, source)
+
+
+def test_the_start_up_session_answers_the_route_call_at_once() -> None:
+    """Before and after the SDK's handover the hooks' call never waits: nothing routed until
+    the routing service is up, then its decision."""
+    from ctx_tree_mcp.serve.instant import ROUTE_TOOL, Session, load_snapshot
+
+    sent: list[dict[str, Any]] = []
+    session = Session(load_snapshot(), lambda text: sent.append(json.loads(text)))
+    call = {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "method": "tools/call",
+        "params": {"name": ROUTE_TOOL, "arguments": {"tool": "Bash", "input": "{}"}},
+    }
+    session.receive(json.dumps(call))  # not even initialized: still answered, nothing routed
+    assert sent[-1] == {
+        "jsonrpc": "2.0",
+        "id": 7,
+        "result": {"content": [{"type": "text", "text": ""}], "isError": False},
+    }
+    session.route_decide = lambda args: "ROUTED " + args["tool"]
+    session.receive(json.dumps({**call, "id": 8}))
+    assert sent[-1]["id"] == 8 and sent[-1]["result"]["content"][0]["text"] == "ROUTED Bash"
+    assert session.pending == []  # never queued for the SDK

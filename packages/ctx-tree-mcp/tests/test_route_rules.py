@@ -73,7 +73,16 @@ ROUTED = [
     ("/usr/bin/python3 reproduce.py", Shape(RUN, "script")),
     ("python -c 'print(1)'", Shape(RUN, "script")),
     ("npm test", Shape(RUN, "test")),
-    ("npm run build", Shape(RUN, "build")),
+    ("npm run build", Shape(RUN, "script")),
+    ("pnpm run typecheck", Shape(RUN, "script")),
+    ("node src/index.ts test", Shape(RUN, "script")),
+    ("npx tsx convert.ts out/", Shape(RUN, "script")),
+    ("cd reproduction && python3 repro.py", Shape(RUN, "script", cd="reproduction")),
+    ("cd src && cat a.py", Shape(READ, "cat", ("a.py",), cd="src")),
+    (
+        "cd src && grep -rn Foo . | head -5",
+        Shape(GREP, "grep", (".",), numbered=True, head=5, piped=True, cd="src"),
+    ),
     ("npx tsc --noEmit", Shape(RUN, "build")),
     ("make", Shape(RUN, "build")),
     ("cargo test --all", Shape(RUN, "test")),
@@ -95,7 +104,10 @@ LEFT_ALONE = [
     ("cat < a.py", "a list, subshell or redirection"),
     ("cat <<EOF", "a list, subshell or redirection"),
     ("(cat a.py)", "a list, subshell or redirection"),
-    ("cd src && cat a.py", "a list, subshell or redirection"),
+    ("cd src; cat a.py", "a list, subshell or redirection"),
+    ("cd src && cd lib && cat a.py", "a list, subshell or redirection"),
+    ("cd -P src && cat a.py", "a list, subshell or redirection"),
+    ("cd -P && cat a.py", "a cd other than `cd DIR &&`"),
     ("pytest &", "a list, subshell or redirection"),
     ("pytest | tail -20", "a pipeline"),
     ("grep Foo a.py | wc -l", "a pipeline"),
@@ -133,7 +145,8 @@ LEFT_ALONE = [
     ("python -i x.py", "an interactive command"),
     ("pytest --pdb", "an interactive command"),
     ("jest --watch", "an interactive command"),
-    ("npm run dev", "not a command ctx-tree routes"),
+    ("npm run dev", "an interactive command"),
+    ("pnpm run start:prod", "an interactive command"),
     ("npm start", "not a command ctx-tree routes"),
     ("vim a.py", "not a command ctx-tree routes"),
     ("git status", "not a command ctx-tree routes"),
@@ -249,6 +262,31 @@ def test_host_allows_only_what_it_would_run_unasked(
     assert got is allowed, why
 
 
+def test_the_hosts_trust_decides_whether_project_allow_rules_count(tmp_path: Path) -> None:
+    """Claude Code ignores an untrusted project's allow rules: a folder (or an ancestor) with
+    ``hasTrustDialogAccepted`` in the global config, or CLAUDE_CODE_SANDBOXED, trusts it."""
+    import json
+
+    root = tmp_path / "work" / "proj"
+    root.mkdir(parents=True)
+    config = tmp_path / "cfg"
+    config.mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(config), "HOME": str(tmp_path)}
+    assert not route.project_trusted(str(root), env)
+    (config / ".claude.json").write_text(json.dumps({"projects": {str(root): {}}}))
+    assert not route.project_trusted(str(root), env)
+    trusted = {"hasTrustDialogAccepted": True}
+    (config / ".claude.json").write_text(
+        json.dumps({"projects": {str(tmp_path / "work"): trusted}})
+    )
+    assert route.project_trusted(str(root), env)
+    (config / ".claude.json").write_text("not json")
+    assert not route.project_trusted(str(root), env)
+    assert route.project_trusted(str(root), {**env, "CLAUDE_CODE_SANDBOXED": "1"})
+    (tmp_path / ".claude.json").write_text(json.dumps({"projects": {str(root): trusted}}))
+    assert route.project_trusted(str(root), {"HOME": str(tmp_path)})
+
+
 def test_paths_inside_follow_links(tmp_path: Path) -> None:
     root = tmp_path / "proj"
     (root / "src").mkdir(parents=True)
@@ -260,3 +298,5 @@ def test_paths_inside_follow_links(tmp_path: Path) -> None:
     assert not route.paths_inside(Shape(READ, "cat", ("../secret.txt",)), inside, inside)
     assert not route.paths_inside(Shape(READ, "cat", ("link.txt",)), inside, inside)
     assert not route.paths_inside(Shape(GREP, "grep", ("src", "/etc")), inside, inside)
+    assert route.paths_inside(Shape(RUN, "test", cd="src"), inside, inside)
+    assert not route.paths_inside(Shape(RUN, "test", cd=".."), inside, inside)

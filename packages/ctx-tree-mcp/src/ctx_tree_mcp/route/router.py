@@ -103,7 +103,8 @@ class Router:
         budget = int(settings["budget"])
         if not self._host_allows(command, shape, cwd, str(args.get("mode") or "default")):
             return None
-        if shape.kind == route.READ and self._fits(shape, cwd, budget):
+        where = route.workdir(shape, cwd)
+        if shape.kind == route.READ and self._fits(shape, where, budget):
             return None
         token = os.urandom(5).hex()
         client = [interpreter(), "-I", "-S", client_path(), shape.kind, str(budget)]
@@ -112,7 +113,7 @@ class Router:
             return None
         self._forget_old()
         self.pending[token] = Routed(
-            shape, command, cwd, str(args.get("session") or ""), time.monotonic()
+            shape, command, where, str(args.get("session") or ""), time.monotonic()
         )
         return {
             "hookSpecificOutput": {
@@ -132,9 +133,21 @@ class Router:
         rules = self._rules()
         if permissions.check(command, rules) is not None:
             return False
-        allow = [r.pattern for r in rules if r.decision == "allow"]
-        simple = [" ".join(words) for words in denylist.simple_commands(command)]
         inside = route.paths_inside(shape, cwd, str(self.app.root))
+        if shape.cd is not None and not inside:  # the host blocks a cd out of the project
+            return False
+        trusted = route.project_trusted(str(self.app.root))
+        project = {
+            str(self.app.root / ".claude" / n) for n in ("settings.json", "settings.local.json")
+        }
+        allow = [
+            r.pattern
+            for r in rules
+            if r.decision == "allow" and (trusted or r.source not in project)
+        ]
+        simple = [" ".join(words) for words in denylist.simple_commands(command)]
+        if shape.cd is not None:  # the host runs a cd inside the project unasked
+            simple = simple[1:]
         allowed, _why = route.host_allows(shape, simple, mode, allow, permissions.matches, inside)
         return allowed
 

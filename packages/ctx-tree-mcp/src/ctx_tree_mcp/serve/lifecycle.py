@@ -27,8 +27,6 @@ if TYPE_CHECKING:
     from ctx_tree_walkers import Coordinator
 
     from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.route.channel import Channel
-    from ctx_tree_mcp.route.router import Router
 
 log = logging.getLogger(__name__)
 
@@ -107,49 +105,26 @@ async def no_walkers(_server: Any) -> AsyncIterator[dict[str, Any]]:
     yield {}
 
 
-async def _start_channel(app: App, router: Router | None) -> Channel | None:
-    """The routing channel's socket (docs/routing.md), listening unless ``route.enabled`` is
-    false or no private directory can hold it; None then."""
-    if router is None:
-        return None
-    try:
-        if not app.config.data["route"]["enabled"]:
-            return None
-        from ctx_tree_store import ctx_tree_home
-
-        from ctx_tree_mcp.route.channel import Channel
-
-        channel = Channel(router, str(app.home or ctx_tree_home()))
-        return channel if await channel.start() else None
-    except Exception:
-        log.exception("routing channel not started; commands run as they are")
-        return None
-
-
 def walkers_lifespan(
-    app: App, router: Router | None = None, **coordinator_options: Any
+    app: App, **coordinator_options: Any
 ) -> Callable[[Any], AbstractAsyncContextManager[dict[str, Any]]]:
-    """An ``MCPServer`` lifespan running the walkers for ``app`` while the server runs, and the
-    routing channel of ``router``.
+    """An ``MCPServer`` lifespan running the walkers for ``app`` while the server runs.
 
-    The lifespan state is ``{"walkers": WalkerService, "index": …, "channel": …}``;
-    ``coordinator_options`` go to the ``Coordinator`` (tests inject a clock).
+    The lifespan state is ``{"walkers": WalkerService}``; ``coordinator_options`` go to the
+    ``Coordinator`` (tests inject a clock).
     """
 
     @asynccontextmanager
     async def lifespan(_server: Any) -> AsyncIterator[dict[str, Any]]:
-        channel = await _start_channel(app, router)
         service = WalkerService(app, **coordinator_options)
         service.start()
         index = _start_index(app)
         try:
-            yield {"walkers": service, "index": index, "channel": channel}
+            yield {"walkers": service, "index": index}
         finally:
             import anyio
 
             with anyio.CancelScope(shield=True):
-                if channel is not None:
-                    await channel.close()
                 if index is not None:
                     await asyncio.to_thread(index.stop)
                 await service.stop()

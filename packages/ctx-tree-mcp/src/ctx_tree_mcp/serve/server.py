@@ -64,17 +64,16 @@ async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple
 
 def build_server(app: App, walkers: bool = True) -> Server:
     """The SDK's low-level ``Server`` serving every registered tool over ``app``; with
-    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``), and so does
-    the routing channel (docs/routing.md). The hooks' hidden ``ctx_tree_route`` tool is
-    answered here and never listed."""
+    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``). The hooks'
+    hidden ``ctx_tree_route`` tool is answered by the process's routing service
+    (``route/service.py``, docs/routing.md) and never listed."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
-    from ctx_tree_mcp.route.router import TOOL, Router
+    from ctx_tree_mcp.route import service
+    from ctx_tree_mcp.route.router import TOOL
     from ctx_tree_mcp.serve.lifecycle import no_walkers, walkers_lifespan
     from ctx_tree_mcp.tools.registry import tools_list
-
-    router = Router(app)
 
     listed: list[types.ListToolsResult] = []
 
@@ -89,7 +88,7 @@ def build_server(app: App, walkers: bool = True) -> Server:
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         if params.name == TOOL:
-            text, is_error = router.decide(params.arguments or {}), False
+            text, is_error = service.decide(params.arguments or {}), False
             return types.CallToolResult(
                 content=[types.TextContent(type="text", text=text)], is_error=is_error
             )
@@ -104,7 +103,7 @@ def build_server(app: App, walkers: bool = True) -> Server:
         instructions=INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
-        lifespan=walkers_lifespan(app, router=router) if walkers else no_walkers,
+        lifespan=walkers_lifespan(app) if walkers else no_walkers,
     )
 
 
@@ -128,6 +127,9 @@ def serve(root: str | None = None) -> int:
         return 2
     if note := config.unknown_summary():
         log.warning("%s", note)
+    from ctx_tree_mcp.route import service
+
+    service.start(app.root, app.home, app.session_key)
     server = build_server(app)
     from ctx_tree_mcp import ending
 
@@ -138,6 +140,7 @@ def serve(root: str | None = None) -> int:
         anyio_run_stdio(server)
     finally:
         ending.end_children()
+        service.stop()
         app.close()
     return 0
 

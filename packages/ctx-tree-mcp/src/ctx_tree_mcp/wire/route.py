@@ -63,7 +63,7 @@ class Shape(NamedTuple):
     carries line numbers (``nl -ba``, ``cat -n``, ``grep -n``). ``mode``: a grep's output,
     ``lines``, ``count`` (``-c``) or ``files`` (``-l``). ``head``: a grep's trailing
     ``| head -n N``. ``piped``: the original is a two-stage pipeline (its exit status is its
-    last stage's).
+    last stage's). ``cd``: the directory of a leading ``cd DIR &&`` (the command runs there).
     """
 
     kind: str
@@ -76,6 +76,7 @@ class Shape(NamedTuple):
     mode: str = "lines"
     head: int | None = None
     piped: bool = False
+    cd: str | None = None
 
 
 class Skip(Exception):
@@ -132,18 +133,26 @@ def _check_expansions(command: str, cwd: str | None) -> None:
             raise Skip("a glob the shell expands")
 
 
-def _stages(command: str, cwd: str | None) -> list[list[str]]:
-    """The pipeline's stages as word lists (at most two); trailing stderr redirections of a
-    stage are dropped from its words. Raises :class:`Skip` for anything else the shell
-    would do: lists, subshells, other redirections, here-documents, expansions."""
+def _stages(command: str, cwd: str | None) -> tuple[str | None, list[list[str]]]:
+    """A leading ``cd DIR &&``'s directory (or None) and the pipeline's stages as word lists
+    (at most two); trailing stderr redirections of a stage are dropped from its words. Raises
+    :class:`Skip` for anything else the shell would do: lists, subshells, other redirections,
+    here-documents, expansions."""
     text = command.strip()
     if not text:
         raise Skip("empty")
     if "\n" in text or "\r" in text:
         raise Skip("several lines")
     _check_expansions(text, cwd)
+    tokens = _tokens(text)
+    cd = None
+    if len(tokens) > 3 and tokens[0] == "cd" and tokens[2] == "&&":
+        cd = tokens[1]
+        if not cd or cd.startswith("-") or all(c in _OPERATOR_CHARS for c in cd):
+            raise Skip("a cd other than `cd DIR &&`")
+        tokens = tokens[3:]
     stages: list[list[str]] = [[]]
-    for token in _tokens(text):
+    for token in tokens:
         if token == "|":
             stages.append([])
             continue
@@ -166,7 +175,7 @@ def _stages(command: str, cwd: str | None) -> list[list[str]]:
     first = out[0][0]
     if "=" in first and not first.startswith(("-", "/", ".")):
         raise Skip("an environment assignment")
-    return out
+    return cd, out
 
 
 def _number(text: str) -> int | None:
@@ -452,31 +461,39 @@ RUNS = (
     (("uv", "sync"), "install"),
     (("uv", "pip", "install"), "install"),
     (("uv", "run", "pytest"), "test"),
+    (("uv", "run", "*.py"), "script"),
     (("poetry", "install"), "install"),
     (("npm", "test"), "test"),
     (("npm", "t"), "test"),
     (("npm", "install"), "install"),
     (("npm", "i"), "install"),
     (("npm", "ci"), "install"),
-    (("npm", "run", "test"), "test"),
-    (("npm", "run", "build"), "build"),
-    (("npm", "run", "lint"), "lint"),
-    (("npm", "run", "typecheck"), "lint"),
-    (("npm", "run", "check"), "lint"),
-    (("yarn", "test"), "test"),
-    (("yarn", "build"), "build"),
-    (("yarn", "lint"), "lint"),
-    (("yarn", "install"), "install"),
+    (("npm", "run", "*"), "script"),
     (("pnpm", "test"), "test"),
+    (("pnpm", "install"), "install"),
+    (("pnpm", "i"), "install"),
+    (("pnpm", "run", "*"), "script"),
     (("pnpm", "build"), "build"),
     (("pnpm", "lint"), "lint"),
-    (("pnpm", "install"), "install"),
+    (("pnpm", "typecheck"), "lint"),
+    (("pnpm", "check"), "lint"),
+    (("yarn", "test"), "test"),
+    (("yarn", "install"), "install"),
+    (("yarn", "run", "*"), "script"),
+    (("yarn", "build"), "build"),
+    (("yarn", "lint"), "lint"),
+    (("yarn", "typecheck"), "lint"),
+    (("bun", "test"), "test"),
+    (("bun", "install"), "install"),
+    (("bun", "run", "*"), "script"),
     (("npx", "tsc"), "build"),
     (("npx", "jest"), "test"),
     (("npx", "vitest", "run"), "test"),
     (("npx", "eslint"), "lint"),
     (("npx", "mocha"), "test"),
     (("npx", "prettier", "--check"), "lint"),
+    (("npx", "tsx", "*"), "script"),
+    (("npx", "ts-node", "*"), "script"),
     (("tsc",), "build"),
     (("jest",), "test"),
     (("vitest", "run"), "test"),
@@ -484,6 +501,16 @@ RUNS = (
     (("eslint",), "lint"),
     (("node", "*.js"), "script"),
     (("node", "*.mjs"), "script"),
+    (("node", "*.cjs"), "script"),
+    (("node", "*.ts"), "script"),
+    (("tsx", "*.ts"), "script"),
+    (("ts-node", "*.ts"), "script"),
+    (("deno", "test"), "test"),
+    (("deno", "run", "*"), "script"),
+    (("ruby", "*.rb"), "script"),
+    (("bundle", "exec", "rspec"), "test"),
+    (("rspec",), "test"),
+    (("rake",), "build"),
     (("make",), "build"),
     (("cmake", "--build"), "build"),
     (("ninja",), "build"),
@@ -491,20 +518,23 @@ RUNS = (
     (("cargo", "test"), "test"),
     (("cargo", "check"), "build"),
     (("cargo", "clippy"), "lint"),
+    (("cargo", "run"), "script"),
     (("go", "test"), "test"),
     (("go", "build"), "build"),
     (("go", "vet"), "lint"),
+    (("go", "run"), "script"),
     (("mvn",), "build"),
     (("./mvnw",), "build"),
     (("gradle",), "build"),
     (("./gradlew",), "build"),
     (("dotnet", "build"), "build"),
     (("dotnet", "test"), "test"),
-    (("bundle", "exec", "rspec"), "test"),
-    (("rspec",), "test"),
     (("phpunit",), "test"),
+    (("php", "*.php"), "script"),
     (("git", "log"), "log"),
 )
+#: Scripts of a package manager's ``run`` that serve or watch until stopped: never routed.
+LONG_RUNNING = ("dev", "start", "serve", "server", "watch", "preview", "storybook")
 #: Words that make a listed run wait for input or run until stopped.
 _NEVER = {"--watch", "--watchAll", "-w", "--interactive", "-i", "--pdb", "--trace", "--serve"}
 _PYTHONS = ("python", "python3")
@@ -518,6 +548,15 @@ def _program(word: str) -> str:
     if stem in _PYTHONS:
         return "python"
     return name
+
+
+def _word_matches(want: str, have: str) -> bool:
+    """A :data:`RUNS` word: itself, ``*`` (any word but an option) or ``*.ext`` (a file)."""
+    if want == have:
+        return True
+    if have.startswith("-") or not want.startswith("*"):
+        return False
+    return want == "*" or have.endswith(want[1:])
 
 
 def _run(stages: list[list[str]]) -> Shape:
@@ -537,14 +576,12 @@ def _run(stages: list[list[str]]) -> Shape:
         )
     ):
         raise Skip("a limited git log")
+    if rest[:1] == ["run"] and len(rest) > 1 and rest[1].split(":")[0] in LONG_RUNNING:
+        raise Skip("an interactive command")
     for pattern, kind in RUNS:
         if pattern[0] != name or len(rest) < len(pattern) - 1:
             continue
-        if all(
-            want == have
-            or (want.startswith("*.") and have.endswith(want[1:]) and not have.startswith("-"))
-            for want, have in zip(pattern[1:], rest)
-        ):
+        if all(_word_matches(want, have) for want, have in zip(pattern[1:], rest)):
             return Shape(RUN, kind, ())
     raise Skip("not a command ctx-tree routes")
 
@@ -559,23 +596,35 @@ def classify(command: str, cwd: str | None = None) -> Shape:
     a file there; without ``cwd`` every glob is refused). Raises :class:`Skip` (its text
     says why) for every other command: docs/routing.md lists them.
     """
-    stages = _stages(command, cwd)
+    cd, stages = _stages(command, cwd)
+    if cd is not None and cwd is not None:
+        _check_expansions(command, os.path.join(cwd, cd))  # globs, as seen from there
     words = stages[0]
     name = os.path.basename(words[0])
     if name in READERS:
-        return _read(stages)
-    if name in GREPPERS and (name != "git" or words[1:2] == ["grep"]):
-        return _grep(stages)
-    return _run(stages)
+        shape = _read(stages)
+    elif name in GREPPERS and (name != "git" or words[1:2] == ["grep"]):
+        shape = _grep(stages)
+    else:
+        shape = _run(stages)
+    return shape._replace(cd=cd) if cd is not None else shape
+
+
+def workdir(shape: Shape, cwd: str) -> str:
+    """Where the command runs: ``cwd``, or its leading ``cd DIR``'s directory from there."""
+    return os.path.normpath(os.path.join(cwd, shape.cd)) if shape.cd else cwd
 
 
 def paths_inside(shape: Shape, cwd: str, root: str) -> bool:
-    """True when every path the command reads resolves (symbolic links followed) inside the
-    project ``root``: the host lets such a read-only command run without asking (checked on
-    Claude Code 2.1.197; a path outside is refused by the host)."""
+    """True when every path the command reads, and the directory it runs in, resolve
+    (symbolic links followed) inside the project ``root``: the host lets such a read-only
+    command run without asking (checked on Claude Code 2.1.197; a path outside is refused by
+    the host)."""
     base = os.path.realpath(root)
-    for path in shape.paths or (".",):
-        real = os.path.realpath(os.path.join(cwd, path))
+    where = workdir(shape, cwd)
+    paths = [os.path.join(where, p) for p in shape.paths or (".",)]
+    for path in [*paths, where]:
+        real = os.path.realpath(path)
         if real != base and not real.startswith(base.rstrip(os.sep) + os.sep):
             return False
     return True
@@ -647,6 +696,45 @@ def _entries(text: str) -> list[str]:
     if current:
         out.append(current)
     return out
+
+
+def project_trusted(root: str, env: dict[str, str] | None = None) -> bool:
+    """Whether the host honours the project's own allow rules (``.claude/settings.json`` and
+    ``settings.local.json``): Claude Code does only in a trusted folder, one that or an
+    ancestor of which has ``hasTrustDialogAccepted`` in its global config
+    (``$CLAUDE_CONFIG_DIR/.claude.json``, else ``~/.claude.json``), or when
+    ``CLAUDE_CODE_SANDBOXED`` is set (read in Claude Code 2.1.197; an untrusted project's allow
+    rules were ignored there, its deny rules were not)."""
+    import json
+
+    env = dict(os.environ) if env is None else env
+    if env.get("CLAUDE_CODE_SANDBOXED", "").lower() in ("1", "true", "yes"):
+        return True
+    config_dir = env.get("CLAUDE_CONFIG_DIR")
+    home = os.path.expanduser(env.get("HOME") or "~")
+    path = (
+        os.path.join(config_dir, ".claude.json")
+        if config_dir
+        else os.path.join(home, ".claude.json")
+    )
+    try:
+        with open(path, "rb") as f:
+            projects = json.loads(f.read(16 << 20)).get("projects") or {}
+    except (OSError, ValueError, AttributeError):
+        return False
+    if not isinstance(projects, dict):
+        return False
+    for start in {os.path.abspath(root), os.path.realpath(root)}:
+        here = start
+        while True:
+            entry = projects.get(here)
+            if isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True:
+                return True
+            parent = os.path.dirname(here)
+            if parent == here:
+                break
+            here = parent
+    return False
 
 
 def host_allows(
