@@ -7,8 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.guard import permissions
-from ctx_tree_mcp.wire import route
+from ctx_tree_mcp.wire import permissions, route
 from ctx_tree_mcp.wire.route import GREP, READ, RUN, Shape, Skip, classify
 
 ROUTED = [
@@ -212,7 +211,7 @@ def test_the_rewritten_command_keeps_the_original_as_a_stage_and_its_exit_status
 
 
 def test_the_rewritten_command_is_judged_by_the_hosts_rules_on_the_original() -> None:
-    """The host's rules (as ``guard/permissions.py`` reads them) see the original as a stage of
+    """The host's rules (as ``wire/permissions.py`` reads them) see the original as a stage of
     its own: a deny or ask rule on it matches the rewritten command too."""
     rules = [permissions.Rule("deny", "cat:*", "Bash(cat:*)", "test")]
     rewritten = route.rewrite("cat a.py", Shape(READ, "cat", ("a.py",)), ["/usr/bin/python3", "c"])

@@ -126,7 +126,7 @@ class Router:
 
     def _host_allows(self, command: str, shape: route.Shape, cwd: str, mode: str) -> bool:
         """No deny or ask rule of the host matches, and the host would run it unasked."""
-        from ctx_tree_mcp.guard import denylist
+        from ctx_tree_mcp.wire import denylist
 
         permissions = _permissions()
 
@@ -213,8 +213,8 @@ class Router:
 
 
 def _permissions() -> Any:
-    """The host's rules (``guard/permissions.py``: standard library, untyped for Python 3.8)."""
-    from ctx_tree_mcp.guard import permissions
+    """The host's rules (``wire/permissions.py``: standard library, untyped for Python 3.8)."""
+    from ctx_tree_mcp.wire import permissions
 
     return permissions
 
