@@ -62,7 +62,7 @@ def answer(app: App, routed: Routed, data: bytes, budget: int) -> str | None:
     kind = routed.shape.kind
     if native <= budget:
         _store(app, routed, text)
-        app.count(f"route:{kind}", tokens_served=native, tokens_source=native)
+        app.count(f"route:{kind}", tokens_served=native, tokens_source=native, routed=1)
         return None
     with shell_surface(BY_NAME):
         result = None
@@ -74,9 +74,9 @@ def answer(app: App, routed: Routed, data: bytes, budget: int) -> str | None:
             result = _run_answer(app, routed, text, budget)
     served = estimate_tokens(result)
     if served >= native:  # nothing saved: the output as it was
-        app.count(f"route:{kind}", tokens_served=native, tokens_source=native)
+        app.count(f"route:{kind}", tokens_served=native, tokens_source=native, routed=1)
         return None
-    app.count(f"route:{kind}", tokens_served=served, tokens_source=native)
+    app.count(f"route:{kind}", tokens_served=served, tokens_source=native, routed=1)
     return result
 
 
