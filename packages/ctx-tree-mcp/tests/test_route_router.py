@@ -247,3 +247,33 @@ def test_the_start_up_session_answers_the_route_call_at_once() -> None:
     session.receive(json.dumps({**call, "id": 8}))
     assert sent[-1]["id"] == 8 and sent[-1]["result"]["content"][0]["text"] == "ROUTED Bash"
     assert session.pending == []  # never queued for the SDK
+
+
+def test_a_big_read_without_a_range_gets_its_top_and_the_outline(app: App, root: Path) -> None:
+    """The Read shows the file's first lines; the hook's context holds the outline, the end
+    of the file and the command for the rest; a small file or a Read with a range is left."""
+    router = Router(app)
+    big = root / "src" / "argparse_copy.py"
+
+    def decide(**tool_input: object) -> dict[str, Any] | None:
+        out = router.decide_read({"tool": "Read", "input": json.dumps(tool_input)})
+        return json.loads(out)["hookSpecificOutput"] if out else None
+
+    spec = decide(file_path=str(big))
+    assert spec is not None and "permissionDecision" not in spec  # the host judges the Read
+    given = spec["updatedInput"]
+    assert given["file_path"] == str(big) and given["offset"] == 1
+    total = len(big.read_text().splitlines())
+    assert 10 < given["limit"] < total / 4
+    context = spec["additionalContext"]
+    assert context.startswith(f"ctx-tree: the Read shows lines 1-{given['limit']}")
+    assert "## outline (" in context and "class ArgumentParser" in context
+    assert f"## lines 1-{given['limit']}" not in context  # those lines are the Read's
+    last = big.read_text().splitlines()[-1]
+    assert last in context  # the end of the file
+    assert "sed -n" in context  # the rest, by a command that shows it
+    assert decide(file_path=str(big), offset=1, limit=50) is None
+    small = root / "small.py"
+    small.write_text("x = 1\n")
+    assert decide(file_path=str(small)) is None
+    assert decide(file_path=str(root.parent / "elsewhere.py")) is None

@@ -67,11 +67,13 @@ class SteerConfig(TypedDict):
 
 class RouteConfig(TypedDict):
     """``route``: the host's own shell commands answered by ctx-tree (docs/routing.md).
-    ``enabled``: routing on; ``budget``: tokens an answer takes at most; ``exclude``: commands
+    ``enabled``: routing on; ``budget``: tokens a read's or a grep's answer takes at most;
+    ``runBudget``: the same for a run (tests, builds, scripts, logs); ``exclude``: commands
     (their first words, e.g. ``"pytest"`` or ``"git log"``) never routed."""
 
     enabled: bool
     budget: int
+    runBudget: int
     exclude: list[str]
 
 
@@ -196,7 +198,7 @@ DEFAULTS: ConfigData = {
         "agent": True,
     },
     "steer": {"mode": "hint", "readLines": 400},
-    "route": {"enabled": True, "budget": 2000, "exclude": []},
+    "route": {"enabled": True, "budget": 2000, "runBudget": 1200, "exclude": []},
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
     "embedding": {
         "provider": "",
@@ -243,6 +245,7 @@ MINIMUMS: dict[str, int] = {
     "capture.maxBytes": 1024,
     "capture.maxFileBytes": 1024,
     "route.budget": 200,
+    "route.runBudget": 200,
 }
 
 

@@ -10,7 +10,12 @@ or the rewritten command. The host checks its deny and ask rules again on the re
 command, where the original is a stage of its own.
 
 Routing is on unless ``route.enabled`` is false; ``route.exclude`` lists commands (their first
-words) never routed; ``route.budget`` is the answers' budget in tokens.
+words) never routed; ``route.budget`` (reads, greps) and ``route.runBudget`` (runs) are the
+answers' budgets in tokens.
+
+A ``Read`` of a big file without a range (:meth:`Router.decide_read`) gets a range instead: the
+file's first lines, with its outline and its end as the hook's additional context; the host's
+own rules then judge the same file, unchanged.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 from collections.abc import Mapping
@@ -100,7 +106,7 @@ class Router:
             shape = route.classify(command, cwd)
         except route.Skip:
             return None
-        budget = int(settings["budget"])
+        budget = int(settings["runBudget" if shape.kind == route.RUN else "budget"])
         if not self._host_allows(command, shape, cwd, str(args.get("mode") or "default")):
             return None
         where = route.workdir(shape, cwd)
@@ -204,6 +210,73 @@ class Router:
             del self.pending[token]
         while len(self.pending) >= PENDING_MAX:
             del self.pending[next(iter(self.pending))]
+
+    def decide_read(self, args: Mapping[str, Any]) -> str:
+        """The hook's answer for a ``Read`` (JSON text, ``""``: leave it): a file over
+        ``route.budget`` tokens read without ``offset``/``limit`` is read from line 1 to the
+        last line of the top that ``ctx_tree_read``'s outline answer shows, and the rest of
+        that answer (the outline, the end of the file, what is left out and the command that
+        shows it) comes as the hook's ``additionalContext``. Uses the store: call it on the
+        thread that owns this router's App. Never raises."""
+        try:
+            out = self._decide_read(args)
+        except Exception:
+            log.exception("routing decision for Read failed; it runs as it is")
+            return ""
+        return "" if out is None else json.dumps(out)
+
+    def _decide_read(self, args: Mapping[str, Any]) -> dict[str, Any] | None:
+        from ctx_tree_mcp.answers.budget import estimate_tokens
+        from ctx_tree_mcp.answers.surface import shell_surface
+        from ctx_tree_mcp.engines.files.filecache import load
+        from ctx_tree_mcp.errors import ToolInputError
+        from ctx_tree_mcp.tools.read_outline import outline_answer
+        from ctx_tree_mcp.tools.read_view import lines_of
+        from ctx_tree_mcp.tools.registry import BY_NAME
+
+        tool_input = args.get("input")
+        if isinstance(tool_input, str):
+            tool_input = json.loads(tool_input) if tool_input.strip() else {}
+        if not isinstance(tool_input, dict):
+            return None
+        settings = self.app.config.data["route"]
+        path = tool_input.get("file_path")
+        if (
+            not settings["enabled"]
+            or not isinstance(path, str)
+            or any(tool_input.get(k) is not None for k in ("offset", "limit", "pages"))
+        ):
+            return None
+        budget = int(settings["budget"])
+        try:
+            resolved, st = self.app.policy.resolve_file(path)
+        except ToolInputError:
+            return None
+        if st.st_size <= SMALL_BYTES_PER_TOKEN * budget or st.st_size > ESTIMATE_MAX_BYTES:
+            return None
+        view = load(self.app, resolved, st)
+        if view.root.truncated or not view.outline:
+            return None
+        lines = lines_of(view, 1, view.total_lines)
+        numbered = "".join(f"{n:6d}\t{line}\n" for n, line in enumerate(lines, 1))
+        if estimate_tokens(numbered) <= budget:
+            return None
+        with shell_surface(BY_NAME):
+            text = outline_answer(view, budget, numbered=True)
+        top = re.search(r"(?m)^## lines 1-(\d+)\n", text)
+        if top is None:
+            return None
+        end = re.search(r"(?m)^(## |-- ctx-tree)", text[top.end() :])
+        rest = text[: top.start()] + (text[top.end() + end.start() :] if end else "")
+        limit = int(top.group(1))
+        context = f"ctx-tree: the Read shows lines 1-{limit}; the outline and the end:\n{rest}"
+        return {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "updatedInput": {**tool_input, "offset": 1, "limit": limit},
+                "additionalContext": context,
+            }
+        }
 
     # --- the answer -----------------------------------------------------------------------
 

@@ -19,6 +19,9 @@ from typing import Any
 
 log = logging.getLogger(__name__)
 
+#: Seconds a Read's routing decision may take (it may chunk the file once): past it, the Read
+#: runs as it is.
+READ_WAIT_S = 2.0
 #: The process's routing service once started (:func:`start`).
 _service: RouteService | None = None
 
@@ -69,8 +72,24 @@ class RouteService:
             self.app.close()
 
     def decide(self, args: Mapping[str, Any]) -> str:
-        """The hook's answer (``Router.decide``); ``""`` until the channel listens."""
-        return self.router.decide(args) if self.ready.is_set() else ""
+        """The hook's answer (``Router.decide``; for a ``Read``, ``Router.decide_read`` on this
+        service's thread, which owns its store, waited for at most :data:`READ_WAIT_S`);
+        ``""`` until the channel listens."""
+        if not self.ready.is_set():
+            return ""
+        if args.get("tool") != "Read":
+            return self.router.decide(args)
+        loop = self._loop
+        if loop is None:
+            return ""
+
+        async def read() -> str:
+            return self.router.decide_read(args)
+
+        try:
+            return asyncio.run_coroutine_threadsafe(read(), loop).result(READ_WAIT_S)
+        except Exception:  # a timeout or a stopped loop: the Read runs as it is
+            return ""
 
     def stop(self, timeout: float = 1.0) -> None:
         """Stop listening, remove the socket, close the store connection; never raises."""
