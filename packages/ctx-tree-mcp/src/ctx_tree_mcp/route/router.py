@@ -52,7 +52,7 @@ REASON = "ctx-tree answers it (docs/routing.md)"
 
 def client_path() -> str:
     """The client script (``wire/route_client.py``) beside the rules."""
-    return os.path.join(os.path.dirname(os.path.abspath(route.__file__)), "route_client.py")
+    return os.path.join(os.path.dirname(os.path.abspath(route.__file__)), route.CLIENT_NAME)
 
 
 def interpreter() -> str:

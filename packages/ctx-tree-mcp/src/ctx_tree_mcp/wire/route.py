@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 __all__ = [
+    "CLIENT_NAME",
     "GREP",
     "READ",
     "RUN",
@@ -36,11 +37,15 @@ __all__ = [
     "classify",
     "cli_rules",
     "host_allows",
+    "is_routed",
     "paths_inside",
     "rewrite",
 ]
 
 READ, GREP, RUN = "read", "grep", "run"
+#: The file name of the client a rewritten command pipes into (``route_client.py``): a
+#: command holding it was routed, and its output is stored by the server that answered it.
+CLIENT_NAME = "route_client.py"
 
 #: Shell operators and the characters shlex returns as operator tokens.
 _OPERATOR_CHARS = ";&|()<>"
@@ -608,6 +613,11 @@ def classify(command: str, cwd: str | None = None) -> Shape:
     else:
         shape = _run(stages)
     return shape._replace(cd=cd) if cd is not None else shape
+
+
+def is_routed(command: str) -> bool:
+    """True for a command this module rewrote (its output is already stored)."""
+    return CLIENT_NAME in command
 
 
 def workdir(shape: Shape, cwd: str) -> str:
