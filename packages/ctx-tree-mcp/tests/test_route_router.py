@@ -29,6 +29,7 @@ def proj(root: Path) -> Path:
 
 
 def _decide(router: Router, command: str, cwd: Path, mode: str = "default") -> str | None:
+    router.socket_path = router.socket_path or "/x.sock"
     out = router.decide(
         {"tool": "Bash", "input": json.dumps({"command": command}), "cwd": str(cwd), "mode": mode}
     )
@@ -104,7 +105,9 @@ def test_big_outputs_are_cut_small_ones_pass_unchanged(app: App, proj: Path) -> 
     assert "-- ctx-tree:" in grep[1] and "ctx-tree get" in grep[1]
     # small outputs: byte for byte, status included
     assert count[1] == count[3] and count[2] == 0
-    assert none[0] is not None and (none[1], none[2]) == ("", 1)
+    assert none[0] is not None and (none[1], none[2]) == ("", 1)  # big file: routed
+    small_grep = _decide(Router(app), "grep -n tiny small.txt", proj)
+    assert small_grep is None  # one small file: it surely fits, no client started
     assert small[0] is None and small[1] == "tiny\n"  # never routed: the file is small
     # `bash fail.sh` is not a run ctx-tree knows: left alone
     assert run[0] is None
@@ -188,6 +191,23 @@ def test_switched_off_and_excluded_commands_run_as_they_are(app: App, proj: Path
     off.socket_path = "/x.sock"
     assert _decide(off, "grep -n step log.txt", proj) is None
     other.close()
+
+
+def test_one_call_asked_twice_gets_one_answer(app: App, proj: Path) -> None:
+    """Two of the hook's ``if`` conditions may match one command (``cd src && cat f``): the
+    same tool call id gets the same rewrite, and only one command waits for its output."""
+    router = Router(app)
+    router.socket_path = "/x.sock"
+    args = {
+        "tool": "Bash",
+        "input": json.dumps({"command": "cat log.txt"}),
+        "cwd": str(proj),
+        "id": "toolu_1",
+    }
+    first = router.decide(args)
+    assert first and router.decide(args) == first
+    assert len(router.pending) == 1
+    assert router.decide({**args, "id": "toolu_2"}) != first  # another call: its own token
 
 
 def test_a_background_command_or_another_tool_is_left_alone(app: App, proj: Path) -> None:

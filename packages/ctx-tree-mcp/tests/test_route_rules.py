@@ -299,3 +299,17 @@ def test_paths_inside_follow_links(tmp_path: Path) -> None:
     assert not route.paths_inside(Shape(GREP, "grep", ("src", "/etc")), inside, inside)
     assert route.paths_inside(Shape(RUN, "test", cd="src"), inside, inside)
     assert not route.paths_inside(Shape(RUN, "test", cd=".."), inside, inside)
+
+
+def test_every_routed_shape_meets_one_of_the_hooks_conditions() -> None:
+    """The host calls the hook only under these ``if`` conditions: each routed command must
+    meet one (as the host matches a rule: any of its simple commands)."""
+    from ctx_tree_mcp.wire import denylist
+
+    patterns = [c[5:-1] for c in route.hook_conditions() if c.startswith("Bash(")]
+    assert "Read" in route.hook_conditions()
+    for command, _shape in ROUTED:
+        simple = [" ".join(words) for words in denylist.simple_commands(command)]
+        assert any(permissions.matches(p, s) for p in patterns for s in simple), command
+    assert not any(permissions.matches(p, "git status") for p in patterns)
+    assert not any(permissions.matches(p, "ls -la") for p in patterns)

@@ -71,20 +71,31 @@ class Router:
         self.pending: dict[str, Routed] = {}
         self.socket_path: str | None = None
         self._cli_rules: list[tuple[str, str]] | None = None
+        self._answered: dict[str, str] = {}
 
     # --- the decision ---------------------------------------------------------------------
 
     def decide(self, args: Mapping[str, Any]) -> str:
         """The PreToolUse hook's answer (JSON text; ``""``: leave the call alone) for the hook
         payload fields in ``args``: ``tool`` (the tool's name), ``input`` (its input, a JSON
-        object or its text), ``cwd``, ``mode`` (the permission mode), ``session``. Never
-        raises: anything unexpected leaves the call alone (logged)."""
+        object or its text), ``cwd``, ``mode`` (the permission mode), ``session``, ``id`` (the
+        tool call's id: the host may ask twice for one call, when two of the hook's ``if``
+        conditions match it, and gets the same answer). Never raises: anything unexpected
+        leaves the call alone (logged)."""
+        call_id = str(args.get("id") or "")
+        if call_id and call_id in self._answered:
+            return self._answered[call_id]
         try:
             out = self._decide(args)
         except Exception:
             log.exception("routing decision failed; the command runs as it is")
-            return ""
-        return "" if out is None else json.dumps(out)
+            out = None
+        text = "" if out is None else json.dumps(out)
+        if call_id:
+            self._answered[call_id] = text
+            while len(self._answered) > PENDING_MAX:
+                del self._answered[next(iter(self._answered))]
+        return text
 
     def _decide(self, args: Mapping[str, Any]) -> dict[str, Any] | None:
         if self.socket_path is None or args.get("tool") != "Bash":
@@ -111,6 +122,8 @@ class Router:
             return None
         where = route.workdir(shape, cwd)
         if shape.kind == route.READ and self._fits(shape, where, budget):
+            return None
+        if shape.kind == route.GREP and _grep_fits(shape, where, budget):
             return None
         token = os.urandom(5).hex()
         client = [interpreter(), "-I", "-S", client_path(), shape.kind, str(budget)]
@@ -283,6 +296,29 @@ class Router:
     def take(self, token: str) -> Routed | None:
         """The waiting command ``token`` names (once), or None."""
         return self.pending.pop(token, None)
+
+
+def _grep_fits(shape: route.Shape, cwd: str, budget: int) -> bool:
+    """True when a grep surely prints no more than ``budget`` tokens' worth: it names only
+    files (no directory, nothing searched by default), and their lines, each with its path
+    and number, come to at most :data:`SMALL_BYTES_PER_TOKEN` bytes a token of it."""
+    if not shape.paths:
+        return False
+    room = SMALL_BYTES_PER_TOKEN * budget
+    total = 0
+    for path in shape.paths:
+        full = os.path.join(cwd, path)
+        try:
+            if not os.path.isfile(full) or os.path.getsize(full) > room:
+                return False
+            with open(full, "rb") as f:
+                data = f.read()
+        except OSError:
+            return False
+        total += len(data) + data.count(b"\n") * (len(path) + 8)
+        if total > room:
+            return False
+    return True
 
 
 def _permissions() -> Any:

@@ -36,6 +36,7 @@ __all__ = [
     "Shape",
     "classify",
     "cli_rules",
+    "hook_conditions",
     "host_allows",
     "is_routed",
     "paths_inside",
@@ -613,6 +614,19 @@ def classify(command: str, cwd: str | None = None) -> Shape:
     else:
         shape = _run(stages)
     return shape._replace(cd=cd) if cd is not None else shape
+
+
+def hook_conditions() -> list[str]:
+    """The host's ``if`` conditions (Claude Code's permission-rule syntax) under which its
+    PreToolUse hook asks ctx-tree at all: one per program a routed command may start with
+    (``Bash(pytest *)``, ``Bash(git grep *)``, ``Bash(cd *)``…) and ``Read``. A command that
+    matches none is never routed, and the host does not call the hook for it."""
+    words = set(READERS) | {"grep", "egrep", "fgrep", "rg", "cd"}
+    words |= {pattern[0] for pattern, _kind in RUNS if pattern[0] not in ("git", "python")}
+    conditions = [f"Bash({w} *)" for w in sorted(words)]
+    # python by any path or version: /usr/bin/python3, python3.11 (a leading * is the host's)
+    pythons = ["Bash(*python *)", "Bash(*python3 *)", "Bash(*python3.* *)"]
+    return [*conditions, *pythons, "Bash(git grep *)", "Bash(git log *)", "Read"]
 
 
 def is_routed(command: str) -> bool:
