@@ -145,7 +145,9 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     pick_note = "" if on_shell() else f"; {pick} reads one"
 
     def body(room: int) -> tuple[str, tuple[int, int, str]]:
-        title = (f"{note}\n" if note else "") + f"## outline ({len(entries)} symbols{pick_note})\n"
+        # a file without definitions (a log, a text): its top and end alone
+        outline = f"## outline ({len(entries)} symbols{pick_note})\n" if entries else ""
+        title = (f"{note}\n" if note else "") + outline
         room_left = room - 40 - estimate_tokens(title)
         text, nested_note = outline_text(rows, docs, top, room_left, names)
         head = title + (text + "\n" if text else "")
