@@ -60,6 +60,7 @@ def _turn(
     *,
     user: dict[str, list[str]] | None = None,
     project: dict[str, list[str]] | None = None,
+    sandbox: bool = False,
 ) -> tuple[list[dict[str, Any]], Path, str]:
     """Run ``command`` through the host's Bash with the routing hooks; returns the stream's
     events, the project and the command's tool_result text."""
@@ -70,7 +71,10 @@ def _turn(
     (proj / ".claude").mkdir(parents=True)
     (proj / "big.txt").write_text("".join(f"line {i} of a big file\n" for i in range(6000)))
     (proj / "gen.py").write_text(GEN)
-    (home / ".claude" / "settings.json").write_text(json.dumps({"permissions": user or {}}))
+    user_settings: dict[str, Any] = {"permissions": user or {}}
+    if sandbox:
+        user_settings["sandbox"] = {"enabled": True, "failIfUnavailable": True}
+    (home / ".claude" / "settings.json").write_text(json.dumps(user_settings))
     route_input = {"tool": "${tool_name}", "input": "${tool_input}", "cwd": "${cwd}",
                    "mode": "${permission_mode}", "session": "${session_id}", "id": "${tool_use_id}"}  # fmt: skip
     hooks = [
@@ -106,7 +110,8 @@ def _turn(
                    ANTHROPIC_API_KEY="sk-ant-offline-fake", CLAUDE_PROJECT_DIR=str(proj))  # fmt: skip
         run = _claude(
             "-p", "Run the commands.", "--mcp-config", str(tmp_path / "mcp.json"),
-            "--output-format", "stream-json", "--verbose", cwd=proj, env=env, timeout=180,
+            "--output-format", "stream-json", "--verbose", "--include-hook-events", cwd=proj,
+            env=env, timeout=180,
         )  # fmt: skip
     finally:
         server.shutdown()
@@ -161,3 +166,27 @@ def test_an_untrusted_projects_allow_rule_does_not_route(tmp_path: Path) -> None
     _events, proj, text = _turn(tmp_path, "python3 gen.py", project={"allow": ["Bash(*python* *)"]})
     assert not (proj / "ran.marker").exists()
     assert "-- ctx-tree" not in text
+
+
+def test_inside_the_hosts_sandbox_routing_steps_aside_and_never_fails(tmp_path: Path) -> None:
+    """The command runs sandboxed, and so does the client: the sandbox keeps it from the
+    server's socket, so it prints the output as it was, the command's status unchanged."""
+    import shutil
+    import subprocess
+
+    if (
+        shutil.which("bwrap") is None
+        or subprocess.run(
+            ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "true"], capture_output=True
+        ).returncode
+    ):
+        pytest.skip("bubblewrap cannot run here")
+    events, proj, text = _turn(tmp_path, "cat big.txt", sandbox=True)
+    rewrites = [
+        e
+        for e in events
+        if e.get("subtype") == "hook_response" and "updatedInput" in (e.get("output") or "")
+    ]
+    assert rewrites, "the command was not routed"
+    assert "-- ctx-tree" not in text
+    assert text.strip() == (proj / "big.txt").read_text().strip() or "persisted-output" in text
