@@ -4,7 +4,7 @@ A big ``cat`` in the project comes back cut with ctx-tree's manifest line; a run
 settings allow comes back as a digest with its exit code; and routing never widens the host's
 permissions: a denied original is denied, an asked one asked, a run the host would ask about
 is not run, and an untrusted project's own allow rule does not count. The hooks are the
-routing entries of the plugin's (``wire.route.hook_conditions``), given through settings.
+routing entry of the plugin's (``wire.route.claude_hook_entry``), given through settings.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import pytest
 from claude_support import ROOT, FakeAnthropic, needs_claude, stream_events, tool_results
 from claude_support import claude_env as _env
 from claude_support import run_claude as _claude
-from ctx_tree_mcp.wire.route import hook_conditions
+from ctx_tree_mcp.wire.route import claude_hook_entry
 
 pytestmark = needs_claude
 SERVER = ROOT / ".venv" / "bin" / "ctx-tree-mcp"
@@ -75,21 +75,9 @@ def _turn(
     if sandbox:
         user_settings["sandbox"] = {"enabled": True, "failIfUnavailable": True}
     (home / ".claude" / "settings.json").write_text(json.dumps(user_settings))
-    route_input = {"tool": "${tool_name}", "input": "${tool_input}", "cwd": "${cwd}",
-                   "mode": "${permission_mode}", "session": "${session_id}", "id": "${tool_use_id}"}  # fmt: skip
-    hooks = [
-        {
-            "type": "mcp_tool",
-            "server": "ctx-tree",
-            "tool": "ctx_tree_route",
-            "if": c,
-            "input": route_input,
-        }
-        for c in hook_conditions()
-    ]
     settings = {
         "permissions": project or {},
-        "hooks": {"PreToolUse": [{"matcher": "Bash|Read", "hooks": hooks}]},
+        "hooks": {"PreToolUse": [claude_hook_entry("ctx-tree")]},
     }
     (proj / ".claude" / "settings.json").write_text(json.dumps(settings))
     mcp = {

@@ -35,6 +35,7 @@ __all__ = [
     "RUN",
     "Shape",
     "classify",
+    "claude_hook_entry",
     "cli_rules",
     "hook_conditions",
     "host_allows",
@@ -627,6 +628,33 @@ def hook_conditions() -> list[str]:
     # python by any path or version: /usr/bin/python3, python3.11 (a leading * is the host's)
     pythons = ["Bash(*python *)", "Bash(*python3 *)", "Bash(*python3.* *)"]
     return [*conditions, *pythons, "Bash(git grep *)", "Bash(git log *)", "Read"]
+
+
+def claude_hook_entry(server: str = "plugin:ctx-tree:ctx-tree") -> dict[str, object]:
+    """The PreToolUse entry of Claude Code's hooks that routes: one ``mcp_tool`` hook per
+    :func:`hook_conditions` condition, calling ``ctx_tree_route`` on the MCP server named
+    ``server`` (``plugin:ctx-tree:ctx-tree`` for the plugin, ``ctx-tree`` for a user-level
+    server) with the hook's payload; ``hooks.json`` and ``ctx-tree install`` write it."""
+    payload = {
+        "tool": "${tool_name}",
+        "input": "${tool_input}",
+        "cwd": "${cwd}",
+        "mode": "${permission_mode}",
+        "session": "${session_id}",
+        "id": "${tool_use_id}",
+    }
+    hooks = [
+        {
+            "type": "mcp_tool",
+            "server": server,
+            "tool": "ctx_tree_route",
+            "if": condition,
+            "input": payload,
+            "timeout": 10,
+        }
+        for condition in hook_conditions()
+    ]
+    return {"matcher": "Bash|Read", "hooks": hooks}
 
 
 def is_routed(command: str) -> bool:
