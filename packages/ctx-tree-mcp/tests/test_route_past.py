@@ -113,3 +113,24 @@ def test_the_report_counts_and_judges_as_the_measurement_does(tmp_path: Path, ca
 def test_an_answer_without_the_reference_is_not_kept() -> None:
     assert not past.kept([("ident", "token_expiry_seconds")], "1 failed")
     assert past.kept([("edit", "x = compute(a, b)")], "12\tx  =  compute(a, b)\n")
+
+
+def test_doctor_reports_routing(tmp_path: Path, monkeypatch) -> None:
+    from ctx_tree_mcp.cli.doctor import check_routing
+
+    root, home = tmp_path / "proj", tmp_path / "home"
+    root.mkdir()
+    home.mkdir()
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    check = check_routing(root, home)
+    assert check.ok and check.detail.startswith(f"on; socket in {home / 'run'}")
+    assert "client starts in" in check.detail and "no hook asks ctx-tree yet" in check.detail
+    (tmp_path / "claude").mkdir()
+    hooked = {
+        "hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "tool": "ctx_tree_route"}]}]}
+    }
+    (tmp_path / "claude" / "settings.json").write_text(json.dumps(hooked))
+    assert "hooked in" in check_routing(root, home).detail
+    (root / ".ctx-tree").mkdir()
+    (root / ".ctx-tree" / "config.json").write_text('{"route": {"enabled": false}}')
+    assert check_routing(root, home).detail == "off (route.enabled is false)"
