@@ -115,8 +115,8 @@ def routed_table(app: App) -> str:
     per: dict[str, dict[str, int]] = {}
     for _day, tool, name, value in browse.usage_since(app.store, "0000-00-00"):
         if tool.startswith("route:"):
-            kind = per.setdefault(tool.removeprefix("route:"), {})
-            kind[name] = kind.get(name, 0) + value
+            counts = per.setdefault(tool.removeprefix("route:"), {})
+            counts[name] = counts.get(name, 0) + value
     if not per:
         return ""
     rows = []

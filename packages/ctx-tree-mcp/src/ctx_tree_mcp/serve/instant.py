@@ -33,7 +33,7 @@ from ctx_tree_mcp import ending
 
 TYPE_CHECKING = False  # typing itself is not imported at start-up (about 10 ms)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any, Protocol
 
     class Engine(Protocol):
@@ -117,7 +117,7 @@ class Session:
         self._roots: list[object] = []  # the client's answer to roots/list
         self._roots_came = threading.Event()
         #: The routing service's decision (``route/service.py``), once it is started.
-        self.route_decide = None
+        self.route_decide: Callable[[Mapping[str, Any]], str] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one JSON-RPC message."""

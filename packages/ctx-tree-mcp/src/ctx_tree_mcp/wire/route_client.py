@@ -18,6 +18,8 @@ Python 3.8+. Protocol, one connection per command::
     server -> client   b"P" (print the output as it was) or b"A" + the answer bytes
 """
 
+from __future__ import annotations
+
 import os
 import sys
 
@@ -29,7 +31,7 @@ CONNECT_S = 2.0
 ANSWER_S = 120.0
 CHUNK = 1 << 16
 
-_held = []  # the output so far (bytes chunks), for printing it unchanged
+_held: list[bytes] = []  # the output so far (chunks), for printing it unchanged
 _state = {"held": 0, "kept_all": True, "done": False}
 
 
@@ -88,7 +90,7 @@ def _passthrough():
 def main(argv):
     """Send the output to the server named in ``argv`` and print its answer (module doc)."""
     try:
-        import _signal
+        import _signal  # type: ignore[import-not-found]
 
         for name in ("SIGTERM", "SIGINT", "SIGHUP"):
             _signal.signal(getattr(_signal, name), _stopped)
