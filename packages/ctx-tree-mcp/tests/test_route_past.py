@@ -123,14 +123,20 @@ def test_doctor_reports_routing(tmp_path: Path, monkeypatch) -> None:
     home.mkdir()
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     check = check_routing(root, home)
-    assert check.ok and check.detail.startswith(f"on; socket in {home / 'run'}")
+    assert (
+        check is not None and check.ok and check.detail.startswith(f"on; socket in {home / 'run'}")
+    )
     assert "client starts in" in check.detail and "no hook asks ctx-tree yet" in check.detail
     (tmp_path / "claude").mkdir()
     hooked = {
         "hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "tool": "ctx_tree_route"}]}]}
     }
     (tmp_path / "claude" / "settings.json").write_text(json.dumps(hooked))
-    assert "hooked in" in check_routing(root, home).detail
+    hooked_check = check_routing(root, home)
+    assert hooked_check is not None and "hooked in" in hooked_check.detail
     (root / ".ctx-tree").mkdir()
     (root / ".ctx-tree" / "config.json").write_text('{"route": {"enabled": false}}')
-    assert check_routing(root, home).detail == "off (route.enabled is false)"
+    off = check_routing(root, home)
+    assert off is not None and off.detail == "off (route.enabled is false)"
+    (root / ".ctx-tree" / "config.json").write_text("{bad")
+    assert check_routing(root, home) is None  # the config check says why

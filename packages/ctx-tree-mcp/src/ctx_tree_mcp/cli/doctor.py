@@ -407,16 +407,20 @@ def check_hooks(root: Path) -> Check | None:
     return Check("hooks", True, f"{len(commands)} hook commands in {hooks_file}")
 
 
-def check_routing(root: Path, home: Path) -> Check:
+def check_routing(root: Path, home: Path) -> Check | None:
     """Routing (docs/routing.md): switched on or off, a private directory for its socket, the
     client starting under a real interpreter (its start-up in ms), and whether a hook asks
-    ctx-tree at all (the plugin's ``hooks.json`` or Claude Code's settings)."""
-    from ctx_tree_schema import load_config
+    ctx-tree at all (the plugin's ``hooks.json`` or Claude Code's settings). None when the
+    configuration cannot be read (the config check says why)."""
+    from ctx_tree_schema import ConfigError, load_config
 
     from ctx_tree_mcp.route.channel import socket_dir
     from ctx_tree_mcp.route.router import client_path, interpreter
 
-    settings = load_config(home, root).data["route"]
+    try:
+        settings = load_config(home, root).data["route"]
+    except ConfigError:
+        return None
     if not settings["enabled"]:
         return Check("routing", True, "off (route.enabled is false)")
     where = socket_dir(str(home))
