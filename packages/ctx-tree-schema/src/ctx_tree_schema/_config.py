@@ -241,12 +241,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: Smallest values allowed where 0 or a few units make no sense: below 1,024 bytes the
 #: marker that says where stored output was cut would not fit (docs/configuration.md).
-MINIMUMS: dict[str, int] = {
-    "capture.maxBytes": 1024,
-    "capture.maxFileBytes": 1024,
-    "route.budget": 200,
-    "route.runBudget": 200,
-}
+MINIMUMS: dict[str, int] = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
 
 
 class ConfigError(SchemaError, ValueError):

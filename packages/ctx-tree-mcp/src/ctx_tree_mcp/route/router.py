@@ -48,6 +48,8 @@ SMALL_BYTES_PER_TOKEN = 2
 #: Files read whole to estimate a range's tokens at most (larger ones are routed).
 ESTIMATE_MAX_BYTES = 4 * 1024 * 1024
 REASON = "ctx-tree answers it (docs/routing.md)"
+#: The smallest answer budget (tokens): a smaller ``route.budget``/``runBudget`` counts as it.
+MIN_BUDGET = 200
 
 
 def client_path() -> str:
@@ -117,7 +119,9 @@ class Router:
             shape = route.classify(command, cwd)
         except route.Skip:
             return None
-        budget = int(settings["runBudget" if shape.kind == route.RUN else "budget"])
+        budget = max(
+            MIN_BUDGET, int(settings["runBudget" if shape.kind == route.RUN else "budget"])
+        )
         if not self._host_allows(command, shape, cwd, str(args.get("mode") or "default")):
             return None
         where = route.workdir(shape, cwd)
@@ -260,7 +264,7 @@ class Router:
             or any(tool_input.get(k) is not None for k in ("offset", "limit", "pages"))
         ):
             return None
-        budget = int(settings["budget"])
+        budget = max(MIN_BUDGET, int(settings["budget"]))
         try:
             resolved, st = self.app.policy.resolve_file(path)
         except ToolInputError:
