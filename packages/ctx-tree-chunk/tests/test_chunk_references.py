@@ -5,6 +5,7 @@ from __future__ import annotations
 from importlib import resources
 
 import pytest
+
 from ctx_tree_chunk import Import, Reference, chunk_bytes
 from ctx_tree_chunk._languages import TREE_SITTER_LANGUAGES, references_file
 from ctx_tree_chunk._refs import references_query

@@ -7,6 +7,7 @@ query and an identifier into the words it searches, for callers that rank text t
 """
 
 from . import _browse as browse
+from . import _symbols as symbols
 from ._browse import NodeRow
 from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
 from ._errors import (
@@ -42,6 +43,7 @@ from ._store import (
     new_id,
     now_ms,
 )
+from ._symbols import SymbolChunk
 from ._terms import query_words, split_identifier
 from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
@@ -68,6 +70,7 @@ __all__ = [
     "StoreGone",
     "StoreInfo",
     "StoreUnwritable",
+    "SymbolChunk",
     "VectorHit",
     "VectorUnavailable",
     "__version__",
@@ -87,6 +90,7 @@ __all__ = [
     "resolve_store_path",
     "split_identifier",
     "store_path",
+    "symbols",
     "unusable",
 ]
 

@@ -150,8 +150,8 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
 class _RankedGraph(StoreGraph):
     """The store's graph whose query rank is a long query's own ranking of the seeds."""
 
-    def __init__(self, store: Any, ranks: dict[str, float]) -> None:
-        super().__init__(store)
+    def __init__(self, store: Any, ranks: dict[str, float], root: str | None = None) -> None:
+        super().__init__(store, root)
         self.ranks = ranks
 
     def fts_rank(self, query: str, node_ids: Any) -> dict[str, float]:
@@ -209,7 +209,8 @@ def plan(
             "seed_ids",
             f"{', '.join(denied)}: from a file on the denylist, not shown; leave it out",
         )
-    graph = _RankedGraph(app.store, ranks) if ranks else StoreGraph(app.store)
+    root = str(app.root)
+    graph = _RankedGraph(app.store, ranks, root) if ranks else StoreGraph(app.store, root)
     # The seeds (at most 50, packed first) are charged exactly what rendering adds to their
     # content's size, so a small seed at a small budget is packed exactly when it fits.
     exact = {
