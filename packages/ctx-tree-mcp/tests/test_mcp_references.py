@@ -31,15 +31,15 @@ class Environment:
     def find_docs(self):
         return util.list_sources("src")
 ''',
-    "pkg/util.py": '''\
+    "pkg/util.py": """\
 def checksum(name):
     return hash(name)
 
 
 def list_sources(where):
     return [where]
-''',
-    "pkg/builder.py": '''\
+""",
+    "pkg/builder.py": """\
 from pkg import Environment
 
 
@@ -50,9 +50,9 @@ class Builder:
     def read(self):
         outdated = self.env.get_outdated_files({})
         return outdated
-''',
+""",
     # same names, another scope: its own checksum and find_docs
-    "other/tool.py": '''\
+    "other/tool.py": """\
 def checksum(name):
     return 0
 
@@ -60,7 +60,7 @@ def checksum(name):
 class Finder:
     def find_docs(self):
         return checksum("x")
-''',
+""",
 }
 
 
