@@ -88,6 +88,13 @@ def main() -> None:
         judged = [d for defs in uses_by_chunk[src].get(name, ()) for d in defs]
         if not judged:
             unjudged += 1
+            if os.environ.get("SHOW_UNJUDGED") and unjudged <= 15:
+                s_, d_ = store.get(src), store.get(dst)
+                print(
+                    f"  unjudged: {s_.metadata.get('relpath')}:{s_.metadata.get('lines')} "
+                    f"{ref!r} -> {d_.metadata.get('relpath')} {d_.metadata.get('symbol')}",
+                    file=sys.stderr,
+                )
             continue
         targets = set()
         for path, dline, _kind in judged:

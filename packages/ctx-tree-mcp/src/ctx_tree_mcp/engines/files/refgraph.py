@@ -140,12 +140,13 @@ def chunk_references(chunked: ChunkedFile) -> tuple[list[list[str]], dict[str, A
 
 def expand(text: str) -> list[str]:
     """A stored reference and the references its chain holds: ``"self.env.doctreedir"`` →
-    ``["self.env.doctreedir", "self.env", "self"]`` (``Foo.bar`` uses ``Foo`` too); ``*.x``
-    alone."""
-    if text.startswith("*.") or "." not in text:
+    ``["self.env.doctreedir", "self.env"]``; ``*.x`` alone. The chain's head alone is not
+    one: it may be a local of the function (``result`` of ``result.ready()``), which the
+    parse dropped as a bare name but not as a chain's head."""
+    if text.startswith("*.") or text.count(".") < 2:
         return [text]
     parts = text.split(".")
-    return [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+    return [".".join(parts[:i]) for i in range(len(parts), 1, -1)]
 
 
 def split_ref(text: str) -> tuple[str | None, str]:
