@@ -98,6 +98,14 @@ def mentioning(store: Store, name: str, limit: int = LOOKUP_MAX) -> list[SymbolC
     return _rows(store, _sql.SYMBOL_CHUNKS, (expression, limit))
 
 
+def chunk_named(store: Store, root_id: str, uri: str, symbol: str) -> SymbolChunk | None:
+    """The live chunk of file root ``root_id`` (whose URI is ``uri``) that starts ``symbol``:
+    the symbol's whole chunk or its first part; None when no chunk starts it (a definition
+    nested in another's chunk)."""
+    rows = _rows(store, _sql.ROOT_CHUNK_BY_URI, (root_id, f"{uri}#{symbol}", f"{uri}#{symbol}#1"))
+    return rows[0] if rows else None
+
+
 def chunks_of(store: Store, root_id: str) -> list[SymbolChunk]:
     """The live chunks of the file root ``root_id``, without their content (any order)."""
     return _rows(store, _sql.ROOT_CHUNKS, (root_id,))

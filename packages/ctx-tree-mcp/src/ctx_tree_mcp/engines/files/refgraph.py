@@ -200,6 +200,7 @@ class RefGraph:
         self._file_by_root: dict[str, _File | None] = {}
         self._chunks: dict[str, list[SymbolChunk]] = {}
         self._defining: dict[str, list[SymbolChunk]] = {}
+        self._named: dict[tuple[str, str], SymbolChunk | None] = {}
 
     # --- the project's files ------------------------------------------------------------
 
@@ -520,6 +521,15 @@ class RefGraph:
         f = self.file(t.rel)
         if f is None or not t.symbol or t.symbol not in f.symbols:
             return None
+        key = (f.root_id, t.symbol)
+        if key not in self._named:
+            from ctx_tree_store import symbols
+
+            self._named[key] = symbols.chunk_named(
+                self.store, f.root_id, self.prefix + f.rel, t.symbol
+            )
+        if self._named[key] is not None:
+            return self._named[key]
         line = f.symbols[t.symbol][1]
         for c in self.chunks(f.root_id):
             lines = c.metadata.get("lines") or [0, 0]
@@ -545,9 +555,10 @@ class RefGraph:
                         out.setdefault(target.id, Edge(chunk.id, target.id, ref))
         return list(out.values())
 
-    def callers(self, chunk: SymbolChunk) -> list[Edge]:
+    def callers(self, chunk: SymbolChunk, candidates: int | None = None) -> list[Edge]:
         """The chunks whose references name a definition ``chunk`` holds the line of, as
-        edges into it (each source once)."""
+        edges into it (each source once); of a name many chunks hold, the newest
+        ``candidates`` of them are checked (default: the store's lookup bound)."""
         f = self.file_of_root(chunk.root_id)
         if f is None:
             return []
@@ -557,7 +568,7 @@ class RefGraph:
         for qname in held:
             name = qname.rsplit(".", 1)[-1]
             target = Target(f.rel, qname)
-            for cand, names in self._mentions(name):
+            for cand, names in self._mentions(name, candidates):
                 if cand.id == chunk.id or cand.id in out:
                     continue
                 g = self.file_of_root(cand.root_id)
@@ -570,13 +581,17 @@ class RefGraph:
                         break
         return list(out.values())
 
-    def _mentions(self, name: str) -> list[tuple[SymbolChunk, set[str]]]:
+    def _mentions(self, name: str, limit: int | None) -> list[tuple[SymbolChunk, set[str]]]:
         """Chunks that may use ``name``, each with the names it may use it by: those whose
         code holds the name, and the chunks of a file that imports it under another name
         (``from m import name as alias``) holding the alias."""
         from ctx_tree_store import symbols
 
-        found = symbols.mentioning(self.store, name)
+        found = (
+            symbols.mentioning(self.store, name)
+            if limit is None
+            else symbols.mentioning(self.store, name, limit)
+        )
         out = [(c, {name}) for c in found]
         seen = {c.id for c in found}
         for root_id in {c.root_id for c in found}:
@@ -658,14 +673,17 @@ def _absolute_module(rel: str, module: str) -> str | None:
     return ".".join(p for p in parts if p) or None
 
 
-def reference_neighbors(graph: RefGraph, node: Node) -> list[tuple[str, str]]:
+def reference_neighbors(
+    graph: RefGraph, node: Node, candidates: int | None = None
+) -> list[tuple[str, str]]:
     """``(other id, via)`` of a live symbol chunk's callees (``references:out <ref>``) then
-    callers (``references:in <ref>``); ``[]`` for any other node."""
+    callers (``references:in <ref>``, ``candidates`` as :meth:`RefGraph.callers`); ``[]``
+    for any other node."""
     chunk = graph.chunk(node)
     if chunk is None:
         return []
     out = [(e.dst, f"references:out {e.ref}") for e in graph.callees(chunk)]
-    out += [(e.src, f"references:in {e.ref}") for e in graph.callers(chunk)]
+    out += [(e.src, f"references:in {e.ref}") for e in graph.callers(chunk, candidates)]
     return out
 
 

@@ -13,6 +13,11 @@ from ctx_tree_compose import NodeInfo, tokens_for_chars
 from ctx_tree_store import Store
 
 
+#: Chunks checked for a compose seed's callers (the newest that hold the name): a packed
+#: answer shows a few callers, and a name every module holds would cost a lookup each.
+CALLER_CANDIDATES = 300
+
+
 class StoreGraph:
     """Adapts a :class:`~ctx_tree_store.Store` to compose's ``GraphSource``.
 
@@ -44,7 +49,8 @@ class StoreGraph:
             graph = RefGraph(self.store, self.root)
             nodes = self.store.get_many(node_ids)
             for nid, node in nodes.items():
-                out[nid] += [other for other, _via in reference_neighbors(graph, node)]
+                found = reference_neighbors(graph, node, CALLER_CANDIDATES)
+                out[nid] += [other for other, _via in found]
         return out
 
     def info(self, node_ids: Sequence[str]) -> dict[str, NodeInfo]:
