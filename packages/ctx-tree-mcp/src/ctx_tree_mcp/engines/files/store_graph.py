@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from ctx_tree_compose import NodeInfo, tokens_for_chars
 from ctx_tree_store import Store
 
-
 #: Chunks checked for a compose seed's callers (the newest that hold the name): a packed
 #: answer shows a few callers, and a name every module holds would cost a lookup each.
 CALLER_CANDIDATES = 300
