@@ -115,11 +115,16 @@ def signature(view: FileView, entry: OutlineEntry) -> str:
     return text
 
 
+#: Fewest tokens of a chunk cut to fill an outline answer's last room (fewer: left empty).
+PART_MIN_TOKENS = 40
+
+
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many lines of the top and
-    of the end of the file as fit. ``next`` reads the first definition not shown, by symbol. ``numbered``
+    of the end of the file as fit (whole chunks in about equal shares, then the room left to
+    the side shown less, cut at a line). ``next`` reads the first definition not shown, by symbol. ``numbered``
     False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
     numbered."""
     all_lines = lines_of(view, 1, view.total_lines)
@@ -173,11 +178,33 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
                 break
         last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
         resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
+        top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
+        # The room no whole chunk fits goes to the side shown less, cut at a line: the last
+        # lines of the end's next chunk, or the first lines of the top's.
+        if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
+            if end_used <= top_used:
+                chunk = view.chunks[end_n - 1]
+                lines = split_lines(chunk.content)
+                first = chunk.metadata["lines"][0]
+                k = len(lines)
+                while (
+                    k > 0
+                    and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
+                ):
+                    k -= 1
+                if k < len(lines):
+                    end_text = number_lines(lines[k:], first + k) + end_text
+                    resume = first + k
+            else:
+                part, _cut = fit_lines(blocks[top_n], room - 10)
+                if part.endswith("\n"):
+                    top_text += part
+                    last_line += part.count("\n")
         out = head
-        if top_n:
-            out += f"## lines 1-{last_line}\n" + "".join(blocks[:top_n])
+        if last_line:
+            out += f"## lines 1-{last_line}\n" + top_text
         if resume:
-            out += f"## lines {resume}-{view.total_lines}\n" + "".join(blocks[end_n:])
+            out += f"## lines {resume}-{view.total_lines}\n" + end_text
         return out, (last_line, resume, nested_note)
 
     def manifest(state: tuple[int, int, str]) -> Manifest:
