@@ -1,5 +1,5 @@
 """The hooks' quick test of a command (``hook_main.may_refuse``) against the server's full
-denylist (``ctx_tree_mcp.guard.denylist.refusal``): a command the hooks pass over without
+denylist (``ctx_tree_mcp.wire.denylist.refusal``): a command the hooks pass over without
 loading the denylist is one it would never refuse (docs/capture.md)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import random
 import sys
 from pathlib import Path
 
-from ctx_tree_mcp.guard.denylist import REFUSAL_WORDS, refusal
+from ctx_tree_mcp.wire.denylist import REFUSAL_WORDS, refusal
 
 HOOKS = Path(__file__).resolve().parents[1] / "plugin" / "hooks"
 sys.path.insert(0, str(HOOKS))

@@ -1,4 +1,4 @@
-"""The redaction and command rules the hooks borrow (``guard/redact.py``, ``guard/denylist.py``, loaded
+"""The redaction and command rules the hooks borrow (``wire/redact.py``, ``wire/denylist.py``, loaded
 by file path under the host's ``python3``) give the same answers under the oldest Python the
 hooks support as under the server's: the same text is redacted the same way.
 
@@ -13,8 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from ctx_tree_mcp.guard import redact
-from ctx_tree_mcp.guard.denylist import refusal
+from ctx_tree_mcp.wire import redact
+from ctx_tree_mcp.wire.denylist import refusal
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "packages" / "ctx-tree-mcp" / "src" / "ctx_tree_mcp"
@@ -69,7 +69,7 @@ def corpus() -> list[str]:
         *sorted((ROOT / "packages" / "ctx-tree-mcp" / "tests").glob("test_mcp_secret*.py")),
         ROOT / "docs" / "security.md",
         ROOT / "docs" / "capture.md",
-        PACKAGE / "guard" / "redact.py",
+        PACKAGE / "wire" / "redact.py",
         *sorted(
             (ROOT / "packages" / "ctx-tree-mcp" / "tests" / "fixtures" / "lockfiles").glob("*")
         ),
@@ -85,8 +85,8 @@ def test_the_hook_python_redacts_as_the_server_does() -> None:
     deny = ["git push", "aws"]
     job = {"texts": texts, "commands": COMMANDS, "deny": deny}
     done = subprocess.run(
-        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(PACKAGE / "guard" / "redact.py"),
-         str(PACKAGE / "guard" / "denylist.py")],
+        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(PACKAGE / "wire" / "redact.py"),
+         str(PACKAGE / "wire" / "denylist.py")],
         input=json.dumps(job).encode(), capture_output=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()[-3000:]

@@ -324,7 +324,7 @@ def test_a_steering_hook_loads_no_re_for_any_hosts_payload(tmp_path: Path) -> No
 def test_the_hooks_trigger_scan_finds_each_trigger_the_text_holds(tmp_path: Path) -> None:
     import hook_main
     from ctx_tree_mcp.capture.spool import redact_triggers
-    from ctx_tree_mcp.guard import redact
+    from ctx_tree_mcp.wire import redact
 
     triggers = redact_triggers(redact)
     letters = {c for t in triggers for c in t}

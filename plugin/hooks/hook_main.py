@@ -68,9 +68,9 @@ MINIMUMS = {"capture.maxBytes": 1024, "capture.maxFileBytes": 1024}
 #: they sit beside the plugin; a marketplace install learns their paths from
 #: ``$CTX_TREE_HOME/spool/modules.json``, written by the server.
 MODULES = {
-    "redact": "guard/redact.py",
-    "denylist": "guard/denylist.py",
-    "permissions": "guard/permissions.py",
+    "redact": "wire/redact.py",
+    "denylist": "wire/denylist.py",
+    "permissions": "wire/permissions.py",
 }
 CLONE_PACKAGE = os.path.join(
     PLUGIN_ROOT, os.pardir, "packages", "ctx-tree-mcp", "src", "ctx_tree_mcp"
@@ -237,7 +237,7 @@ def refused_command(home, command, deny):
 
     The module (``re`` and ``shlex``: ~5 ms) is loaded only for a command that may be refused
     (:func:`may_refuse`, with the words the server records in modules.json as
-    ``denylist_words``: ctx_tree_mcp.guard.denylist.REFUSAL_WORDS)."""
+    ``denylist_words``: ctx_tree_mcp.wire.denylist.REFUSAL_WORDS)."""
     words = modules_json(home).get("denylist_words")
     recorded = isinstance(words, list) and words and all(isinstance(w, str) for w in words)
     if recorded and not may_refuse(command, deny, words):
@@ -250,7 +250,7 @@ _UNQUOTED = {ord("'"): None, ord('"'): None, ord("\\"): None}
 
 
 def may_refuse(command, deny, words):
-    """False when ctx_tree_mcp.guard.denylist.refusal is certain to return None for
+    """False when ctx_tree_mcp.wire.denylist.refusal is certain to return None for
     ``command`` and ``deny``: the command, its quotes and backslashes removed, holds none of
     ``words`` (the module's REFUSAL_WORDS) and no ``deny`` entry's first word. Every word the
     checks compare (a program's name, a script's word after ``sh -c`` or ``eval``, a
@@ -748,7 +748,7 @@ def session_start(payload, home, root):
 
 def bash_permission(payload, home, root):
     """The PreToolUse answer for a ``ctx_tree_bash`` call under the host's ``Bash(...)`` rules
-    (ctx_tree_mcp.guard.permissions): a deny names the rule; an ask goes to the host's own
+    (ctx_tree_mcp.wire.permissions): a deny names the rule; an ask goes to the host's own
     prompt, after recording the ask where the server looks for it (it refuses an ask-matched
     command it finds no record of). '' when no rule decides (the host's own checks apply)."""
     tool_input = payload.get("tool_input")

@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.guard import denylist
-from ctx_tree_mcp.guard.denylist import refusal
+from ctx_tree_mcp.wire import denylist
+from ctx_tree_mcp.wire.denylist import refusal
 
 FILE = Path(denylist.__file__)
 

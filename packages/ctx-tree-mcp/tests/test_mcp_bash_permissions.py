@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.guard import permissions
 from ctx_tree_mcp.tools.bash import bash, check_command
+from ctx_tree_mcp.wire import permissions
 
 HOOK = Path(__file__).resolve().parents[3] / "plugin" / "hooks" / "ctx_tree_hook.py"
 

@@ -351,7 +351,7 @@ def test_filter_walker_keeps_short_prompts(app: App) -> None:
 def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
     """The hooks skip loading redact.py for text holding none of these: they must be the
     rules' own triggers (a rename in redact.py would silently turn the shortcut off)."""
-    from ctx_tree_mcp.guard import redact
+    from ctx_tree_mcp.wire import redact
 
     triggers = spool.redact_triggers(redact)
     assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from ctx_tree_mcp.guard.redact import redact
+from ctx_tree_mcp.wire.redact import redact
 
 AWS = "AKIA" + "IOSFODNN7EXAMPLE"
 GH = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
@@ -130,7 +130,7 @@ def test_the_assignment_rule_skips_only_words_no_match_can_use(
     that a ``:``/``=`` follows or precedes within 8 characters; the environment secret: not
     after an ASCII letter or digit, not inside a redaction mark) give the result of trying
     their regex at every trigger."""
-    from ctx_tree_mcp.guard import redact as module
+    from ctx_tree_mcp.wire import redact as module
 
     quick = module.redact(text)
     checked = [r for r in module._RULES if r.near is not None]

@@ -8,7 +8,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.guard.redact import redact
+from ctx_tree_mcp.wire.redact import redact
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[2]

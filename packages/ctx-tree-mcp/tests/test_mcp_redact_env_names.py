@@ -5,7 +5,7 @@ its value redacted in every shape dumps take; constants in ordinary code stay as
 from __future__ import annotations
 
 import pytest
-from ctx_tree_mcp.guard.redact import redact
+from ctx_tree_mcp.wire.redact import redact
 
 DOCKER_INSPECT = """[
     {

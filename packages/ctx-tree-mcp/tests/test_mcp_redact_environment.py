@@ -4,7 +4,7 @@ keeps its names and loses its values; ordinary code and config are kept (docs/se
 from __future__ import annotations
 
 import pytest
-from ctx_tree_mcp.guard.redact import redact, redact_environment
+from ctx_tree_mcp.wire.redact import redact, redact_environment
 
 R = "[REDACTED:environment]"
 

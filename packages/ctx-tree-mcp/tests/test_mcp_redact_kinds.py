@@ -7,7 +7,7 @@ import base64
 import random
 
 import pytest
-from ctx_tree_mcp.guard.redact import private_key_lines, redact
+from ctx_tree_mcp.wire.redact import private_key_lines, redact
 
 
 def pem(kind: str = "RSA ", size: int = 2300, seed: int = 1) -> str:

@@ -4,7 +4,7 @@ word with a digit on a YAML line of its own are redacted; prose, labels and code
 from __future__ import annotations
 
 import pytest
-from ctx_tree_mcp.guard.redact import redact
+from ctx_tree_mcp.wire.redact import redact
 
 REDACTED = [
     ('password = "correct horse battery staple"', "correct horse battery staple"),

@@ -10,7 +10,7 @@ import subprocess
 import sys
 
 import pytest
-from ctx_tree_mcp.guard import redact
+from ctx_tree_mcp.wire import redact
 
 #: The regular expression each token rule stands for (the comment beside it in redact.py).
 ORACLES = {

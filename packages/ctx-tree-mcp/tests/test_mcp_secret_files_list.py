@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.guard.redact import redact
 from ctx_tree_mcp.policy.paths import DENYLIST, PathPolicy
 from ctx_tree_mcp.tools.bash import bash
 from ctx_tree_mcp.tools.grep import grep
 from ctx_tree_mcp.tools.read import read
+from ctx_tree_mcp.wire.redact import redact
 
 MARK = "zqx-credential-marker-41"
 FILES = [

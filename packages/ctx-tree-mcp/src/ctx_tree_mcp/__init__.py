@@ -11,7 +11,7 @@ sub-packages top-down; each imports only those below it (docs/architecture.md):
 - ``app``: the process's one state (root, config, store handle, session); ``ending``: what
   ends with the process; ``providers``: embedding and summarizer clients;
 - ``policy``: what may be read or shown; ``answers``: how answers are shaped;
-- ``guard``: the standard-library rules the plugin's hooks share; ``errors``: the error tree.
+- ``wire``: the standard-library rules the plugin's hooks share; ``errors``: the error tree.
 """
 
 __all__ = ["__version__"]

@@ -76,13 +76,13 @@ class Recorder:
         it, when it did). ``pending`` leaves it for the filter walker. When a live node
         already holds the same content from the same source, its id is returned and nothing
         is written. ``redacted=True``: the caller already passed ``content`` through
-        :func:`~ctx_tree_mcp.guard.redact.redact_text` (and renders its answer from that
+        :func:`~ctx_tree_mcp.wire.redact.redact_text` (and renders its answer from that
         text), so it is not scanned twice. One transaction; raises what writing raises.
         """
         from ctx_tree_schema import NodeStatus
         from ctx_tree_store import NewNode
 
-        from ctx_tree_mcp.guard.redact import redact_text, redact_value
+        from ctx_tree_mcp.wire.redact import redact_text, redact_value
 
         if not redacted:
             content = redact_text(content)

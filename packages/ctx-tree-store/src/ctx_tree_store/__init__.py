@@ -7,9 +7,9 @@ query and an identifier into the words it searches, for callers that rank text t
 """
 
 from . import _browse as browse
-from . import _symbols as symbols
 from ._browse import NodeRow
 from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
+from ._db import disk_bytes
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -21,6 +21,10 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._files import FileTree
+from ._filters import DEFAULT_STATUSES
+from ._fts import SearchHit
+from ._graph import MAX_DEPTH, Neighbor, NodeSize
 from ._location import (
     STORE_FILE,
     ctx_tree_home,
@@ -29,21 +33,11 @@ from ._location import (
     resolve_store_path,
     store_path,
 )
-from ._rows import content_hash
-from ._store import (
-    DEFAULT_STATUSES,
-    MAX_DEPTH,
-    FileTree,
-    Neighbor,
-    NewNode,
-    NodeSize,
-    Postings,
-    SearchHit,
-    Store,
-    new_id,
-    now_ms,
-)
-from ._symbols import SymbolChunk
+from ._nodes import NewNode
+from ._postings import Postings
+from ._rows import content_hash, new_id, now_ms
+from ._store import Store
+from ._symbols import SymbolChunk, symbol_of
 from ._terms import query_words, split_identifier
 from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
@@ -78,6 +72,7 @@ __all__ = [
     "content_hash",
     "ctx_tree_home",
     "describe",
+    "disk_bytes",
     "forget",
     "is_busy",
     "list_stores",
@@ -90,7 +85,7 @@ __all__ = [
     "resolve_store_path",
     "split_identifier",
     "store_path",
-    "symbols",
+    "symbol_of",
     "unusable",
 ]
 

@@ -19,7 +19,7 @@ from ._packing import read_metadata
 from ._terms import split_identifier
 
 if TYPE_CHECKING:
-    from ._store import Store
+    from ._conn import Db
 
 #: Candidates one lookup reads at most (the newest first): a name every module uses
 #: (``get``, ``run``) is checked in its newest mentions only.
@@ -65,9 +65,9 @@ def _match(column: str, name: str) -> str | None:
     return f"{column} : ({parts})"
 
 
-def _rows(store: Store, sql: str, args: tuple[Any, ...]) -> list[SymbolChunk]:
+def _rows(db: Db, sql: str, args: tuple[Any, ...]) -> list[SymbolChunk]:
     out = []
-    for node_id, parent_id, uri, meta in store._query(sql, args):
+    for node_id, parent_id, uri, meta in db.query(sql, args):
         out.append(
             SymbolChunk(
                 str(node_id),
@@ -79,33 +79,33 @@ def _rows(store: Store, sql: str, args: tuple[Any, ...]) -> list[SymbolChunk]:
     return out
 
 
-def defining(store: Store, name: str, limit: int = LOOKUP_MAX) -> list[SymbolChunk]:
+def defining(db: Db, name: str, limit: int = LOOKUP_MAX) -> list[SymbolChunk]:
     """Live file chunks whose symbol's last part is ``name`` (``get_outdated_files`` finds
     ``BuildEnvironment.get_outdated_files``), newest first, at most ``limit`` candidates read."""
     expression = _match("terms", name)
     if expression is None:
         return []
-    found = _rows(store, _sql.SYMBOL_CHUNKS, (expression, limit))
+    found = _rows(db, _sql.SYMBOL_CHUNKS, (expression, limit))
     return [c for c in found if c.symbol.rsplit(".", 1)[-1] == name]
 
 
-def mentioning(store: Store, name: str, limit: int = LOOKUP_MAX) -> list[SymbolChunk]:
+def mentioning(db: Db, name: str, limit: int = LOOKUP_MAX) -> list[SymbolChunk]:
     """Live file chunks whose code holds every word of ``name`` (candidates: the caller checks
     their references), newest first, at most ``limit``."""
     expression = _match("content", name)
     if expression is None:
         return []
-    return _rows(store, _sql.SYMBOL_CHUNKS, (expression, limit))
+    return _rows(db, _sql.SYMBOL_CHUNKS, (expression, limit))
 
 
-def chunk_named(store: Store, root_id: str, uri: str, symbol: str) -> SymbolChunk | None:
+def chunk_named(db: Db, root_id: str, uri: str, symbol: str) -> SymbolChunk | None:
     """The live chunk of file root ``root_id`` (whose URI is ``uri``) that starts ``symbol``:
     the symbol's whole chunk or its first part; None when no chunk starts it (a definition
     nested in another's chunk)."""
-    rows = _rows(store, _sql.ROOT_CHUNK_BY_URI, (root_id, f"{uri}#{symbol}", f"{uri}#{symbol}#1"))
+    rows = _rows(db, _sql.ROOT_CHUNK_BY_URI, (root_id, f"{uri}#{symbol}", f"{uri}#{symbol}#1"))
     return rows[0] if rows else None
 
 
-def chunks_of(store: Store, root_id: str) -> list[SymbolChunk]:
+def chunks_of(db: Db, root_id: str) -> list[SymbolChunk]:
     """The live chunks of the file root ``root_id``, without their content (any order)."""
-    return _rows(store, _sql.ROOT_CHUNKS, (root_id,))
+    return _rows(db, _sql.ROOT_CHUNKS, (root_id,))

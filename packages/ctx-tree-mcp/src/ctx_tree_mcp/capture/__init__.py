@@ -3,8 +3,8 @@ store, through the same path policy, redaction and file cache as the tools. See 
 
 Modules: ``spool`` (the on-disk queue the hooks write and its state file), ``ingest`` (spool →
 store, and the capture walker the server runs), ``resume`` (the digest a resumed session is
-given). Commands are checked with ``guard.denylist`` and stored with ``engines.shell.record``,
+given). Commands are checked with ``wire.denylist`` and stored with ``engines.shell.record``,
 like ``ctx_tree_bash``'s own.
 
-Imports ``engines``, ``policy``, ``guard``, ``app``; imported by ``serve`` and ``cli``.
+Imports ``engines``, ``policy``, ``wire``, ``app``; imported by ``serve`` and ``cli``.
 """

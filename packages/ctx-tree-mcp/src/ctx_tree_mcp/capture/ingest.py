@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ctx_tree_mcp import ending
 from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
-from ctx_tree_mcp.guard.denylist import refusal
+from ctx_tree_mcp.wire.denylist import refusal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -221,7 +221,7 @@ def _store(
     the whole) is stored ``truncated=1`` with that size (docs/capture.md)."""
     from ctx_tree_schema import NodeKind
 
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     text = redact_text(text)  # as App.capture will: the dedup check sees the stored form
     source_uri = redact_text(source_uri)
@@ -300,7 +300,7 @@ def _response(app: App, event: dict[str, Any]) -> str:
     if event.get("env_refused") is True or spool.take_refused(_spool_base(app), session):
         # the turn ran a refused command (marked by the hook, or by _bash below): the answer
         # may quote what it printed
-        from ctx_tree_mcp.guard.redact import redact_environment
+        from ctx_tree_mcp.wire.redact import redact_environment
 
         text = redact_environment(text)
     key = app.session_key

@@ -238,14 +238,14 @@ def record_modules(home: Path) -> None:
     """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
     load by path (a marketplace install has no clone beside the plugin), the redaction
     rules' trigger literals and the words every refused command holds
-    (:data:`ctx_tree_mcp.guard.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
-    from ctx_tree_mcp.guard import denylist, redact
+    (:data:`ctx_tree_mcp.wire.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
+    from ctx_tree_mcp.wire import denylist, redact
 
-    guard = Path(__file__).resolve().parent.parent / "guard"
+    wire = Path(__file__).resolve().parent.parent / "wire"
     modules: dict[str, Any] = {
-        "redact": str(guard / "redact.py"),
-        "denylist": str(guard / "denylist.py"),
-        "permissions": str(guard / "permissions.py"),
+        "redact": str(wire / "redact.py"),
+        "denylist": str(wire / "denylist.py"),
+        "permissions": str(wire / "permissions.py"),
         "redact_triggers": redact_triggers(redact),
         "denylist_words": list(denylist.REFUSAL_WORDS),
     }

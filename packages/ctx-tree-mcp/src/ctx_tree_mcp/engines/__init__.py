@@ -6,6 +6,6 @@
   and the store as compose's graph source;
 - ``shell``: running a command, its digest, its record, the host's sandbox, the reaper.
 
-Imports ``app``, ``policy``, ``guard``, ``answers``, ``errors`` and ``ending``; imported by
+Imports ``app``, ``policy``, ``wire``, ``answers``, ``errors`` and ``ending``; imported by
 ``capture``, ``tools``, ``serve`` and ``cli``.
 """

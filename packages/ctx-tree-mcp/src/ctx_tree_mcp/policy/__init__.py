@@ -1,5 +1,5 @@
 """What may be read or shown: the path policy (the root, the denylist of secret files), commands
 that print a secret file, and the private-key lines of grep output (docs/security.md).
 
-Imports ``guard``, ``answers`` and ``errors``; imported by ``app`` and everything above.
+Imports ``wire``, ``answers`` and ``errors``; imported by ``app`` and everything above.
 """

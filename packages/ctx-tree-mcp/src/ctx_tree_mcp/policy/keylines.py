@@ -64,7 +64,7 @@ def key_blocks(text: str) -> KeyBlocks:
     """The blocks of ``text``, a whole file (decoded as read decodes it); empty when it holds
     no private key."""
     from ctx_tree_mcp.answers.render import split_lines
-    from ctx_tree_mcp.guard.redact import private_key_lines
+    from ctx_tree_mcp.wire.redact import private_key_lines
 
     if "PRIVATE KEY" not in text:
         return KeyBlocks()

@@ -17,7 +17,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.guard.denylist import (
+from ctx_tree_mcp.wire.denylist import (
     SHELLS,
     shell_script,
     shell_tokens,

@@ -239,7 +239,7 @@ def prewarm(app: App) -> None:
         import ctx_tree_chunk  # noqa: F401
         import ctx_tree_compose  # noqa: F401
 
-        from ctx_tree_mcp.guard import redact  # noqa: F401
+        from ctx_tree_mcp.wire import redact  # noqa: F401
 
         app.store  # opens and migrates the store
     except Exception:

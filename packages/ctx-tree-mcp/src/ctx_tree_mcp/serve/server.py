@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp import __version__
 from ctx_tree_mcp.app import App, fault_message, project_root, server_session_key
-from ctx_tree_mcp.guard.redact import redact_text
+from ctx_tree_mcp.wire.redact import redact_text
 
 if TYPE_CHECKING:
     from mcp.server.lowlevel import Server

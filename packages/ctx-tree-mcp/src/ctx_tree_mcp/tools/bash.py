@@ -63,7 +63,7 @@ class Args(Input):
 
 def check_command(app: App, command: object) -> str:
     """The command, validated and not refused; else :class:`ToolInputError` (nothing runs)."""
-    from ctx_tree_mcp.guard.denylist import refusal
+    from ctx_tree_mcp.wire.denylist import refusal
 
     if not isinstance(command, str) or not command.strip():
         raise ToolInputError("command", "give a shell command, e.g. 'pytest -q'")
@@ -95,7 +95,7 @@ def _check_host_rules(app: App, command: str) -> None:
     naming the rule and its file; an ask runs only when ctx-tree's PreToolUse hook recorded
     that the host asked the user about this very command (single use, ``ASK_TICKET_S``);
     else it is refused with what to do. Raises :class:`ToolInputError`; nothing runs."""
-    from ctx_tree_mcp.guard import permissions
+    from ctx_tree_mcp.wire import permissions
 
     verdict = permissions.check(command, permissions.load_rules(app.root))
     if verdict is None:
@@ -125,7 +125,7 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     from ctx_tree_store import ctx_tree_home
 
     from ctx_tree_mcp.app import spool_dir
-    from ctx_tree_mcp.guard.permissions import ticket_name
+    from ctx_tree_mcp.wire.permissions import ticket_name
 
     path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
     try:

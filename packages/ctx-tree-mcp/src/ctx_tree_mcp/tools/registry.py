@@ -99,7 +99,7 @@ FROM_MEMORY = frozenset({"ctx_tree_read", "ctx_tree_grep"})
 
 async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> str:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
-    redacted (:func:`ctx_tree_mcp.guard.redact.redact_text`) as every answer is when it leaves, on
+    redacted (:func:`ctx_tree_mcp.wire.redact.redact_text`) as every answer is when it leaves, on
     the MCP and the CLI surface alike: answers echo arguments, and stored text may predate a
     redaction rule (docs/security.md).
 
@@ -133,7 +133,7 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
         app.last_call_end = time.monotonic()
         if clock is not None and not app.busy:
             clock.value = app.last_call_end
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     return app.stores.answer(redact_text(result))  # plus one line when nothing is being stored
 

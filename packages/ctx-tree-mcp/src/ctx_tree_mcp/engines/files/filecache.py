@@ -236,7 +236,7 @@ def build_nodes(
 
     from ctx_tree_mcp.engines.files.refgraph import chunk_references
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
-    from ctx_tree_mcp.guard.redact import redact_text
+    from ctx_tree_mcp.wire.redact import redact_text
 
     uri = file_uri(absolute)
     size = len(data) if size is None else size

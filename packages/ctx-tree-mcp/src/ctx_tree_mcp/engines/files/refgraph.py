@@ -283,9 +283,7 @@ class RefGraph:
     def chunks(self, root_id: str) -> list[SymbolChunk]:
         """The live chunks of a file root (no content), in line order."""
         if root_id not in self._chunks:
-            from ctx_tree_store import symbols
-
-            found = symbols.chunks_of(self.store, root_id)
+            found = self.store.chunks_of(root_id)
             found.sort(key=lambda c: c.metadata.get("lines", [0])[0])
             self._chunks[root_id] = found
         return self._chunks[root_id]
@@ -293,9 +291,7 @@ class RefGraph:
     def defining(self, name: str) -> list[SymbolChunk]:
         """Live chunks whose symbol's last part is ``name``."""
         if name not in self._defining:
-            from ctx_tree_store import symbols
-
-            self._defining[name] = symbols.defining(self.store, name)
+            self._defining[name] = self.store.chunks_defining(name)
         return self._defining[name]
 
     # --- modules --------------------------------------------------------------------------
@@ -523,11 +519,7 @@ class RefGraph:
             return None
         key = (f.root_id, t.symbol)
         if key not in self._named:
-            from ctx_tree_store import symbols
-
-            self._named[key] = symbols.chunk_named(
-                self.store, f.root_id, self.prefix + f.rel, t.symbol
-            )
+            self._named[key] = self.store.chunk_named(f.root_id, self.prefix + f.rel, t.symbol)
         if self._named[key] is not None:
             return self._named[key]
         line = f.symbols[t.symbol][1]
@@ -585,12 +577,10 @@ class RefGraph:
         """Chunks that may use ``name``, each with the names it may use it by: those whose
         code holds the name, and the chunks of a file that imports it under another name
         (``from m import name as alias``) holding the alias."""
-        from ctx_tree_store import symbols
-
         found = (
-            symbols.mentioning(self.store, name)
+            self.store.chunks_mentioning(name)
             if limit is None
-            else symbols.mentioning(self.store, name, limit)
+            else self.store.chunks_mentioning(name, limit)
         )
         out = [(c, {name}) for c in found]
         seen = {c.id for c in found}
@@ -611,15 +601,13 @@ class RefGraph:
 
     def chunk(self, node: Node) -> SymbolChunk | None:
         """``node`` as a chunk the graph reads, or None (not a live chunk under a file root)."""
-        from ctx_tree_store import SymbolChunk, symbols
+        from ctx_tree_store import SymbolChunk, symbol_of
 
         if node.kind.value != "file_chunk" or node.parent_id is None:
             return None
         if node.metadata.get("is_file_root") or node.status.value != "live":
             return None
-        return SymbolChunk(
-            node.id, node.parent_id, symbols.symbol_of(node.source_uri), node.metadata
-        )
+        return SymbolChunk(node.id, node.parent_id, symbol_of(node.source_uri), node.metadata)
 
 
 def distinctive(name: str) -> bool:

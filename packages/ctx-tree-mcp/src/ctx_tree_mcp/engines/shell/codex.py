@@ -18,7 +18,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from ctx_tree_mcp.guard.permissions import ancestor_argv
+from ctx_tree_mcp.wire.permissions import ancestor_argv
 
 __all__ = ["codex_sandbox"]
 

@@ -15,7 +15,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ctx_tree_mcp.guard.redact import redact_key_bodies, redact_text
+from ctx_tree_mcp.wire.redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta

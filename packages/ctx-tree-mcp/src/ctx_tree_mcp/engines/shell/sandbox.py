@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ctx_tree_mcp.errors import CtxTreeError
-from ctx_tree_mcp.guard import permissions
+from ctx_tree_mcp.wire import permissions
 
 __all__ = ["Plan", "find_runtime", "host_sandbox", "plan_for", "srt_config"]
 
