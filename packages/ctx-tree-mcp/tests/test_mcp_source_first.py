@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.engines.search.roles import asked, factor, role_of
+from ctx_tree_mcp.engines.files.roles import asked, factor, role_of
 from ctx_tree_mcp.tools.read import read
 from ctx_tree_mcp.tools.search import search
 

@@ -188,7 +188,7 @@ def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
             for owner in owners:
                 edges[rel][owner] += telling[name] / len(defined[name])
                 referrers[(owner, name)] += 1
-    from ctx_tree_mcp.engines.search import roles
+    from ctx_tree_mcp.engines.files import roles
 
     names = list(idents)
     rank = pagerank(edges, names)

@@ -23,7 +23,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-from ctx_tree_mcp.engines.search import roles
+from ctx_tree_mcp.engines.files import roles
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters

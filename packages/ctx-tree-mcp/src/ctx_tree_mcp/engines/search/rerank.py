@@ -20,7 +20,7 @@ import re
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ctx_tree_mcp.engines.search import roles
+from ctx_tree_mcp.engines.files import roles
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters
