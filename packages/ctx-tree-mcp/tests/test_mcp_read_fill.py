@@ -31,3 +31,26 @@ def test_whole_read_fills_the_room_left_with_the_end(tmp_path: Path) -> None:
     assert "total_39 = compute_step_39" in answer
     assert estimate_tokens(answer) <= 1000
     assert "shown: outline, lines " in answer
+
+
+def test_a_tight_outline_folds_members_into_their_class_row(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    methods = "".join(
+        f"    def method_number_{i}(self, value):\n        return value * {i}\n\n"
+        for i in range(45)
+    )
+    tail = "".join(f"    total_{j} = step_{j}(state)\n" for j in range(15))
+    (root / "big.py").write_text(
+        f"class Engine:\n{methods}\ndef finish(state):\n{tail}    return final_marker_value\n"
+    )
+    app = App(root, home=tmp_path / "home")
+    try:
+        answer = read(app, "big.py", budget_tokens=1000)
+    finally:
+        app.close()
+    # every method's name, on its class's row; the room saved shows the end of the file
+    row = next(line for line in answer.splitlines() if "class Engine:" in line)
+    assert all(f"method_number_{i}" in row for i in range(45))
+    assert "return final_marker_value" in answer and "total_0 = step_0(state)" in answer
+    assert estimate_tokens(answer) <= 1000

@@ -66,31 +66,42 @@ def entry_docs(view: FileView, ids: list[str]) -> list[str]:
     return docs
 
 
+#: Tokens of a whole read's room an outline with signatures leaves for code at least (else
+#: the outline shows names only).
+OUTLINE_CODE_MIN = 300
+
+
 def outline_text(
     rows: list[str],
     docs: list[str],
     top: list[bool],
     room: int,
     names: list[str] | None = None,
+    folded: list[str] | None = None,
 ) -> tuple[str, str]:
     """The outline rows within ``room`` tokens, and a note on what is not listed: every row
-    with its doc summary (``" — doc"``), else every row without, else every row as its
-    ``names`` form (line range and name, no signature), else the top-level rows (``top[i]``),
-    else those cut to fit."""
+    with its doc summary (``" — doc"``), else every row without, when that leaves
+    :data:`OUTLINE_CODE_MIN` tokens of the room for code; else the ``names`` form (line
+    range and name, no signature), else the ``folded`` form (each top-level row with its
+    members' names on it), the first that takes at most half the room (the other half shows
+    code), else the first that fits; else the top-level rows (``top[i]``), else those cut to
+    fit."""
+    rich: list[list[str]] = []
     if any(docs):
-        text = "\n".join(
-            f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)
-        )
-        if estimate_tokens(text) <= room:
+        rich.append([f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)])
+    rich.append(rows)
+    for form in rich:
+        text = "\n".join(form)
+        if estimate_tokens(text) <= room - OUTLINE_CODE_MIN:
             return text, ""
-    text = "\n".join(rows)
-    if estimate_tokens(text) <= room:
-        return text, ""
+    compact = [f for f in (names, folded) if f is not None] or [rows]
+    for limit in (room // 2, room):
+        for form in compact:
+            text = "\n".join(form)
+            if estimate_tokens(text) <= limit:
+                return text, ""
     if names is not None:
         rows = names
-        text = "\n".join(rows)
-        if estimate_tokens(text) <= room:
-            return text, ""
     text = "\n".join(row for row, is_top in zip(rows, top, strict=True) if is_top)
     if estimate_tokens(text) <= room:
         return text, f"{len(rows) - sum(top)} nested symbols not listed"
@@ -113,6 +124,23 @@ def signature(view: FileView, entry: OutlineEntry) -> str:
     if len(text) > SIGNATURE_CHARS:
         text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
     return text
+
+
+def _folded(entries: list[OutlineEntry], depth: list[int]) -> list[str]:
+    """The outline's top-level rows, each with its direct members' names after it
+    (``862-1649 class Plotter: __init__ save show …``): every name of a class at a third of
+    a row each."""
+    out: list[str] = []
+    for i, (e, d) in enumerate(zip(entries, depth, strict=True)):
+        if d:
+            continue
+        members = [
+            m.name.rsplit(".", 1)[-1]
+            for m, md in zip(entries[i + 1 :], depth[i + 1 :], strict=True)
+            if md == 1 and m.name.startswith(e.name + ".")
+        ]
+        out.append(f"{e.start}-{e.end} {e.label}" + (f": {' '.join(members)}" if members else ""))
+    return out
 
 
 #: Fewest tokens of a chunk cut to fill an outline answer's last room (fewer: left empty).
@@ -142,6 +170,7 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         for d, e in zip(depth, entries, strict=True)
     ]
     names = [f"{'  ' * d}{e.start}-{e.end} {e.label}" for d, e in zip(depth, entries, strict=True)]
+    folded = _folded(entries, depth)
     top = [d == 0 for d in depth]
     docs = entry_docs(view, entry_ids(view))
     pick = argument_name("ctx_tree_read", "symbol")
@@ -152,7 +181,7 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
             f"{note}\n" if note else ""
         ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
         room_left = room - 40 - estimate_tokens(title)
-        text, nested_note = outline_text(rows, docs, top, room_left, names)
+        text, nested_note = outline_text(rows, docs, top, room_left, names, folded)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 20
         blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
