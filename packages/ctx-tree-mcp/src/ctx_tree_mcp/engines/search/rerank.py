@@ -7,8 +7,9 @@ their BM25 score times:
 * their file's role factor (:mod:`.roles`): a translation, a lockfile, a generated,
   vendored or fixture file, a test or a doc ranks below source of a like score, unless the
   query asks for that kind of file;
-* :data:`NAMED_FACTOR` for a chunk whose symbol the query names (``get_outdated_files``
-  finds ``BuildEnvironment.get_outdated_files`` before the chunks that only mention it).
+* :data:`NAMED_FACTOR` for a chunk whose symbol the query names (:func:`named`:
+  ``get_outdated_files`` finds ``BuildEnvironment.get_outdated_files`` before the chunks
+  that only mention it; a plain English word of the query names nothing).
 
 The window does not depend on the limit asked for, so the hits at limit k are the first k at
 any larger limit, as the store's own order promises.
@@ -35,11 +36,18 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 
 
 def named(query: str) -> set[str]:
-    """The symbol names ``query`` holds, lower-cased, whole and by their last dotted part."""
-    out: set[str] = set()
-    for m in _IDENT.findall(query):
-        out.add(m.lower())
-        out.add(m.rsplit(".", 1)[-1].lower())
+    """The symbol names ``query`` gives, lower-cased, whole and by their last dotted part:
+    the identifiers that look like code (``get_outdated_files``, ``Builder.read``,
+    ``getAppDir``, a name called: :func:`.longquery.named_symbols`), and a query that is one
+    identifier alone (``Flask``). A plain word among others (``request`` of "attaches basic
+    authentication to the request") is the query's English, not a name."""
+    from ctx_tree_mcp.engines.search.longquery import named_symbols
+
+    out = named_symbols(query)
+    alone = query.strip()
+    if _IDENT.fullmatch(alone):
+        out.add(alone.lower())
+        out.add(alone.rsplit(".", 1)[-1].lower())
     return out
 
 
