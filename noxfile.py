@@ -5,8 +5,8 @@ eval-modes.
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
 - ``lint``: ruff check + format check; the import contracts (``lint-imports``).
-- ``typecheck``: mypy over the six packages' sources, ``--strict`` over the five libraries,
-  and over the plugin's Python (about 30 s from a cold cache).
+- ``typecheck``: mypy ``--strict`` over the six packages' sources, and mypy over the
+  plugin's Python (about 30 s from a cold cache).
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
 - ``chunk-accuracy``: the chunker's symbols against Universal Ctags on real Go, TypeScript and
@@ -304,13 +304,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy over the six packages' sources (settings in pyproject.toml ``[tool.mypy]``), the
-    five libraries again with ``--strict``, and the plugin's Python (hooks and launcher)."""
+    """mypy ``--strict`` over the six packages' sources (settings in pyproject.toml
+    ``[tool.mypy]``), and mypy over the plugin's Python (hooks and launcher)."""
     env = _sync(session, "lint", "--all-packages")
     srcs = [str(p) for p in sorted((ROOT / "packages").glob("*/src"))]
-    session.run(_python("lint"), "-m", "mypy", *srcs, env=env, external=True)
-    libraries = [s for s in srcs if not s.endswith("ctx-tree-mcp/src")]
-    session.run(_python("lint"), "-m", "mypy", "--strict", *libraries, env=env, external=True)
+    session.run(_python("lint"), "-m", "mypy", "--strict", *srcs, env=env, external=True)
     plugin = [str(ROOT / "plugin" / "hooks"), str(ROOT / "plugin" / "bin" / "ctx-tree-launch.py")]
     session.run(_python("lint"), "-m", "mypy", *plugin, env=env, external=True)
 

@@ -15,7 +15,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.app import App
 
 SOURCE_SUFFIXES = {
     ".py",
@@ -181,11 +184,13 @@ def _tail(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def _outline(app, src: Path) -> list[tuple]:
+def _outline(app: App, src: Path) -> list[tuple[str, str, int, int, int]]:
+    """``(name, kind, start, def line, end)`` of each symbol of the stored file ``src``."""
     from ctx_tree_mcp.engines.files.filecache import file_uri
 
     root = app.store.latest_by_source(file_uri(src.resolve()))
-    return [tuple(s) for s in root.metadata.get("symbols", [])] if root else []
+    symbols = root.metadata.get("symbols", []) if root else []
+    return [(str(n), str(k), int(a), int(d), int(e)) for n, k, a, d, e in symbols]
 
 
 if __name__ == "__main__":  # pragma: no cover

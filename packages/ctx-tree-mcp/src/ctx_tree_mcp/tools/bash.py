@@ -28,7 +28,7 @@ from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_captur
 from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
-from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Reply, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
@@ -127,7 +127,8 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.wire.permissions import ticket_name
 
-    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
+    name: str = ticket_name(command)
+    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / name
     try:
         age = time.time() - path.stat().st_mtime
         os.unlink(path)
@@ -144,14 +145,16 @@ def bash(app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
     by the input model (``run_tool``).
     """
     command = check_command(app, command)
-    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens)
+    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens).text
 
 
 async def bash_async(
     app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
-) -> str:
+) -> Reply:
     """:func:`bash` for the event loop (the registered handler): the command runs in a
-    worker thread; cancelling the awaiting task ends the command's process group."""
+    worker thread; cancelling the awaiting task ends the command's process group. Returns
+    the answer and the command's exit status (``engines.shell.run.exit_status``: the CLI
+    exits with it)."""
     command = check_command(app, command)
     cancel = threading.Event()
     try:
@@ -196,7 +199,7 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
     return dataclasses.replace(result, note=plan.note) if plan.note else result
 
 
-def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
+def _answer(app: App, command: str, result: RunResult, budget: int) -> Reply:
     from ctx_tree_mcp.engines.shell.record import record_output
     from ctx_tree_mcp.engines.shell.run import output_text
 
@@ -223,13 +226,12 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
     answer = _render(app, result, rec, binary, budget)
     from ctx_tree_mcp.engines.shell.run import exit_status
 
-    app.command_status = exit_status(result)  # the CLI exits with it
     app.count(
         "bash",
         tokens_served=estimate_tokens(answer),
         tokens_source=tokens_for_chars(result.total_bytes),
     )
-    return answer
+    return Reply(answer, exit_status(result))
 
 
 def status_line(

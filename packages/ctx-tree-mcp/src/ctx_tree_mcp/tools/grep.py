@@ -28,6 +28,7 @@ from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 from ctx_tree_mcp.wire.redact import redact_text
 
 if TYPE_CHECKING:
+    import regex
     from ctx_tree_schema import GrepMeta
 
     from ctx_tree_mcp.app import App
@@ -180,9 +181,11 @@ async def grep(
     cfg = app.config.data["grep"]
     max_bytes = app.config.data["capture"]["maxBytes"]
     engine = "rg"
-    compiled: list[object] = []
+    compiled: list[regex.Pattern[str] | None] = []
 
-    def matcher() -> object | None:  # compiled once, when a long line or a lone CR needs it
+    def matcher() -> (
+        regex.Pattern[str] | None
+    ):  # compiled once, when a long line or a lone CR needs it
         if not compiled:
             compiled.append(
                 compile_pattern(

@@ -30,6 +30,7 @@ from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.policy.paths import ResolvedPath
 
 DESCRIPTION = (
     "Read a file within budget_tokens: whole if it fits, else outline + top/end; or by symbol, "
@@ -139,7 +140,7 @@ def read(
     return text
 
 
-def _resolve(app: App, path: str):
+def _resolve(app: App, path: str) -> tuple[ResolvedPath, os.stat_result]:
     try:
         return app.policy.resolve_file(path)
     except PathMissing:

@@ -618,6 +618,18 @@ def distinctive(name: str) -> bool:
     return _distinctive(name)
 
 
+def project_root(node: Node) -> str | None:
+    """The project root a stored file chunk belongs to: its absolute ``path`` less its
+    ``relpath`` (None for a node that is no file chunk)."""
+    meta = node.metadata
+    path, rel = meta.get("path"), meta.get("relpath")
+    if node.kind.value != "file_chunk" or not isinstance(path, str) or not isinstance(rel, str):
+        return None
+    if not rel or not path.endswith("/" + rel):
+        return None
+    return path[: -len(rel) - 1]
+
+
 def replace_members(rules: Rules) -> Rules:
     """``rules`` without bare member lookup (a base class's name is no member)."""
     from dataclasses import replace
@@ -714,4 +726,12 @@ def walk(
     return found
 
 
-__all__ = ["Edge", "RefGraph", "Target", "chunk_references", "reference_neighbors", "walk"]
+__all__ = [
+    "Edge",
+    "RefGraph",
+    "Target",
+    "chunk_references",
+    "project_root",
+    "reference_neighbors",
+    "walk",
+]

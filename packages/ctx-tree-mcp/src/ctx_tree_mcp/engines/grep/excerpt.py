@@ -10,6 +10,10 @@ already chose the line); a pattern it cannot compile, or a search over
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import regex
 
 #: Characters shown on each side of a match.
 EDGE = 80
@@ -22,7 +26,9 @@ SEARCH_TIMEOUT_S = 0.05
 SEARCH_S_PER_CHAR = 1e-6
 
 
-def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
+def compile_pattern(
+    pattern: str, *, ignore_case: bool, fixed_strings: bool
+) -> regex.Pattern[str] | None:
     """``pattern`` compiled with the ``regex`` module and ripgrep's defaults (``^``/``$`` at
     line ends), or ``None`` when it does not compile (ripgrep-only syntax)."""
     import regex
@@ -34,18 +40,18 @@ def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
         return None
 
 
-def excerpter(matcher: Callable[[], object]) -> Callable[[str], str]:
+def excerpter(matcher: Callable[[], regex.Pattern[str] | None]) -> Callable[[str], str]:
     """A function giving the excerpt of one long line. ``matcher()`` returns the compiled
     pattern (:func:`compile_pattern`; ``None``: the head of the line); it is called once, at
     the first long line."""
-    compiled: list[object] = []
+    compiled: list[regex.Pattern[str] | None] = []
 
     def cut(line: str) -> str:
         if not compiled:
             compiled.append(matcher())
         spans: list[tuple[int, int]] = []
         if (found := compiled[0]) is not None:
-            finditer = found.finditer  # type: ignore[attr-defined]
+            finditer = found.finditer
             try:
                 timeout = SEARCH_TIMEOUT_S + len(line) * SEARCH_S_PER_CHAR
                 for m in finditer(line, timeout=timeout):

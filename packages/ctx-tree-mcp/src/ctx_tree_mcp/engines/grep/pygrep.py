@@ -15,6 +15,7 @@ import asyncio
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctx_tree_mcp.engines.grep.excerpt import compile_pattern, excerpter
 from ctx_tree_mcp.engines.grep.lineends import LONE_CR_BYTES
@@ -25,6 +26,9 @@ from ctx_tree_mcp.engines.grep.ripgrep import (
     invalid_pattern,
     start_rg,
 )
+
+if TYPE_CHECKING:
+    import regex
 
 #: Bytes read to tell a binary file (a NUL byte among them), as ripgrep does.
 BINARY_PROBE = 8192
@@ -93,7 +97,7 @@ async def search(
 
 
 def _search_files(
-    matcher,
+    matcher: regex.Pattern[str],
     cwd: Path,
     files: list[str],
     multiline: bool,
@@ -155,7 +159,9 @@ def _search_files(
     return result
 
 
-def _match_lines(matcher, text: str, multiline: bool, room: int, timeout: float) -> set[int]:
+def _match_lines(
+    matcher: regex.Pattern[str], text: str, multiline: bool, room: int, timeout: float
+) -> set[int]:
     """1-based numbers of the lines holding a match (every line a multi-line match spans).
     Without ``multiline`` a match that would cross a line end is searched again within its
     first line, as ripgrep searches line by line. Raises ``TimeoutError`` after ``timeout``."""

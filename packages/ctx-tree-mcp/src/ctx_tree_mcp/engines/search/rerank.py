@@ -25,8 +25,7 @@ from ctx_tree_mcp.engines.files import roles
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters
-
-    from ctx_tree_mcp.app import App
+    from ctx_tree_store import Store
 
 #: Hits of the store's order looked at again (a limit above it is served as the store gives).
 WINDOW = 50
@@ -57,10 +56,9 @@ def _symbol(node: Any) -> tuple[str, str]:
     return base, base.rsplit(".", 1)[-1]
 
 
-def keyword(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
+def keyword(store: Store, query: str, limit: int, filters: Filters) -> list[Any]:
     """The store's keyword hits for ``query`` reordered (see the module's doc), at most
     ``limit``, with their snippets."""
-    store = app.store
     if limit > WINDOW:
         return list(store.search(query, limit=limit, filters=filters))
     hits = list(store.search(query, limit=WINDOW, filters=filters, snippets=False))

@@ -30,6 +30,7 @@ from typing import Any
 
 from ctx_tree_mcp.errors import CtxTreeError
 from ctx_tree_mcp.wire import permissions
+from ctx_tree_mcp.wire.denylist import simple_commands
 
 __all__ = ["Plan", "find_runtime", "host_sandbox", "plan_for", "srt_config"]
 
@@ -251,7 +252,7 @@ def codex_box(root: Path, argv: list[str] | None = None) -> HostSandbox | None:
 
 
 def _all_excluded(command: str, patterns: list[str]) -> bool:
-    simple = [" ".join(words) for words in permissions.simple_commands(command)]
+    simple = [" ".join(words) for words in simple_commands(command)]
     return bool(simple) and all(any(permissions.matches(p, c) for p in patterns) for c in simple)
 
 
