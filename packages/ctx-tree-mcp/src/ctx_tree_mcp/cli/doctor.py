@@ -4,7 +4,8 @@ Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and perm
 the configuration, the embedding provider (when one is configured: it answers, its vectors
 length matches the store's, the embedding walker is not failing or rate-limited), the
 summarizer (when on: today's tokens against its cap, its last failure), the Claude Code
-plugin's hooks (when a plugin with ``hooks/hooks.json`` is found), the host's Bash rules and
+plugin's hooks (when a plugin with ``hooks/hooks.json`` is found), routing (on or off, its
+socket's directory, its client's start-up, whether a hook asks ctx-tree), the host's Bash rules and
 sandbox that ``ctx_tree_bash`` applies, and the MCP server's measured start-up time (spawn →
 ``initialize`` answered).
 Nothing is written: the store is opened read-only, writability is probed with a temporary
@@ -129,6 +130,17 @@ def check_store(root: Path, home: Path) -> Check:
             False,
             f"{where} is not writable ({exc.strerror}): reads and greps answer, nothing is stored",
             "make it writable, or set CTX_TREE_HOME to a writable directory",
+        )
+    from ctx_tree_mcp.store_handle import FREED_BYTES, free_bytes
+
+    free = free_bytes(where)
+    if free is not None and free < FREED_BYTES:
+        return Check(
+            "store",
+            False,
+            f"the disk of {where} is full ({free:,} bytes free): reads, greps and commands "
+            "answer from memory, nothing is stored",
+            "free space on that disk, or set CTX_TREE_HOME to a directory on another one",
         )
     if path.is_dir():
         return Check(
@@ -406,6 +418,66 @@ def check_hooks(root: Path) -> Check | None:
     return Check("hooks", True, f"{len(commands)} hook commands in {hooks_file}")
 
 
+def check_routing(root: Path, home: Path) -> Check | None:
+    """Routing (docs/routing.md): switched on or off, a private directory for its socket, the
+    client starting under a real interpreter (its start-up in ms), and whether a hook asks
+    ctx-tree at all (the plugin's ``hooks.json`` or Claude Code's settings). None when the
+    configuration cannot be read (the config check says why)."""
+    from ctx_tree_schema import ConfigError, load_config
+
+    from ctx_tree_mcp.route.channel import socket_dir
+    from ctx_tree_mcp.route.router import client_path, interpreter
+
+    try:
+        settings = load_config(home, root).data["route"]
+    except ConfigError:
+        return None
+    if not settings["enabled"]:
+        return Check("routing", True, "off (route.enabled is false)")
+    where = socket_dir(str(home))
+    if where is None:
+        return Check(
+            "routing",
+            False,
+            "no private directory for its socket (CTX_TREE_HOME/run, XDG_RUNTIME_DIR, tmp)",
+            "set XDG_RUNTIME_DIR, or a shorter CTX_TREE_HOME",
+        )
+    started = time.perf_counter()
+    done = subprocess.run(
+        [interpreter(), "-I", "-S", client_path()], input=b"ok\n", capture_output=True, timeout=30
+    )
+    ms = (time.perf_counter() - started) * 1000
+    if done.stdout != b"ok\n":
+        return Check("routing", False, f"the client does not run under {interpreter()}", "")
+    asked = _routing_hook_found(root)
+    budgets = f"budgets {settings['budget']:,}/{settings['runBudget']:,} tokens"
+    hook = asked or "no hook asks ctx-tree yet: commands run as they are (ctx-tree install claude)"
+    return Check(
+        "routing", True, f"on; socket in {where}; client starts in {ms:.0f} ms; {budgets}; {hook}"
+    )
+
+
+def _routing_hook_found(root: Path) -> str:
+    """Where a ``ctx_tree_route`` hook is configured (the plugin, Claude Code's settings), or
+    ``""``."""
+    plugin = find_plugin(root)
+    candidates = [plugin / "hooks" / "hooks.json"] if plugin else []
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    candidates += [
+        Path(config_dir) / "settings.json",
+        root / ".claude" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ]
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if '"ctx_tree_route"' in text:
+            return f"hooked in {path}"
+    return ""
+
+
 #: The ``initialize`` request the start-up measurement sends (raw JSON-RPC, one line).
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -451,12 +523,12 @@ def check_sandbox(root: Path) -> Check:
         return Check("sandbox", True, f"on ({box.source}): commands run under {runtime[0]}")
     fails = box.settings.get("failIfUnavailable") is True
     effect = "every command is refused" if fails else "commands run WITHOUT it"
-    return Check(
-        "sandbox",
-        False,
-        f"on ({box.source}) but cannot start: {why}; {effect}",
-        "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)",
+    fix = (
+        "allow user namespaces (above), or set sandbox.enabled to false"
+        if why.startswith("bubblewrap")
+        else "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)"
     )
+    return Check("sandbox", False, f"on ({box.source}) but cannot start: {why}; {effect}", fix)
 
 
 def server_command() -> list[str]:
@@ -547,6 +619,7 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         ("embedding", lambda: check_embedding(root, home)),
         ("summarizer", lambda: check_summarizer(root, home)),
         ("hooks", lambda: check_hooks(root)),
+        ("routing", lambda: check_routing(root, home)),
         ("bash rules", lambda: check_bash_rules(root)),
         ("sandbox", lambda: check_sandbox(root)),
     ]

@@ -288,6 +288,35 @@ def _claude_hooks(
         del data["hooks"]
 
 
+def _route_hooks(data: dict[str, Any], install: bool) -> None:
+    """Upsert (or remove) the PreToolUse entry that routes the host's own commands
+    (``wire.route.claude_hook_entry``: ``mcp_tool`` hooks calling the ``ctx-tree`` server this
+    install registers; docs/routing.md). Other handlers are kept."""
+    from ctx_tree_mcp.wire.route import claude_hook_entry
+
+    hooks = data.setdefault("hooks", {}) if install else data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    groups = hooks.get("PreToolUse")
+    kept = [
+        g
+        for g in (groups if isinstance(groups, list) else [])
+        if not (
+            isinstance(g, dict)
+            and isinstance(g.get("hooks"), list)
+            and any(isinstance(h, dict) and h.get("tool") == "ctx_tree_route" for h in g["hooks"])
+        )
+    ]
+    if install:
+        kept.insert(0, claude_hook_entry("ctx-tree"))
+    if kept:
+        hooks["PreToolUse"] = kept
+    else:
+        hooks.pop("PreToolUse", None)
+    if not hooks:
+        data.pop("hooks", None)
+
+
 def _hosted_events(
     host: str, names: tuple[str, ...] | dict[str, str | None]
 ) -> dict[str, tuple[str, str | None]]:
@@ -306,8 +335,14 @@ def _claude(t: Target, install: bool) -> list[FileEdit]:
         mcp, settings = t.root / ".mcp.json", t.root / ".claude" / "settings.json"
     return [
         _json_edit(mcp, _set_server("mcpServers", "claude", install)),
-        _json_edit(settings, lambda d: _claude_hooks(d, CLAUDE_EVENTS, install)),
+        _json_edit(settings, lambda d: _claude_settings(d, install)),
     ]
+
+
+def _claude_settings(data: dict[str, Any], install: bool) -> None:
+    """Claude Code's settings: ctx-tree's capture hooks and its routing entry."""
+    _claude_hooks(data, CLAUDE_EVENTS, install)
+    _route_hooks(data, install)
 
 
 def _codex_dir(t: Target) -> Path:

@@ -315,7 +315,8 @@ def _run_tool(args: argparse.Namespace) -> str | Answer:
                 if missing := no_store_yet(app):
                     return missing
             reply = asyncio.run(call_tool(app, spec.name, values))
-            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold.
+            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold;
+            # ``ctx-tree grep`` with 2 when it timed out (not an answer).
             return Answer(reply.text, reply.status) if reply.status else reply.text
         except ToolInputError as exc:
             if exc.argument in spec.args.model_fields:  # a handler's check: name the flag
