@@ -273,6 +273,7 @@ def build_nodes(
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
+    from ctx_tree_mcp.engines.files.refgraph import chunk_references
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
     from ctx_tree_mcp.policy.names import shown
     from ctx_tree_mcp.wire.redact import redact_text
@@ -292,7 +293,8 @@ def build_nodes(
     # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
     # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
     counter = None if body.isascii() else estimate_tokens
-    chunked = chunk_bytes(body, path=relative, count_tokens=counter)
+    chunked = chunk_bytes(body, path=relative, count_tokens=counter, references=True)
+    refs, refs_meta = chunk_references(chunked)
     outline = [
         OutlineEntry(s.name, s.kind, s.start_line, s.def_line, s.end_line) for s in chunked.symbols
     ]
@@ -311,6 +313,7 @@ def build_nodes(
         "rendered": chunked.rendered is not None,
         "symbols": [[e.name, e.kind, e.start, e.def_line, e.end] for e in outline],
     }
+    root_meta.update(refs_meta)  # type: ignore[typeddict-item]
     if truncated:
         root_meta["truncated_at_bytes"] = len(body)
     if encoding is not None:
@@ -340,6 +343,8 @@ def build_nodes(
         )
         if chunk.doc is not None:
             chunk_meta["doc"] = chunk.doc
+        if refs[index]:
+            chunk_meta["refs"] = refs[index]
         nodes.append(
             NewNode(
                 kind=NodeKind.FILE_CHUNK,
