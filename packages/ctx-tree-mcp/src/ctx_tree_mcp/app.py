@@ -289,9 +289,18 @@ class App:
         ``reads``, ``greps``), kept in memory and written to the store every
         :data:`COUNTER_FLUSH_CALLS` calls and at :meth:`close` (totals, and per UTC day and
         tool for the inspector): a cached read then does no write transaction of its own. A
-        crash loses at most that many calls' worth of statistics, nothing else."""
+        crash loses at most that many calls' worth of statistics, nothing else; so does a
+        store fault while writing them (a full disk, a lock held too long): logged, never
+        raised, so the call's answer stands."""
         if self.usage.add(tool, **usage):
-            self.flush_counters()
+            from ctx_tree_store import StoreError, is_busy
+
+            try:
+                self.flush_counters()
+            except Exception as exc:
+                if not (isinstance(exc, StoreError) or is_busy(exc)):
+                    raise
+                log.warning("usage counters not written: %s", exc)
 
     def flush_counters(self) -> None:
         """Write the in-memory usage counters to the store (one transaction). Thread-safe: the
@@ -310,11 +319,13 @@ class App:
             if provider is not None and hasattr(provider, "close"):
                 provider.close()
         if self.stores.opened:
-            from ctx_tree_store import StoreError
+            from ctx_tree_store import StoreError, is_busy
 
             try:
                 self.flush_counters()
-            except StoreError as exc:
+            except Exception as exc:
+                if not (isinstance(exc, StoreError) or is_busy(exc)):
+                    raise
                 log.warning("usage counters not written: %s", exc)
             if self.owns_store:
                 self.stores.close()

@@ -120,16 +120,18 @@ class BashConfig(TypedDict):
 
 class IndexConfig(TypedDict):
     """``index``: the project index (docs/index.md). ``enabled``: the server indexes the
-    project in the background from its start; ``maxFiles``: files taken at most (a huge
-    monorepo is cut, the rest is read on demand); ``maxFileBytes``: larger files are left
+    project in the background from its start; ``maxFiles``: files taken at most (a tree past
+    it keeps the most useful files, and says so; the rest is read on demand); ``maxFileBytes``: larger files are left
     out; ``workers``: chunking processes (0: as many as cores, at most 4); ``pollMs``: how often
-    the tree is checked again for changes (0: never; a file watcher is used when available)."""
+    the tree is checked again for changes (0: never; a file watcher is used when available);
+    ``fileTimeoutMs``: a file that takes a worker longer is skipped, named in the run."""
 
     enabled: bool
     maxFiles: int
     maxFileBytes: int
     workers: int
     pollMs: int
+    fileTimeoutMs: int
 
 
 class ConfigData(TypedDict):
@@ -212,10 +214,11 @@ DEFAULTS: ConfigData = {
     "bash": {"deny": []},
     "index": {
         "enabled": True,
-        "maxFiles": 20000,
+        "maxFiles": 250000,
         "maxFileBytes": 1048576,
         "workers": 0,
         "pollMs": 10000,
+        "fileTimeoutMs": 10000,
     },
 }
 

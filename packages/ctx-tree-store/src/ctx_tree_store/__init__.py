@@ -9,6 +9,7 @@ query and an identifier into the words it searches, for callers that rank text t
 from . import _browse as browse
 from ._browse import NodeRow
 from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
+from ._db import disk_bytes
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -20,6 +21,7 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._filerows import FileRows, file_rows
 from ._files import FileTree
 from ._filters import DEFAULT_STATUSES
 from ._fts import SearchHit
@@ -44,6 +46,7 @@ __all__ = [
     "MAX_DEPTH",
     "STORE_FILE",
     "DimensionMismatch",
+    "FileRows",
     "FileTree",
     "IllegalTransition",
     "InvalidVector",
@@ -69,6 +72,8 @@ __all__ = [
     "content_hash",
     "ctx_tree_home",
     "describe",
+    "disk_bytes",
+    "file_rows",
     "forget",
     "is_busy",
     "list_stores",

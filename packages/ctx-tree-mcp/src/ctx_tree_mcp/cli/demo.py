@@ -110,6 +110,7 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
     from ctx_tree_mcp.tools.grep import grep
     from ctx_tree_mcp.tools.read import read
     from ctx_tree_mcp.tools.search import search
+    from ctx_tree_mcp.tools.spec import answer_text
 
     tree = Path(root or path).expanduser().resolve()
     if not tree.is_dir():
@@ -142,14 +143,14 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
                 rows.append(_Row(f"read query={words!r}", rel, native, _returned(text)))
         if chosen_symbol:
             pattern = rf"\b{chosen_symbol}\b"
-            text = asyncio.run(grep(app, pattern, ".", budget_tokens=2000))
+            text = answer_text(asyncio.run(grep(app, pattern, ".", budget_tokens=2000)))
             rows.append(_Row(f"grep {pattern}", ".", _rg_tokens(pattern, tree), _returned(text)))
             text = search(app, chosen_symbol.replace("_", " "), limit=5)
             top = next((ln for ln in text.splitlines() if ln.startswith("1. ")), "1. (no hit)")
             hit = top[3:].split(" node_id=")[0]  # where the best hit points, as the listing says
             rows.append(_Row(f"search {chosen_symbol!r}", _head(hit, 44), None, _returned(text)))
         broad = r"def |func |fn |function "
-        text = asyncio.run(grep(app, broad, ".", budget_tokens=2000))
+        text = answer_text(asyncio.run(grep(app, broad, ".", budget_tokens=2000)))
         rows.append(_Row(f"grep {broad!r} (broad)", ".", _rg_tokens(broad, tree), _returned(text)))
         elapsed = time.perf_counter() - started
         app.close()

@@ -350,8 +350,10 @@ def serve_instant(root: str | None = None) -> int:
     snapshot = load_snapshot()
     wire_in, wire_out = _claim_stdio()
     session = Session(snapshot, _writer(wire_out))
-    # SIGINT, SIGTERM, SIGHUP end the process within the host's grace (ending.py)
+    # SIGINT, SIGTERM, SIGHUP end the process within the host's grace (ending.py), and so
+    # does a client that stops reading the answers
     ending.install()
+    ending.watch_output(wire_out)
     loader = threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True)
     # The loader holds the GIL for most of a second: start it once the first message (the
     # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.

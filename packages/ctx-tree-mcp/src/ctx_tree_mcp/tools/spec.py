@@ -86,6 +86,11 @@ class Reply(NamedTuple):
     status: int = 0
 
 
+def answer_text(answer: str | Reply) -> str:
+    """The text of a handler's answer, whether it came alone or as a :class:`Reply`."""
+    return answer.text if isinstance(answer, Reply) else answer
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     """One tool. ``handler(app, **fields)`` returns the answer text or a :class:`Reply` (may

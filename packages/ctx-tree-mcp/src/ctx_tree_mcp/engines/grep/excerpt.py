@@ -4,7 +4,7 @@ A minified bundle or a one-line JSON file can put a match a megabyte into its on
 answer shows ``EDGE`` characters each side of the first :data:`MAX_WINDOWS` matches, joined by
 ``…``, and says how long the line is. Matches are found with the ``regex`` module (ripgrep
 already chose the line); a pattern it cannot compile, or a search over
-:data:`SEARCH_TIMEOUT_S`, falls back to the head of the line.
+:data:`SEARCH_TIMEOUT_S`, falls back to the head of the line (the latter saying so).
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ def excerpter(matcher: Callable[[], regex.Pattern[str] | None]) -> Callable[[str
         if not compiled:
             compiled.append(matcher())
         spans: list[tuple[int, int]] = []
+        lost = False
         if (found := compiled[0]) is not None:
             finditer = found.finditer
             try:
@@ -59,16 +60,18 @@ def excerpter(matcher: Callable[[], regex.Pattern[str] | None]) -> Callable[[str
                     if len(spans) == MAX_WINDOWS:
                         break
             except (TimeoutError, RecursionError):
-                spans = spans[:1]
-        return excerpt(line, spans)
+                spans, lost = spans[:1], not spans
+        return excerpt(line, spans, lost=lost)
 
     return cut
 
 
-def excerpt(line: str, spans: list[tuple[int, int]]) -> str:
+def excerpt(line: str, spans: list[tuple[int, int]], *, lost: bool = False) -> str:
     """``line`` cut to ``EDGE`` characters around each of ``spans`` (character offsets of
     matches; a long match is cut to ``2 * EDGE``), windows merged, gaps shown as ``…``, and
-    the line's length appended. No span: the first ``4 * EDGE`` characters."""
+    the line's length appended. No span: the first ``4 * EDGE`` characters; ``lost``: the
+    search for the matches timed out, which the length's note says (the head shown need not
+    hold the match)."""
     if not spans:
         windows = [(0, min(len(line), 4 * EDGE))]
     else:
@@ -85,4 +88,5 @@ def excerpt(line: str, spans: list[tuple[int, int]]) -> str:
         text = "… " + text
     if windows[-1][1] < len(line):
         text += " …"
-    return f"{text} ⟨line of {len(line):,} chars⟩"
+    missing = "; match not located in time" if lost and not spans else ""
+    return f"{text} ⟨line of {len(line):,} chars{missing}⟩"
