@@ -62,6 +62,14 @@ if TYPE_CHECKING:
         def views(self) -> ViewCache:
             """The file views served last (``App.views``)."""
 
+    class CheckParts(FileParts, Protocol):
+        """What :func:`freshen` uses of the caller's ``App``: what a read does, and the
+        root's path policy."""
+
+        @property
+        def policy(self) -> PathPolicy:
+            """The root's path policy (``App.policy``)."""
+
 
 log = logging.getLogger(__name__)
 
@@ -432,15 +440,6 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
         return body
     redacted = redact_text(text)
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
-
-
-class CheckParts(FileParts, Protocol):
-    """What :func:`freshen` uses of the caller's ``App``: what a read does, and the root's
-    path policy."""
-
-    @property
-    def policy(self) -> PathPolicy:
-        """The root's path policy (``App.policy``)."""
 
 
 def freshen(app: CheckParts, nodes: Iterable[Node]) -> int:
