@@ -26,12 +26,13 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Protocol
 
     from ctx_tree_schema import Config, FileRootMeta, Node
     from ctx_tree_store import Store
@@ -40,29 +41,37 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
     from ctx_tree_mcp.recorder import Recorder
 
+    class FileParts(Protocol):
+        """What reading files through the store uses of the caller's ``App``: its store, its
+        config (``capture.maxFileBytes``), its session's recorder (the session node, the file
+        roots it references) and the file views served last."""
+
+        @property
+        def store(self) -> Store:
+            """The project's store (``App.store``)."""
+
+        @property
+        def config(self) -> Config:
+            """The merged configuration (``App.config``)."""
+
+        @property
+        def recorder(self) -> Recorder:
+            """The session's recorder (``App.recorder``)."""
+
+        @property
+        def views(self) -> ViewCache:
+            """The file views served last (``App.views``)."""
+
+    class CheckParts(FileParts, Protocol):
+        """What :func:`freshen` uses of the caller's ``App``: what a read does, and the
+        root's path policy."""
+
+        @property
+        def policy(self) -> PathPolicy:
+            """The root's path policy (``App.policy``)."""
+
+
 log = logging.getLogger(__name__)
-
-
-class FileParts(Protocol):
-    """What reading files through the store uses of the caller's ``App``: its store, its
-    config (``capture.maxFileBytes``), its session's recorder (the session node, the file
-    roots it references) and the file views served last."""
-
-    @property
-    def store(self) -> Store:
-        """The project's store (``App.store``)."""
-
-    @property
-    def config(self) -> Config:
-        """The merged configuration (``App.config``)."""
-
-    @property
-    def recorder(self) -> Recorder:
-        """The session's recorder (``App.recorder``)."""
-
-    @property
-    def views(self) -> ViewCache:
-        """The file views served last (``App.views``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,15 +445,6 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
         return body
     redacted = redact_text(text)
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
-
-
-class CheckParts(FileParts, Protocol):
-    """What :func:`freshen` uses of the caller's ``App``: what a read does, and the root's
-    path policy."""
-
-    @property
-    def policy(self) -> PathPolicy:
-        """The root's path policy (``App.policy``)."""
 
 
 def freshen(app: CheckParts, nodes: Iterable[Node]) -> int:

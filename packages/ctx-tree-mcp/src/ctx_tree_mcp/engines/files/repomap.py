@@ -20,14 +20,27 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Protocol
-
-from ctx_tree_mcp.engines.files.filecache import FileParts
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Protocol
 
+    from ctx_tree_mcp.engines.files.filecache import FileParts
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
+
+    class MapParts(FileParts, Protocol):
+        """What a directory's map uses of the caller's ``App``: what a read does (it may read the
+        directory's files), the project root and its path policy."""
+
+        @property
+        def root(self) -> Path:
+            """The project root (``App.root``)."""
+
+        @property
+        def policy(self) -> PathPolicy:
+            """The root's path policy (``App.policy``)."""
+
 
 #: Files ranked at most (the rest are counted, not ranked): the map stays within a second
 #: of CPU on a 38k-file tree (docs/benchmarks.md).
@@ -49,19 +62,6 @@ _COMMON = frozenset(_COMMON_TEXT.split())
 MAX_DEFINERS = 3
 #: Outline kinds that define nothing code refers to: data files' keys, documents' headings.
 NOT_DEFINITIONS = frozenset({"key", "section", "heading", "window"})
-
-
-class MapParts(FileParts, Protocol):
-    """What a directory's map uses of the caller's ``App``: what a read does (it may read the
-    directory's files), the project root and its path policy."""
-
-    @property
-    def root(self) -> Path:
-        """The project root (``App.root``)."""
-
-    @property
-    def policy(self) -> PathPolicy:
-        """The root's path policy (``App.policy``)."""
 
 
 def _distinctive(name: str) -> bool:
