@@ -1,26 +1,14 @@
-"""The capture spool: the on-disk queue the plugin's hooks write and the ingester empties.
+"""The server's half of the capture spool: claim the events the plugin's hooks wrote, give
+back what was not stored, keep the state file the SessionStart hook reads, and describe and
+sweep whole spools (docs/capture.md).
 
-Layout, per project root (docs/capture.md)::
+The protocol both halves follow (layout, event format, versions, ages, the root and its key,
+the refused-command markers) is ``ctx_tree_mcp.wire.spool``. The server's own part of the
+layout::
 
-    $CTX_TREE_HOME/spool/                 0700
-        modules.json                      paths of the stdlib modules the hooks load (0600)
-        <root key>/                       0700; root key = sha256(real root path)[:16]
-            tmp/   a hook writes here ...
-            new/   ... and renames here: one JSON event per file, 0600, name sorts by time
-            cur/   claimed by an ingester (a rename to ``<pid>~<name>``), deleted once
-                   stored; given back to ``new/`` when the ingester stops, or as soon as
-                   its process is gone
-            state.json                    counts the SessionStart hook reports (no content)
-            root                          the project root's path (written by the hook that
-                                          made the folder, and by the ingester)
-            refused-<session id>          empty: a command of that session was refused since
-                                          its last answer (the next answer is redacted strictly)
-
-Events are JSON objects with ``v`` (:data:`SPOOL_VERSION`), ``kind`` (``prompt``,
-``response``, ``read``, ``grep``, ``bash``, ``web``, ``agent``), ``session_id``, ``prompt_id``,
-``tool_use_id``, ``cwd``, ``at`` (epoch ms), ``redacted`` (whether the hook could redact) and
-the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``title``, ...;
-``env_refused`` on an answer given after a refused command).
+    <root key>/cur/   claimed by an ingester (a rename to ``<pid>~<name>``), deleted once
+                      stored; given back to ``new/`` when the ingester stops, or as soon as its
+                      process is gone
 """
 
 from __future__ import annotations
@@ -34,14 +22,45 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctx_tree_mcp.app import root_key  # where a root's spool lies: app.py
+from ctx_tree_mcp.wire.spool import (
+    SPOOL_MAX_AGE_S,
+    SPOOL_VERSION,
+    mark_refused,
+    refused_marker,
+    root_key,
+    take_refused,
+    waiting,
+)
 
-SPOOL_VERSION = 1
+__all__ = [
+    "CLAIM_TIMEOUT_S",
+    "ORPHAN_AGE_S",
+    "SPOOL_MAX_AGE_S",
+    "SPOOL_VERSION",
+    "SpoolInfo",
+    "claim",
+    "describe",
+    "done",
+    "list_spools",
+    "mark_refused",
+    "read_event",
+    "record_modules",
+    "record_root",
+    "redact_triggers",
+    "refused_marker",
+    "release",
+    "release_all",
+    "remove",
+    "requeue_stale",
+    "secure",
+    "sweep_spools",
+    "take_refused",
+    "waiting",
+    "write_state",
+]
+
 #: A claimed file older than this (its ingester died) goes back to ``new/``.
 CLAIM_TIMEOUT_S = 120
-#: A spool nothing wrote to for this long is swept, whatever it holds (the hooks' own sweep
-#: deletes events older than this too: plugin/hooks/ctx_tree_hook.py ``SPOOL_MAX_AGE_S``).
-SPOOL_MAX_AGE_S = 7 * 24 * 3600
 #: A spool whose project directory is gone (a deleted worktree) is swept after this long idle.
 ORPHAN_AGE_S = 24 * 3600
 
@@ -72,14 +91,6 @@ def _write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-
-
-def waiting(base: Path) -> list[str]:
-    """Names of the events waiting in ``base/new``, oldest first ([] when there is no spool)."""
-    try:
-        return sorted(n for n in os.listdir(base / "new") if n.endswith(".json"))
-    except OSError:
-        return []
 
 
 #: The events this process has claimed and not yet stored or given back.
@@ -201,28 +212,6 @@ def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None)
         "updated_at": int(time.time() * 1000),
     }
     _write_private(base / "state.json", json.dumps(state).encode())
-
-
-def refused_marker(base: Path, session_id: str) -> Path:
-    """The empty file saying a command of ``session_id`` was refused since its last answer
-    (the hook names it the same way): that answer may quote what the command printed, so it
-    is redacted strictly (``redact.redact_environment``)."""
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "none"
-    return Path(base) / f"refused-{safe}"
-
-
-def mark_refused(base: Path, session_id: str) -> None:
-    """Leave :func:`refused_marker` for ``session_id``."""
-    _write_private(refused_marker(base, session_id), b"")
-
-
-def take_refused(base: Path, session_id: str) -> bool:
-    """True, once, when :func:`mark_refused` was called for ``session_id`` since."""
-    try:
-        refused_marker(base, session_id).unlink()
-    except OSError:
-        return False
-    return True
 
 
 def redact_triggers(redact: Any) -> list[str]:
