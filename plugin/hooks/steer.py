@@ -1,7 +1,7 @@
 """Steering rules of ctx-tree's PreToolUse hook: before a native Read, Grep or Bash that would
 pour a lot into the context, name the ctx-tree call that costs less (docs/capture.md).
 
-``advise`` returns the hook's stdout: in ``hint`` mode the tool runs and the model sees the
+``advise`` returns the hook's answer: in ``hint`` mode the tool runs and the model sees the
 suggestion as additional context; in ``deny`` mode the call is refused with the suggestion as
 the reason. Each suggestion is at most 60 tokens (240 characters). Standard library only.
 
@@ -15,7 +15,14 @@ its expression on generated and real commands.
 
 import os
 
-from fastjson import dumps
+from ctx_tree_mcp.wire.answer import Answer
+from ctx_tree_mcp.wire.fastjson import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from ctx_tree_mcp.wire.payload import Reader
 
 MAX_CHARS = 240  # 60 tokens at ctx-tree's estimate of 4 characters a token
 #: Read: at most this much of a file is scanned; a larger one has its line count estimated.
@@ -325,10 +332,11 @@ def pager(words):
     return None
 
 
-def advise(payload, root, steer):
-    """The hook's stdout for a PreToolUse payload ('' when nothing to say)."""
-    tool = payload.get("tool_name")
-    tin = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+def advise(payload: "Reader", root: str, steer: "dict[str, Any]") -> "Answer | None":
+    """The answer to a pre-tool payload: a hint, or a refusal in ``deny`` mode; None when
+    there is nothing to say."""
+    tool = payload.text("tool_name")
+    tin = payload.mapping("tool_input")
     limit = steer.get("readLines", 400)
     if tool == "Read":
         text = read_advice(tin, root, limit)
@@ -339,16 +347,10 @@ def advise(payload, root, steer):
     else:
         text = ""
     if not text:
-        return ""
+        return None
     if steer.get("mode") == "deny":
-        out = {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": text,
-        }
-    else:
-        out = {"hookEventName": "PreToolUse", "additionalContext": text}
-    return dumps({"hookSpecificOutput": out})
+        return Answer(decision="deny", reason=text)
+    return Answer(context=text)
 
 
 def _fit(*variants):

@@ -570,8 +570,6 @@ def capture_walker(root: Path, home: Path | None = None):
         if not recorded:
             from ctx_tree_store import ctx_tree_home
 
-            with contextlib.suppress(OSError):
-                spool.record_modules(home or ctx_tree_home())
             # once per server: spools of deleted worktrees and long-idle projects go
             with contextlib.suppress(OSError):
                 for gone in spool.sweep_spools(

@@ -99,10 +99,6 @@ def digest(store: Store, session_key: str, budget: int = BUDGET) -> str:
     return "\n".join(out) + "\n"
 
 
-def _safe(session_key: str) -> str:
-    return "".join(c for c in session_key if c.isalnum() or c in "-_")[:80] or "none"
-
-
 def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGET) -> None:
     """Write the digest of ``session_key`` as ``base/digest/<session>.txt`` and
     ``base/digest/latest.txt`` (0600, atomically); nothing when it is empty."""
@@ -111,9 +107,11 @@ def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGE
     text = redact_text(digest(store, session_key, budget))
     if not text:
         return
+    from ctx_tree_mcp.wire.spool import digest_file
+
     folder = base / "digest"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for name in (f"{_safe(session_key)}.txt", "latest.txt"):
+    for name in (Path(digest_file(base, key)).name for key in (session_key, "latest")):
         tmp = folder / f".{name}.{os.getpid()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -44,9 +44,7 @@ __all__ = [
     "list_spools",
     "mark_refused",
     "read_event",
-    "record_modules",
     "record_root",
-    "redact_triggers",
     "refused_marker",
     "release",
     "release_all",
@@ -212,38 +210,6 @@ def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None)
         "updated_at": int(time.time() * 1000),
     }
     _write_private(base / "state.json", json.dumps(state).encode())
-
-
-def redact_triggers(redact: Any) -> list[str]:
-    """Every trigger literal of the redaction rules (each rule runs only when the lower-cased
-    text holds one of its triggers): text holding none of them comes out of redaction
-    unchanged, so the hooks skip loading ``redact.py`` for it. [] when the rules do not say."""
-    return sorted(
-        {t for rule in getattr(redact, "_RULES", ()) for t in getattr(rule, "triggers", ())}
-    )
-
-
-def record_modules(home: Path) -> None:
-    """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
-    load by path (a marketplace install has no clone beside the plugin), the redaction
-    rules' trigger literals and the words every refused command holds
-    (:data:`ctx_tree_mcp.wire.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
-    from ctx_tree_mcp.wire import denylist, redact
-
-    wire = Path(__file__).resolve().parent.parent / "wire"
-    modules: dict[str, Any] = {
-        "redact": str(wire / "redact.py"),
-        "denylist": str(wire / "denylist.py"),
-        "permissions": str(wire / "permissions.py"),
-        "redact_triggers": redact_triggers(redact),
-        "denylist_words": list(denylist.REFUSAL_WORDS),
-    }
-    path = Path(home) / "spool" / "modules.json"
-    data = json.dumps(modules, indent=1).encode()
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == data:
-            return
-    _write_private(path, data)
 
 
 def record_root(base: Path, root: os.PathLike[str] | str) -> None:

@@ -20,21 +20,23 @@ Layout, per project root::
 An event is a JSON object with ``v`` (:data:`SPOOL_VERSION`), its ``kind`` and fields
 (``wire/events.py``), and the fields every event has (:data:`COMMON_FIELDS`).
 
-The hook's side (the writer, the sweep at SessionStart) and what both sides compute (the root,
-its key, the home) are here; the server's side (claim, ingest, describe, sweep whole spools) is
+The hook's side (the writer, the sweep at SessionStart, the configuration it reads: its
+sections merged as ``ctx_tree_schema`` merges the whole, with the defaults and minimums
+generated from it into ``generated.py``) and what both sides compute (the root, its key, the
+home) are here; the server's side (claim, ingest, describe, sweep whole spools) is
 ``ctx_tree_mcp.capture.spool``. Standard library only, Python 3.8+ (loaded by the hooks).
 """
 
-from __future__ import annotations
-
 import os
 import time
+
+from ctx_tree_mcp.wire.fastjson import load_file
 
 #: Names only type checkers import: ``typing`` would load ``re`` (docs/capture.md).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from typing import Union
+    from typing import Any, Union
 
     StrPath = Union[str, "os.PathLike[str]"]
 
@@ -60,7 +62,7 @@ def ctx_tree_home() -> str:
     return os.path.realpath(os.path.expanduser(os.environ.get("CTX_TREE_HOME") or DEFAULT_HOME))
 
 
-def is_plugin_dir(path: StrPath) -> bool:
+def is_plugin_dir(path: "StrPath") -> bool:
     """True for a ctx-tree plugin directory (a clone's ``plugin/`` or a host's cached copy)."""
     return os.path.isfile(os.path.join(path, "hooks", "ctx_tree_hook.py")) and os.path.isfile(
         os.path.join(path, ".claude-plugin", "plugin.json")
@@ -68,9 +70,9 @@ def is_plugin_dir(path: StrPath) -> bool:
 
 
 def project_root(
-    explicit: StrPath | None = None,
-    cwd: StrPath | None = None,
-    environ: Mapping[str, str] | None = None,
+    explicit: "StrPath | None" = None,
+    cwd: "StrPath | None" = None,
+    environ: "Mapping[str, str] | None" = None,
 ) -> str:
     """The project root, as a real path: ``explicit``, else the host's project variable
     (:data:`PROJECT_VARIABLES`), else ``cwd`` (a hook's payload says where the host runs),
@@ -108,14 +110,14 @@ def _sha256(data: bytes) -> str:
     return digest
 
 
-def root_key(root: StrPath) -> str:
+def root_key(root: "StrPath") -> str:
     """The spool directory name of a project root: 16 hex characters of the sha256 of its real
     path (UTF-8, undecodable bytes as they were)."""
     real = os.path.realpath(os.fspath(root))
     return _sha256(real.encode("utf-8", "surrogateescape"))[:16]
 
 
-def spool_dir(home: StrPath, root: StrPath) -> str:
+def spool_dir(home: "StrPath", root: "StrPath") -> str:
     """``<home>/spool/<root key>``, the spool of a project root (it may not exist)."""
     return os.path.join(os.fspath(home), "spool", root_key(root))
 
@@ -126,13 +128,13 @@ def session_name(session_id: object) -> str:
     return "".join(c for c in str(session_id) if c.isalnum() or c in "-_")[:80] or "none"
 
 
-def refused_marker(base: StrPath, session_id: object) -> str:
+def refused_marker(base: "StrPath", session_id: object) -> str:
     """The empty file that says a command of ``session_id`` was refused since its last answer:
     that answer may quote what the command printed, so it is redacted strictly."""
     return os.path.join(os.fspath(base), "refused-" + session_name(session_id))
 
 
-def digest_file(base: StrPath, session_id: object) -> str:
+def digest_file(base: "StrPath", session_id: object) -> str:
     """Where the resume digest of ``session_id`` lies (``latest.txt``: the newest one)."""
     return os.path.join(os.fspath(base), "digest", session_name(session_id) + ".txt")
 
@@ -146,7 +148,7 @@ def private_dirs(*folders: str) -> None:
             os.chmod(folder, 0o700)
 
 
-def make_dirs(home: StrPath, base: StrPath, root: StrPath | None = None) -> None:
+def make_dirs(home: "StrPath", base: "StrPath", root: "StrPath | None" = None) -> None:
     """Create the spool folders of ``base`` under ``home`` that are missing, 0700 whatever the
     umask; a new project folder gets a ``root`` file naming ``root``. Raises ``OSError``."""
     home, base = os.fspath(home), os.fspath(base)
@@ -170,18 +172,19 @@ def write_private(path: str, data: bytes) -> None:
         os.close(fd)
 
 
-def write_event(home: StrPath, root: StrPath, data: bytes) -> str:
-    """Leave one event (its JSON as UTF-8 ``data``) in the project's spool: a 0600 file written
-    in ``tmp/`` and renamed into ``new/``, so an ingester never sees half of it. Returns its
-    path. Raises ``OSError`` (the spool is full: :data:`SPOOL_MAX_FILES` wait already)."""
-    base = spool_dir(home, root)
+def write_event(base: "StrPath", root: "StrPath", data: bytes) -> str:
+    """Leave one event (its JSON as UTF-8 ``data``) in the spool ``base`` of the project
+    ``root`` (:func:`spool_dir`; made when missing): a 0600 file written in ``tmp/`` and
+    renamed into ``new/``, so an ingester never sees half of it. Returns its path. Raises
+    ``OSError`` (the spool is full: :data:`SPOOL_MAX_FILES` wait already)."""
+    base = os.fspath(base)
     name = "%020d-%d.json" % (time.time_ns(), os.getpid())
     tmp, new = os.path.join(base, "tmp", name), os.path.join(base, "new", name)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     try:
         fd = os.open(tmp, flags, 0o600)
     except FileNotFoundError:
-        make_dirs(home, base, root)
+        make_dirs(os.path.dirname(os.path.dirname(base)), base, root)
         fd = os.open(tmp, flags, 0o600)
     try:
         if len(os.listdir(os.path.join(base, "new"))) >= SPOOL_MAX_FILES:
@@ -205,7 +208,7 @@ def write_event(home: StrPath, root: StrPath, data: bytes) -> str:
     return new
 
 
-def mark_refused(base: StrPath, session_id: object) -> None:
+def mark_refused(base: "StrPath", session_id: object) -> None:
     """Leave :func:`refused_marker` for ``session_id`` in the spool ``base`` (created 0700 when
     missing, as are the two folders above it). Raises ``OSError``."""
     base = os.fspath(base)
@@ -217,7 +220,7 @@ def mark_refused(base: StrPath, session_id: object) -> None:
         write_private(path, b"")
 
 
-def take_refused(base: StrPath, session_id: object) -> bool:
+def take_refused(base: "StrPath", session_id: object) -> bool:
     """True, once, when :func:`mark_refused` was called for ``session_id`` since."""
     try:
         os.unlink(refused_marker(base, session_id))
@@ -234,7 +237,7 @@ SWEPT = (
 )
 
 
-def sweep(base: StrPath, now: float | None = None) -> int:
+def sweep(base: "StrPath", now: "float | None" = None) -> int:
     """Delete what waited too long in one spool (:data:`SWEPT`: events never ingested, stray
     temp files, refused-command marks no answer took); returns how many. Never raises."""
     now = time.time() if now is None else now
@@ -256,7 +259,7 @@ def sweep(base: StrPath, now: float | None = None) -> int:
     return gone
 
 
-def waiting(base: StrPath) -> list[str]:
+def waiting(base: "StrPath") -> "list[str]":
     """Names of the events waiting in ``base/new``, oldest first ([] when there is no spool)."""
     try:
         return sorted(
@@ -264,3 +267,34 @@ def waiting(base: StrPath) -> list[str]:
         )
     except OSError:
         return []
+
+
+#: The config sections the hooks read; ``generated.py`` holds their defaults.
+SECTIONS = ("capture", "steer", "bash")
+
+
+def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
+    """The sections of :data:`SECTIONS` for the project ``root`` under the ctx-tree ``home``:
+    the project file (``<root>/.ctx-tree/config.json``) beats the global one
+    (``<home>/config.json``) per section, a key it leaves out is the default, and a value of
+    another type than its default's or below its minimum counts as absent."""
+    from ctx_tree_mcp.wire.generated import HOOK_DEFAULTS, MINIMUMS
+
+    layers = [
+        load_file(os.path.join(home, "config.json")),
+        load_file(os.path.join(root, ".ctx-tree", "config.json")),
+    ]
+    out: dict[str, dict[str, Any]] = {}
+    for section, defaults in HOOK_DEFAULTS.items():
+        given: dict[str, Any] = {}
+        for layer in layers:
+            if isinstance(layer.get(section), dict):
+                given = layer[section]
+        out[section] = {
+            key: given[key]
+            if type(given.get(key)) is type(default)
+            and not given[key] < MINIMUMS.get(section + "." + key, given[key])
+            else default
+            for key, default in defaults.items()
+        }
+    return out

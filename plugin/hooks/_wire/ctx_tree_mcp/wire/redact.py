@@ -1,0 +1,1233 @@
+"""Secret redaction, applied before every insert and to every answer (see ``docs/security.md``).
+
+Each secret is replaced in place by ``[REDACTED:<tag>]``; the rest of the line is kept. A match
+that spans lines (a PEM block) keeps its line breaks, so line numbers stay true. Two kinds of
+rule:
+
+* **Known formats**: AWS key ids and secret keys, GitHub, Slack, Google, Stripe and SendGrid
+  (``SG.``-style dotted) keys, ``sk-`` provider keys, JWTs, ``Bearer`` tokens, PEM private key
+  blocks (``BEGIN … END``, or a ``BEGIN`` line and the base64 body after it when the ``END`` is
+  missing), passwords in URLs (``scheme://user:password@host``) and webhook URLs whose path is
+  the secret (Slack, Discord, Teams, Zapier), HTTP Basic credentials, a password on a
+  ``curl``/``mysql`` command line and Hugging Face tokens.
+* **Environment dumps**: three or more ``NAME=value`` lines in a row, two of whose names a
+  process environment holds (``HOME``, ``PATH``, ``SHELL``, …): values replaced, names kept.
+  :func:`redact_environment` is the stricter form for an answer that may quote a refused
+  command's output.
+* **Assignments**: the value after a secret-like name (``password``, ``pwd``, ``secret``,
+  ``token``, ``api_key``, ``AccountKey``, ``credential``, …) and ``=``, ``:``, ``:=`` or ``=>``,
+  in code, YAML, ``.env`` and ``;``-separated connection strings. Only values shaped like a
+  secret are redacted: a quoted password of any characters, or a value of 16+ characters with
+  high Shannon entropy. Ordinary constants are kept: values holding spaces, identifiers and
+  header names made of words (``x-session-token-header-name``), paths, URLs, numbers and
+  placeholders (``${VAR}``, ``changeme``, ``<password>``). Where configuration, not code, sets
+  a password or token (a ``.env`` line, a connection string), even a word is one.
+
+Every rule runs only when the lower-cased text holds one of its trigger literals (a substring
+test is ~40x cheaper than a regex scan, and most text holds no secret); the assignment rule is
+tried only where a secret-like name starts. Regex-based, so a novel format may pass. Each
+pattern is compiled on its first use (:class:`_Lazy`): the capture hooks load this module in a
+fresh process per event, where compiling every rule cost more than running the few whose
+trigger the text holds.
+
+Contract: standard library only, Python 3.8 syntax and ``re`` features (no possessive
+quantifiers or atomic groups, which need 3.11): the plugin's hooks load this file by path under
+the host's ``python3`` (docs/capture.md), and the ``hooks-oldest`` nox session checks that 3.8
+redacts a corpus exactly as the server's Python does.
+"""
+
+from __future__ import annotations
+
+#: Names only type checkers import (mypy takes any ``TYPE_CHECKING`` for true): ``typing``
+#: would load ``re``, and importing ``re`` costs a hook's process ~27M instructions.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Callable, Iterator, Mapping
+
+#: ``re.IGNORECASE`` and ``re.MULTILINE``, whose values the ``re`` module fixes, written out so
+#: that this module loads without ``re``: a text whose only trigger is a token prefix is
+#: redacted by :class:`_Token` alone, and ``re`` is imported by the first pattern compiled.
+_IGNORECASE, _MULTILINE = 2, 8
+
+
+class _Lazy:
+    """A regular expression compiled on its first use; the methods are ``re.Pattern``'s."""
+
+    __slots__ = ("_compiled", "_flags", "_source")
+
+    def __init__(self, source: str, flags: int = 0) -> None:
+        self._source, self._flags = source, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            import re
+
+            self._compiled = re.compile(self._source, self._flags)
+        return self._compiled
+
+    def search(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.search(string, pos, endpos)
+
+    def match(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.match(string, pos, endpos)
+
+    def fullmatch(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> re.Match[str] | None:
+        return self.compiled.fullmatch(string, pos, endpos)
+
+    def finditer(
+        self, string: str, pos: int = 0, endpos: int = 2**63 - 1
+    ) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(string, pos, endpos)
+
+    def findall(self, string: str, pos: int = 0, endpos: int = 2**63 - 1) -> list[object]:
+        return self.compiled.findall(string, pos, endpos)
+
+    def sub(self, repl: str | Callable[[re.Match[str]], str], string: str, count: int = 0) -> str:
+        return self.compiled.sub(repl, string, count)
+
+
+#: A PEM private key header. ``(?:[A-Z0-9_-]+ )*`` covers RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP.
+_PEM_HEAD = r"-----BEGIN (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
+#: Around the base64 of a key body, also inside a string literal: whitespace, quotes,
+#: concatenation, brackets, ``\n`` escapes.
+_PEM_SEP = r"(?:[\s\"'`,;()\[\]+]|\\[nr])"
+#: A header line inside the body (``Proc-Type: 4,ENCRYPTED``, ``Version: GnuPG``).
+_PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]*"
+#: A run of key alphabet and separators that stops before a header line's name.
+_PEM_RUN = r"(?:(?![A-Z][A-Za-z-]{1,30}:)[\s\"'`,;()\[\]+A-Za-z0-9/=])+"
+#: ``(?=(?P<n>X))(?P=n)`` matches ``X`` atomically (no backtracking into it, so linear time):
+#: what Python 3.11's possessive quantifiers and atomic groups do, written for Python 3.8.
+_PEM = _Lazy(
+    _PEM_HEAD
+    + r"(?:"
+    # a whole block: key alphabet only up to the END line
+    + rf"(?:(?=(?P<h>{_PEM_HEADER}))(?P=h)|(?=(?P<r>{_PEM_RUN}))(?P=r)|\\[nr])*"
+    + _PEM_END
+    # no END (cut off): the base64 body that follows the header line, no more
+    + r"|(?:(?=(?P<b>"
+    + rf"{_PEM_SEP}*(?:{_PEM_HEADER}|[A-Za-z0-9+/]{{16,}}={{0,2}}|[A-Za-z0-9+/]{{1,15}}={{1,2}})"
+    + r"))(?P=b))+"
+    + r")"
+)
+
+_NAME = (
+    r"passw(?:or)?d|passphrase|(?<![A-Za-z])pass(?![A-Za-z])|pwd|(?<![A-Za-z])pw(?![A-Za-z])"
+    r"|secret|token"
+    r"|api[_-]?key|apikey|private[_-]?key"
+    r"|access[_-]?key|account[_-]?key|auth[_-]?key|credential|client[_-]?secret"
+)
+#: ``<name> <op> <value>``: group 1 is the secret-like word in the name (the match starts there:
+#: a regex that starts with literals scans fast); the value is quoted (group 2, 3
+#: or 4) or bare (group 5: up to whitespace, ``;``, ``,``, a quote or a closing bracket).
+_ASSIGN_SOURCE = (
+    r"(" + _NAME + r")[A-Za-z0-9_.-]*"
+    r"[\"'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=(?!=)|:=|=>|[:=])[ \t]*"
+    r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|`([^`\n]{1,400})`|([^\s\"'`,;<>(){}\[\]]{1,400}))"
+)
+_ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
+#: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
+_NAME_WORDS = ("pass", "pw", "secret", "token", "key", "credential")
+_NAME_CHARS = frozenset("_.-")
+
+
+def _assignment_near(lowered: str, start: int, end: int) -> bool:
+    """Whether an ``_ASSIGN`` match may start up to 8 characters before a name word found at
+    ``lowered[start:end]`` (or just after its first letter). Such a match's name runs on over
+    ``[A-Za-z0-9_.-]`` to a quote, blank or its ``:``/``=``; the word's letters are in the
+    name or in the value after the operator. So either the name goes on from the word's end
+    (letters, digits, ``_.-``; up to two of ``"']``; blanks) to a ``:`` or ``=``, or the 8
+    characters before the word hold a name word and, after it, a ``:`` or ``=`` (a
+    ``[REDACTED:github_token]`` mark does not). Neither: no match uses this word."""
+    before = lowered[max(0, start - 8) : start]
+    op = max(before.rfind(":"), before.rfind("="))
+    if op > 0 and any(word in before[:op] for word in _NAME_WORDS):
+        return True
+    i, n = end, len(lowered)
+    while i < n and (lowered[i].isalnum() or lowered[i] in _NAME_CHARS):
+        i += 1
+    quotes = 0
+    while i < n and quotes < 2 and lowered[i] in "\"']":
+        i, quotes = i + 1, quotes + 1
+    while i < n and lowered[i] in " \t":
+        i += 1
+    return i < n and lowered[i] in ":="
+
+
+class _Rule:
+    """One redaction rule (a plain class, not a dataclass: importing ``dataclasses`` costs a
+    hook's process ~6 ms)."""
+
+    __slots__ = (
+        "anchored", "back", "folded", "gate", "group", "keep", "near", "pattern", "replace",
+        "tag", "token", "triggers",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        tag: str,
+        pattern: _Lazy,
+        group: int,  # 0 = the whole match
+        triggers: tuple[str, ...],  # lower-case literals, one of which every match holds
+        keep: Callable[[re.Match[str]], bool] | None = None,  # True: not a secret, leave it
+        *,
+        folded: _Lazy | None = None,
+        anchored: bool = False,
+        back: int = 8,
+        gate: _Lazy | None = None,
+        replace: Callable[[re.Match[str]], str] | None = None,
+        near: Callable[[str, int, int], bool] | None = None,
+        token: _Token | None = None,
+    ) -> None:
+        self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
+        #: a fixed-shape token found without ``re`` (``pattern`` is then unused)
+        self.token = token
+        #: for an anchored rule, ``near(lowered, start, end)`` of a trigger found at
+        #: ``lowered[start:end]``: False when no match can start around it (checked in plain
+        #: Python, so a text whose triggers all fail it never compiles the rule's pattern)
+        self.near = near
+        self.keep = keep
+        #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased
+        #: text: Python's ``re`` skips ahead on a literal prefix only when the case is fixed
+        #: (~10x faster)
+        self.folded = folded
+        #: every match holds one of ``triggers`` within its first characters: the pattern is
+        #: searched for only around where they occur (found by ``str.find``)
+        self.anchored = anchored
+        #: how far before a trigger an anchored match may start (``private_`` before ``key``)
+        self.back = back
+        #: a cheaper pattern (a literal first) every match holds: the rule runs only where a
+        #: trigger alone is too common (``:`` for ``.pgpass`` lines)
+        self.gate = gate
+        #: the match's replacement, for a rule that hides more than one part of its match
+        #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
+        self.replace = replace
+
+
+def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
+    """A rule whose matches start with ``trigger`` (any case), tried only where it occurs."""
+    return _Rule(
+        tag,
+        _Lazy(pattern),
+        group,
+        (trigger,),
+        folded=_Lazy(pattern, _IGNORECASE),
+        anchored=True,
+    )
+
+
+#: Word characters as ``re``'s ``\\w`` has them for ``str`` patterns: alphanumerics and ``_``.
+def _word(c: str) -> bool:
+    return c.isalnum() or c == "_"
+
+
+class _Run:
+    """``lo`` to ``hi`` characters of ``chars`` (``hi`` None: no limit), as ``[chars]{lo,hi}``."""
+
+    __slots__ = ("chars", "hi", "lo")
+
+    def __init__(self, chars: str, lo: int, hi: int | None = None) -> None:
+        self.chars, self.lo, self.hi = frozenset(chars), lo, hi
+
+
+#: No trigger looked for yet (the default of the ``seen`` arguments; never written to).
+_UNKNOWN: Mapping[str, bool] = {}
+
+
+class _TokenMatch:
+    """The part of ``re.Match`` a rule's replacement uses, for a :class:`_Token` match."""
+
+    __slots__ = ("_end", "_start", "string")
+
+    class re:  # stands for ``Match.re``: a token has no groups
+        groups = 0
+
+    def __init__(self, string: str, start: int, end: int) -> None:
+        self.string, self._start, self._end = string, start, end
+
+    def group(self, _group: int = 0) -> str:
+        return self.string[self._start : self._end]
+
+    def span(self, _group: int = 0) -> tuple[int, int]:
+        return self._start, self._end
+
+    def start(self, _group: int = 0) -> int:
+        return self._start
+
+    def end(self, _group: int = 0) -> int:
+        return self._end
+
+
+class _Token:
+    """A token of fixed shape, matched without ``re`` (a hook's process that meets one need
+    not load it): at a word start (``\\b``), one of ``alternatives``, each a sequence of
+    literals (a tuple of case-sensitive spellings) and :class:`_Run` s, then a word boundary
+    when ``boundary``. The same matches as the regular expression it documents: a run is
+    greedy and gives back characters only to reach the final boundary; a run other than the
+    last is followed by a literal whose first character it cannot hold, so it never has to.
+    """
+
+    __slots__ = ("alternatives", "boundary", "prefixes")
+
+    def __init__(self, alternatives: tuple[tuple[object, ...], ...], boundary: bool) -> None:
+        self.alternatives, self.boundary = alternatives, boundary
+        prefixes: set[str] = set()
+        for alternative in alternatives:
+            first = alternative[0]
+            assert isinstance(first, tuple), "a token starts with a literal"
+            prefixes.update(first)
+            for part, after in zip(alternative, alternative[1:]):
+                if isinstance(part, _Run):
+                    assert isinstance(after, tuple) and all(a[0] not in part.chars for a in after)
+        self.prefixes = tuple(sorted(prefixes))
+
+    def match(self, text: str, pos: int) -> _TokenMatch | None:
+        if pos and _word(text[pos - 1]):
+            return None
+        for alternative in self.alternatives:
+            end = self._match(text, pos, alternative)
+            if end >= 0:
+                return _TokenMatch(text, pos, end)
+        return None
+
+    def _match(self, text: str, at: int, parts: tuple[object, ...]) -> int:
+        n, last = len(text), len(parts) - 1
+        for index, part in enumerate(parts):
+            if isinstance(part, tuple):
+                spelling = next((p for p in part if text.startswith(p, at)), None)
+                if spelling is None:
+                    return -1
+                at += len(spelling)
+                continue
+            assert isinstance(part, _Run)
+            end = at
+            while end < n and text[end] in part.chars:
+                end += 1
+            longest = end - at if part.hi is None else min(end - at, part.hi)
+            if longest < part.lo:
+                return -1
+            if index < last or not self.boundary:
+                at += longest
+                continue
+            for size in range(longest, part.lo - 1, -1):  # give back to reach a boundary
+                cut = at + size
+                if _word(text[cut - 1]) != (cut < n and _word(text[cut])):
+                    return cut
+            return -1
+        if self.boundary and (at < n and _word(text[at])) == _word(text[at - 1]):
+            return -1
+        return at
+
+    def sub(
+        self, text: str, sub: Callable[[_TokenMatch], str], seen: Mapping[str, bool] = _UNKNOWN
+    ) -> str:
+        """``text`` with each match, leftmost first and not overlapping, replaced by
+        ``sub(match)``; found by ``str.find`` of each prefix. ``seen``: :func:`redact`'s
+        ``{trigger: in the lower-cased text}``; a prefix whose lower case it says is absent is
+        not scanned for (a scan of 100 KB costs ~0.3M instructions)."""
+        starts: set[int] = set()
+        for prefix in self.prefixes:
+            if seen.get(prefix.lower()) is False:
+                continue
+            at = text.find(prefix)
+            while at >= 0:
+                starts.add(at)
+                at = text.find(prefix, at + 1)
+        pieces: list[str] = []
+        done = 0
+        for start in sorted(starts):
+            m = self.match(text, start) if start >= done else None
+            if m is not None:
+                pieces += [text[done:start], sub(m)]
+                done = m.end()
+        return "".join(pieces) + text[done:] if pieces else text
+
+
+def _token_rule(
+    tag: str,
+    alternatives: tuple[tuple[object, ...], ...],
+    triggers: tuple[str, ...],
+    boundary: bool = False,
+) -> _Rule:
+    """A case-sensitive token rule (``\\bAKIA[0-9A-Z]{16}\\b``) run only when the lower-cased
+    text holds one of ``triggers``, and matched by :class:`_Token` where a prefix occurs."""
+    token = _Token(alternatives, boundary)
+    return _Rule(tag, _Lazy(""), 0, triggers, token=token)
+
+
+_UPPER, _DIGITS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789"
+_ALNUM = _UPPER + _UPPER.lower() + _DIGITS
+_B64URL = _ALNUM + "_-"
+_ALNUM_SET = frozenset(_ALNUM)
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character."""
+    import math
+    from collections import Counter
+
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values())
+
+
+#: One word: an upper-case run (an acronym) or an optionally capitalised lower-case run.
+_WORD = r"(?:[A-Z]+(?![a-z])|[A-Z]?[a-z]+)"
+#: Words joined by ``-``, ``_``, ``.``, ``/`` or ``:`` or run together in camelCase, a short
+#: number after a word allowed: names, header names, config keys, dotted paths.
+_WORDS = _Lazy(rf"_*(?:{_WORD})+[0-9]{{0,3}}(?:[-_./:]+(?:{_WORD})+[0-9]{{0,3}})*_*")
+_WORD_RE = _Lazy(_WORD)
+_IDENT_PATH = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+_PLACEHOLDER = _Lazy(
+    r"(?i)^(?:\$\{?[\w.:-]*\}?|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…"
+    r"|changeme|change_me|value|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
+    r"|example|dummy|test|(?:your|my)[-_a-z]*|env\(.*|os\.environ.*|process\.env.*)$"
+)
+
+
+def _words(value: str) -> int:
+    """How many words ``value`` reads as (see ``_WORDS``), or 0 when it does not read as words
+    (random strings do not: their "words" average under three letters)."""
+    if not _WORDS.fullmatch(value):
+        return 0
+    count = len(_WORD_RE.findall(value))
+    letters = sum(c.isalpha() for c in value)
+    return count if letters >= 3 * count else 0
+
+
+def _plain_value(value: str) -> bool:
+    """True for values that are not secrets whatever name precedes them."""
+    return (
+        not value.strip()
+        or "[REDACTED:" in value
+        or any(c.isspace() for c in value)
+        or value.isdigit()
+        or value.startswith(("/", "./", "../", "~/", "http://", "https://", "file:"))
+        or _file_reference(value)
+        or _PLACEHOLDER.match(value) is not None
+        or _FORMAT_MARK.search(value) is not None
+    )
+
+
+#: File name extensions of source, test and document files: a value ending in one names a file
+#: (``PASS: tests/test_io.py``), not a password.
+_FILE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "js",
+        "jsx",
+        "mjs",
+        "cjs",
+        "ts",
+        "tsx",
+        "go",
+        "rs",
+        "java",
+        "kt",
+        "rb",
+        "php",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "swift",
+        "scala",
+        "sh",
+        "md",
+        "rst",
+        "txt",
+        "json",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "html",
+        "css",
+        "vue",
+        "svelte",
+        "sql",
+        "proto",
+    ]
+)
+
+
+def _file_reference(value: str) -> bool:
+    """A relative path to a file with a source or document extension, as a test runner prints
+    it: ``tests/test_io.py``, ``.a/foo.py``, ``src/app.test.ts``, optionally followed by a
+    test id or a line (``::test_read``, ``:12``)."""
+    path = value.split("::", 1)[0]
+    head, sep, line = path.rpartition(":")
+    if sep and line.isdigit():
+        path = head
+    name = path.rsplit("/", 1)[-1]
+    stem, dot, ext = name.rpartition(".")
+    if not dot or not stem.strip(".") or ext.lower() not in _FILE_EXTENSIONS:
+        return False
+    return all(c.isalnum() or c in "._-/" for c in path)
+
+
+#: A format string's field (``"%s:%s"``, ``"{0}"``, ``"{}@{}"``): a template, not a value.
+_FORMAT_MARK = _Lazy(r"%[-#0-9.]*[sdrfx]|%\(\w+\)|\{[0-9]?\}")
+
+
+def _code_like(m: re.Match[str], value: str) -> bool:
+    """A bare value that is a code expression: a call or subscript (``get_token(``), a dotted
+    name (``self._token``), or a type or argument followed by ``|``, ``,`` or ``)``."""
+    after = m.string[m.end() : m.end() + 3].lstrip(" \t")[:1]
+    if after in ("(", "["):
+        return True
+    return bool(_IDENT_PATH.fullmatch(value)) and ("." in value or after in ("|", ",", ")"))
+
+
+#: What a ``.env`` line holds before the name's secret-like word: blanks, ``export``, the
+#: start of the name (``DB_`` of ``DB_PASSWORD``).
+_DOTENV_HEAD = _Lazy(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*")
+#: What a ``.env`` line holds after the value: blanks, a ``#`` comment.
+_DOTENV_TAIL = _Lazy(r"[ \t\r]*|[ \t]+#.*")
+#: Another ``Key=value`` pair after a ``;``: the value is inside a connection string.
+_NEXT_PAIR = _Lazy(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
+#: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
+#: a value redacted.
+_CONFIG_WORDS = ("password", "passwd", "pwd", "passphrase", "pass", "pw", "secret", "token")
+#: Words that make such a value a name rather than a secret (``db_password``); not ``pass``,
+#: which ordinary passwords hold (``plainpass99``).
+_NAMING_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
+#: What may follow that word before the ``=``: nothing, or a ``_KEY`` (``SECRET_KEY``).
+_CONFIG_TAILS = ("=", "_key=", "-key=")
+
+
+def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
+    """A value, bare or quoted, set in configuration rather than code, whose name ends with a
+    password or token word: a ``.env`` line (``[export] DB_PASSWORD=value`` or
+    ``API_TOKEN="value"`` alone on its line) or a ``;``-separated connection string
+    (``…;Password=value;…``). Such a value is a secret even when it is a word
+    (``correcthorsebatterystaple``); a value that names a variable like itself
+    (``db_password``, ``user_pwd_var``) is kept."""
+    text = m.string
+    group = next(g for g in (2, 3, 4, 5) if m.group(g) is not None)
+    opens = m.start(group) - (group != 5)  # a quoted value starts at its quote
+    if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : opens].lower() not in _CONFIG_TAILS:
+        return False  # the name goes on after the word (PASSWORD_FILE), or code's ``x = y``
+    lowered = value.lower()
+    if (
+        len(value) < 4
+        or any(w in lowered for w in _NAMING_WORDS)
+        or ("_" in value and _words(value) >= 2)
+    ):
+        return False
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    before = text[line_start : m.start()]
+    after = text[m.end() : len(text) if line_end < 0 else line_end]
+    if _DOTENV_HEAD.fullmatch(before) and _DOTENV_TAIL.fullmatch(after):
+        return True
+    # a connection string: the name is a pair's whole key, after a ``;`` or an opening quote
+    head = before.rstrip()
+    if head.endswith(";") and "=" in head:
+        return True
+    return (not head or head.endswith(('"', "'"))) and _NEXT_PAIR.match(after) is not None
+
+
+#: Words of prose, labels and messages (``"Enter your password"``, ``"is too short"``): a
+#: quoted value holding one is not a passphrase.
+_PROSE_WORDS_TEXT = (
+    "a an the is are was were be been being to of in on at for with by from and or not no nor "
+    "your you my our their this that these those it its must should can cannot could will would "
+    "may might please enter here there required invalid incorrect wrong too field new old "
+    "confirm characters character least most more less than if then when who what which how "
+    "why do does did has have had am i me we us they them he she his her as so but type show "
+    "hide forgot reset change set"
+)
+_PROSE_WORDS = frozenset(_PROSE_WORDS_TEXT.split())
+#: Two to eight space-separated words, as a passphrase is written.
+_PASSPHRASE = _Lazy(r"[^\s\"'`]+(?: [^\s\"'`]+){1,7}")
+#: Before a password name on a YAML or properties line: the indent, a list dash, a quote, the
+#: start of the key (``db_`` of ``db_password``).
+_KEY_LINE_HEAD = _Lazy(r"[ \t]*(?:-[ \t]+)?[\"']?[A-Za-z0-9_.-]*")
+
+
+def _password_name(name: str) -> bool:
+    return "passw" in name or "pwd" in name or "passphrase" in name or name in ("pass", "pw")
+
+
+def _ends_name(m: re.Match[str]) -> bool:
+    """The secret-like word ends the name (``db_password``, not ``password_hint``)."""
+    after = m.string[m.end(1) : m.end(1) + 1]
+    return not (after.isalnum() or after in "_.-") if after else True
+
+
+def _passphrase(m: re.Match[str], value: str) -> bool:
+    """A quoted value of a name that ends in a password word, written as a passphrase:
+    2-8 words with single spaces (``"correct horse battery staple"``), none of them a word of
+    prose (``"Enter your password"``, ``"must be at least 12 characters"``), no placeholder or
+    format mark, no word naming a secret (``"Mot de passe"``), not ending like a sentence."""
+    return (
+        _ends_name(m)
+        and _PASSPHRASE.fullmatch(value) is not None
+        and value[-1] not in ".?!:…"
+        and not any(c in value for c in "{}%$<>")
+        and not any(_naming_word(w.strip(",;")) for w in value.lower().split())
+    )
+
+
+def _naming_word(word: str) -> bool:
+    """A word of prose or one naming a secret (``passe``, ``passwords``, ``keys``)."""
+    return word in _PROSE_WORDS or word.startswith(("pass", "pwd", "secret", "token", "key"))
+
+
+def _password_line(m: re.Match[str], value: str) -> bool:
+    """A bare value on a YAML or properties line of its own, ``password: hunter22``: one word
+    with a digit or a symbol in it is a password there (a word of letters alone is kept: a
+    label, ``password: Passwort``). Not YAML syntax (``!vault``, ``&anchor``, ``*alias``,
+    ``|``)."""
+    text = m.string
+    line_start = text.rfind("\n", 0, m.start()) + 1
+    line_end = text.find("\n", m.end())
+    op = text[m.end(1) : m.start(5)].strip(" \t\"'")
+    lowered = value.lower()
+    return (
+        op == ":"
+        and _ends_name(m)
+        and len(value) >= 4
+        and value[0] not in "!&*|>%@{["
+        and any(c.isalpha() for c in value)
+        and any(not c.isalpha() for c in value)
+        and not any(w in lowered for w in _NAMING_WORDS)
+        and _KEY_LINE_HEAD.fullmatch(text[line_start : m.start()]) is not None
+        and _DOTENV_TAIL.fullmatch(text[m.end() : len(text) if line_end < 0 else line_end])
+        is not None
+    )
+
+
+def _keep_assignment(m: re.Match[str]) -> bool:
+    name = m.group(1).lower()
+    quoted = next((q for q in m.group(2, 3, 4) if q is not None), None)
+    value = quoted if quoted is not None else m.group(5)
+    if quoted is not None and _password_name(name) and _passphrase(m, value):
+        return False
+    if _plain_value(value) or (quoted is None and _code_like(m, value)):
+        return True
+    if _configured_secret(m, name, value):
+        return False
+    if quoted is None and _password_name(name) and _password_line(m, value):
+        return False
+    if _password_name(name):
+        if quoted is not None:  # a quoted password is one unless it reads as several words
+            return len(value) < 4 or _words(value) >= 2
+        # bare: a plain word (``password=password``, ``password: hunter2``) is kept
+        return len(value) < 6 or _words(value) >= 1
+    if len(value) < 16 or _words(value):
+        return True
+    # a random value: hex needs ~3 bits/char (16 symbols), base64-ish ~3.5 (gitleaks uses 3.7)
+    hexish = all(c in "0123456789abcdefABCDEF" for c in value)
+    return _entropy(value) < (3.0 if hexish else 3.5)
+
+
+#: A URL with a password: ``scheme://user:password@host``. The password runs to the last ``@``
+#: that is followed by a host name, so ``@`` and ``/`` inside it are covered.
+_URL_PASSWORD = _Lazy(
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:([^\s\"'<>/?#]{1,256}?)@"
+    r"(?=[A-Za-z0-9.\[\]_-]+(?:[:/?#\s\"'<>;,)]|$))",
+    _MULTILINE,
+)
+
+
+def _keep_url(m: re.Match[str]) -> bool:
+    return _plain_value(m.group(1))
+
+
+_AWS_SECRET = (
+    r"\baws_?secret_?access_?key\b[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+)
+
+#: Names a process environment holds (``env`` and ``export -p`` print them), not a program's
+#: own settings: a run of ``NAME=value`` lines holding two of them is an environment dump.
+_ENV_NAME_WORDS = (
+    "HOME PATH SHELL USER USERNAME LOGNAME PWD OLDPWD SHLVL TERM TERM_PROGRAM COLORTERM LANG "
+    "LANGUAGE LC_ALL LC_CTYPE HOSTNAME TMPDIR MAIL EDITOR DISPLAY SSH_AUTH_SOCK SSH_CLIENT "
+    "SSH_CONNECTION SSH_TTY XDG_RUNTIME_DIR XDG_SESSION_ID XDG_SESSION_TYPE XDG_DATA_DIRS "
+    "XDG_CONFIG_DIRS DBUS_SESSION_BUS_ADDRESS LS_COLORS LESSOPEN MOTD_SHOWN _"
+)
+_ENV_NAMES = frozenset(_ENV_NAME_WORDS.split())
+#: Before ``NAME=value`` on a line: blanks, or ``declare -x`` as ``export -p`` prints it.
+_ENV_PREFIX = r"[^\S\n]*(?:declare[^\S\n]+-x[^\S\n]+)?"
+#: Three or more ``NAME=value`` lines in a row, as ``env`` prints them.
+_ENV_BLOCK = _Lazy(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
+#: One line of such a block: the name (group 1) and the value (group 2).
+_ENV_LINE_RE = _Lazy(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
+
+
+def _keep_env_block(m: re.Match[str]) -> bool:
+    names = {line.group(1) for line in _ENV_LINE_RE.finditer(m.group(0))}
+    return len(names & _ENV_NAMES) < 2
+
+
+def _env_values(m: re.Match[str]) -> str:
+    """The block with each line's value replaced, names kept."""
+    return _ENV_LINE_RE.sub(
+        lambda line: (
+            line.group(0)[: line.start(2) - line.start(0)]
+            + "[REDACTED:environment]"
+            + line.group(0)[line.end(2) - line.start(0) :]
+        ),
+        m.group(0),
+    )
+
+
+#: The parts of an environment variable's name that make its value a secret (``MASTER_KEY``,
+#: ``JWT_PRIVATE``, ``SESSION_SECRET_BASE``): whole ``_``-separated parts, so not ``MONKEY``,
+#: ``TOKENIZER`` or ``KEYBOARD``.
+_ENV_SECRET_WORD = (
+    r"KEYS?|SECRETS?|TOKENS?|PASSWORDS?|PASSWD|PASSPHRASE|PASS|PWD|PW|CREDENTIALS?|CREDS"
+    r"|PRIVATE|SIGNING|AUTH|APIKEY"
+)
+#: Parts after which any value is a secret, words included (``DB_PASSWORD=<a word>``), in a
+#: dump's shapes; the other parts (``KEY_COLUMN``, ``AUTH_TYPE``) need a value that does not
+#: read as words.
+_ENV_STRONG_TEXT = (
+    "SECRET SECRETS TOKEN TOKENS PASSWORD PASSWORDS PASSWD PASSPHRASE PASS PWD PW "
+    "CREDENTIAL CREDENTIALS CREDS APIKEY"
+)
+_ENV_STRONG = frozenset(_ENV_STRONG_TEXT.split())
+#: ``NAME=value``, ``"NAME": "value"``, ``NAME: value``, ``'NAME' => 'value'``, ``"NAME=value"``
+#: for an upper-case NAME holding one of those parts; the match starts at the part (group 1),
+#: the rest of the name is checked by :func:`_keep_env_secret`. The value is quoted (group 2
+#: or 3) or bare (group 4).
+_ENV_SECRET_SOURCE = (
+    r"(?<![A-Za-z0-9])(" + _ENV_SECRET_WORD + r")(?:_[A-Z0-9]+)*(?![A-Za-z0-9])"
+    r"[\"']?[ \t]*(?:=>|=|:)(?![=:])[ \t]*"
+    r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|([^\s\"'`,;<>(){}\[\]]{1,400}))"
+)
+#: A name-like value (``"API_KEY"``, ``X-Auth-Token``, ``password``): a word of ``value.lower()``.
+_ENV_NAMING = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "sign")
+
+
+def _env_part_near(lowered: str, start: int, end: int) -> bool:
+    """False when no match can start at a trigger found at ``lowered[start:end]``: both places
+    it is tried (``start``, and ``start + 1`` after a ``_``) follow an ASCII letter or digit,
+    which the pattern's look-behind refuses (``Bench0Token1`` holds no name part), or it lies
+    in a ``[REDACTED:<tag>]`` mark, where ``]`` follows the tag's name part, not ``=`` or ``:``
+    (``[REDACTED:github_token]``)."""
+    mark = lowered.rfind("[redacted:", max(0, start - 40), start)
+    if mark >= 0 and "]" not in lowered[mark:start]:
+        return False
+    return any(at == 0 or lowered[at - 1] not in _ALNUM_SET for at in (start, start + 1))
+
+
+def _keep_env_secret(m: re.Match[str]) -> bool:
+    """Keep (True) unless ``m`` is an environment variable's secret value.
+
+    The whole name must be upper case (``SESSION_SECRET_BASE``, not ``session_secret`` or
+    ``mySECRET``). After a strong last part (:data:`_ENV_STRONG`) in a dump's shape (``K=V``,
+    ``"K": "V"``, ``K: V``) any value of 4+ characters is a secret; otherwise, and in code's
+    ``NAME = value``, only a random-looking value: 8+ characters, mostly letters and digits,
+    that do not read as words, or 16+ of high entropy that are not an identifier; in a dump's
+    shapes also a word with digits of 8+ (``MASTER_KEY=<word2x>``). ``KEY_COLUMN = "name"``
+    is kept. Never: placeholders,
+    paths, URLs, numbers, code, values naming a variable (``"API_KEY"``)."""
+    text = m.string
+    start = i = m.start()
+    while i > 0 and (text[i - 1] in "_0123456789" or "A" <= text[i - 1] <= "Z"):
+        i -= 1
+    if (i > 0 and (text[i - 1].isalnum() or text[i - 1] == "_")) or text[i:start][:1].isdigit():
+        return True  # part of a longer, not upper-case, name
+    quoted = m.group(2) if m.group(2) is not None else m.group(3)
+    value = quoted if quoted is not None else m.group(4)
+    if len(value) < 4 or _plain_value(value) or (quoted is None and _code_like(m, value)):
+        return True
+    words = _words(value)
+    lowered = value.lower()
+    if words and any(w in lowered for w in _ENV_NAMING):
+        return True
+    import re
+
+    value_at = m.start(2 if m.group(2) is not None else 3 if m.group(3) is not None else 4)
+    name_end = m.start(1) + len(re.match(r"[A-Z0-9_]*", text[m.start(1) :]).group(0))  # type: ignore[union-attr]
+    parts = [p for p in text[m.start(1) : name_end].split("_") if p and not p.isdigit()]
+    between = text[name_end:value_at]
+    code = re.search(r"[ \t]=[ \t]", between) is not None and ":" not in between
+    if parts and parts[-1] in _ENV_STRONG and not code:
+        return False
+    mostly_alnum = sum(c.isalnum() for c in value) * 10 >= len(value) * 6
+    digit = any(c.isdigit() for c in value)
+    mixed = digit or (value.lower() != value and value.upper() != value)
+    random = any(c.isalpha() for c in value) and (
+        (len(value) >= 16 and _entropy(value) >= 3.5 and not _CAMEL.fullmatch(value))
+        or (not words and len(value) >= 8 and mostly_alnum and mixed)
+    )
+    if random:
+        return False
+    # a dump's word with digits in it; code keeps ``"sha256hex"``
+    return code or not (
+        len(value) >= 8 and mostly_alnum and digit and any(c.isalpha() for c in value)
+    )
+
+
+#: Words run together or joined, each of 2+ lower-case letters after an optional capital:
+#: an identifier (``DjangoModelBackend``, ``read_only_mode``), not a random string.
+_CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*")
+
+
+#: Credential files' own formats (the secret files of docs/security.md, as a program that is
+#: not a file reader may print them):
+#: a ``.pgpass`` line ``host:port:database:user:password`` (the host has a letter or a dot, or
+#: is ``*``; the port is 5432, 6432 or ``*``: see the rule's triggers),
+_PGPASS = _Lazy(
+    r"(?m)^([A-Za-z0-9._*-]+|\[[0-9A-Fa-f:]+\]):(?:\d{1,5}|\*):[^:\s]+:[^:\s]+"
+    r":((?:\\:|[^\s:])+)[ \t]*$"
+)
+
+
+def _keep_pgpass(m: re.Match[str]) -> bool:
+    host = m.group(1)
+    return not (host == "*" or any(c.isalpha() or c == "." for c in host))
+
+
+#: docker's ``config.json`` ``auths`` (``"auth": "<base64 user:password>"``) and its tokens,
+_DOCKER_AUTH = _Lazy(r'"(?:auth|identitytoken|registrytoken)"\s*:\s*"([^"\s]{4,})"')
+#: a kubeconfig's ``*-data`` keys (``client-key-data``; certificates too),
+_KUBE_DATA = _Lazy(r"(?m)^[ \t]*(?:-[ \t]+)?[a-z]+(?:-[a-z]+)*-data:[ \t]*\"?([A-Za-z0-9+/=]{16,})")
+#: gh's ``hosts.yml`` ``oauth_token``,
+_OAUTH_TOKEN = _Lazy(r"(?m)^[ \t]*oauth_token:[ \t]*[\"']?([^\s\"']{4,})")
+#: a Terraform state's or ``terraform output -json``'s sensitive value (a string, number or
+#: boolean; either key order),
+_TF_VALUE = r'(?:"((?:[^"\\\n]|\\.)*)"|(-?[0-9][0-9.eE+-]*|true|false))'
+_TF_TYPE = r'"type"\s*:\s*(?:"[^"\n]*"|\[[^\]\n]*\])'
+_TF_SENSITIVE = _Lazy(  # group 1 is empty: the value is group 2 to 5
+    rf'()(?:"value"\s*:\s*{_TF_VALUE}\s*,\s*{_TF_TYPE}\s*,\s*"sensitive"\s*:\s*true'
+    rf'|"sensitive"\s*:\s*true\s*,\s*{_TF_TYPE}\s*,\s*"value"\s*:\s*{_TF_VALUE})'
+)
+#: a ``.netrc`` entry's ``password``,
+_NETRC_SOURCE = r"machine[ \t]+\S+(?:\s+(?:login|account|port)[ \t]+\S+)+\s+password[ \t]+(\S+)"
+_NETRC = _Lazy(_NETRC_SOURCE)
+
+
+def _keep_netrc(m: re.Match[str]) -> bool:
+    return m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
+
+
+_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, _IGNORECASE)
+#: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
+_PASSWORD_HASH = _Lazy(
+    r"(?m)^[\w.@-]+:(\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/=]{8,})"
+)
+#: ``.npmrc``'s ``_auth``, ``_authToken`` and ``_password`` (any registry).
+_NPMRC_AUTH = _Lazy(r"(?im)(?:^|[\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})")
+
+
+def _keep_tf(m: re.Match[str]) -> bool:
+    return "[REDACTED:" in m.group(0)
+
+
+#: One of them is in every match of the rule above (lower case).
+#: ``PRIVATE`` and ``AUTH`` only after an ``_`` (``JWT_PRIVATE``, ``REDIS_AUTH``; ``SIGNING``
+#: names hold ``KEY`` or ``SECRET``): the words alone are in most code and prose, each trigger
+#: costs a scan of the text, and the hooks skip loading this module for text holding none.
+_ENV_TRIGGERS = ("key", "secret", "token", "pass", "pw", "credential", "creds", "_private", "_auth")
+
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule("private_key", _PEM, 0, ("-----begin",)),
+    _Rule(
+        "openai_api_key",
+        _Lazy(r"(?i)\bOPENAI_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
+        1,
+        ("_api_key",),
+    ),
+    _Rule(
+        "anthropic_api_key",
+        _Lazy(r"(?i)\bANTHROPIC_API_KEY\b[\"']?\s*[:=]\s*[\"']?([^\s\"',;]{8,})"),
+        1,
+        ("_api_key",),
+    ),
+    _token_rule(  # \b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b
+        "aws_access_key",
+        ((("AKIA", "ASIA", "ABIA", "ACCA"), _Run(_UPPER + _DIGITS, 16, 16)),),
+        ("akia", "asia", "abia", "acca"),
+        boundary=True,
+    ),
+    _Rule(
+        "aws_secret_key",
+        _Lazy("(?i)" + _AWS_SECRET),
+        1,
+        ("secret",),
+        folded=_Lazy(_AWS_SECRET),
+    ),
+    _token_rule(  # \b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b
+        "github_token",
+        (
+            (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _Run(_ALNUM, 36, 255)),
+            (("github_pat_",), _Run(_ALNUM + "_", 22, 255)),
+        ),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
+        boundary=True,
+    ),
+    _token_rule(  # \beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
+        "jwt",
+        ((("eyJ",), _Run(_B64URL, 8), (".eyJ",), _Run(_B64URL, 8), (".",), _Run(_B64URL, 8)),),
+        ("eyj",),
+    ),
+    _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
+    _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
+    _Rule(
+        "sendgrid_key",
+        _Lazy(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+        0,
+        ("sg.",),
+    ),
+    _Rule(
+        "webhook_url",
+        _Lazy(
+            r"(?i)\b(?:hooks\.slack\.com/(?:services|workflows|triggers)"
+            r"|(?:discord|discordapp)\.com/api/webhooks"
+            r"|[a-z0-9-]+\.webhook\.office\.com/webhookb2"
+            r"|hooks\.zapier\.com/hooks/catch)"
+            r"/([A-Za-z0-9_@/+=.-]{8,})"
+        ),
+        1,
+        ("hooks.", "webhook"),
+    ),
+    _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
+    _token_rule(  # \bxox[abposr]-[A-Za-z0-9-]{10,}
+        "slack_token",
+        ((("xox",), _Run("abposr", 1, 1), ("-",), _Run(_ALNUM + "-", 10)),),
+        ("xox",),
+    ),
+    _token_rule(  # \bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}
+        "gitlab_token",
+        ((("glpat-", "gldt-", "glrt-", "glptt-"), _Run(_B64URL, 20)),),
+        ("glpat-", "gldt-", "glrt-", "glptt-"),
+    ),
+    _token_rule(  # \bnpm_[A-Za-z0-9]{36}\b
+        "npm_token", ((("npm_",), _Run(_ALNUM, 36, 36)),), ("npm_",), boundary=True
+    ),
+    # tried only where their first word occurs (anchored): a scan of every position would cost
+    # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
+    _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
+    _anchored_rule(
+        "basic_auth",
+        r"\bAuthorization[\"']?\s*[:=,]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
+        1,
+        "authorization",
+    ),
+    # a password given on a command line: curl's -u/--user with user and password, mysql's -p
+    # (a $VARIABLE or ${VARIABLE} is kept)
+    _anchored_rule(
+        "cli_password",
+        r"(?<![\w-])curl\b[^\n]*?\s(?:-u|--user)[\s=]+[\"']?[^\s:\"'$]+:(?![$\"'])([^\s\"']{4,})",
+        1,
+        "curl",
+    ),
+    _anchored_rule(
+        "cli_password",
+        r"(?<![\w-])mysql(?:dump|admin)?\b[^\n]*?\s-p(?![$\"'])([^\s\"']{4,})",
+        1,
+        "mysql",
+    ),
+    _token_rule(  # \bAIza[0-9A-Za-z_-]{35}\b
+        "google_api_key", ((("AIza",), _Run(_B64URL, 35, 35)),), ("aiza",), boundary=True
+    ),
+    _Rule(
+        "stripe_key",
+        _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
+        0,
+        ("_live_", "_test_"),
+    ),
+    _Rule(
+        "environment",
+        _ENV_BLOCK,
+        0,
+        # every block holds two names of _ENV_NAMES, so one that is not ``_``
+        tuple(sorted(n.lower() + "=" for n in _ENV_NAMES - {"_"})),
+        _keep_env_block,
+        replace=_env_values,
+    ),
+    _Rule(
+        "secret",
+        _ASSIGN,
+        -1,  # the value's group: 2 to 5, whichever matched
+        _NAME_WORDS,
+        _keep_assignment,
+        folded=_Lazy(_ASSIGN_SOURCE),
+        anchored=True,
+        near=_assignment_near,
+    ),
+    _Rule(
+        "pgpass_password",
+        _PGPASS,
+        2,
+        # the usual ports (PostgreSQL, a second cluster, PgBouncer) or ``*``: ``:`` alone is in
+        # almost every text, and the hooks load this module only for text holding a trigger
+        (":5432:", ":6432:", ":*:"),
+        _keep_pgpass,
+        gate=_Lazy(r":(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:[^\s:]"),
+    ),
+    _Rule("docker_auth", _DOCKER_AUTH, 1, ('"auth"', '"identitytoken"')),
+    _Rule("kubeconfig_data", _KUBE_DATA, 1, ("-data:",)),
+    _Rule("oauth_token", _OAUTH_TOKEN, 1, ("oauth_token",)),
+    _Rule("terraform_sensitive", _TF_SENSITIVE, -1, ('"sensitive"',), _keep_tf),
+    _Rule("netrc_password", _NETRC, 1, ("pass",), _keep_netrc, folded=_NETRC_FOLDED),
+    _Rule(
+        "password_hash",
+        _PASSWORD_HASH,
+        1,
+        ("$apr1$", "{sha}", "$2", "$1$", "$5$", "$6$", "$y$"),
+        gate=_Lazy(r":(?:\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$|\{SHA\})"),
+    ),
+    _Rule("npm_auth", _NPMRC_AUTH, 1, ("_auth", "_password")),
+    _Rule(
+        "vault_token",
+        _Lazy(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+        0,
+        ("hv",),
+        gate=_Lazy(r"hv[sbr]\."),
+    ),
+    _Rule(
+        "secret",
+        _Lazy(_ENV_SECRET_SOURCE),
+        -1,  # the value's group: 2 to 4, whichever matched
+        _ENV_TRIGGERS,
+        _keep_env_secret,
+        folded=_Lazy(_ENV_SECRET_SOURCE, _IGNORECASE),
+        anchored=True,
+        back=0,
+        near=_env_part_near,
+    ),
+)
+
+
+def redact(text: str, present: Mapping[str, bool] | None = None) -> tuple[str, dict[str, int]]:
+    """Return ``text`` with secrets replaced and ``{tag: count}`` of what was replaced.
+
+    A replacement keeps the line breaks of what it replaced (a PEM block of ten lines becomes
+    ``[REDACTED:private_key]`` and nine empty lines), so line numbers do not move.
+
+    ``present``: ``{trigger: trigger in text.lower()}`` for triggers already looked for (the
+    capture hooks test them all before loading this module); those are not scanned for again.
+    A trigger it leaves out is looked for here; a wrong entry makes a rule run or not run.
+    """
+    counts: dict[str, int] = {}
+    if not text:
+        return text, counts
+    lowered = text.lower()
+    # trigger -> in the text (rules share triggers)
+    seen: dict[str, bool] = dict(present) if present else {}
+    for rule in _RULES:
+        if not any(_holds(lowered, t, seen) for t in rule.triggers) or (
+            rule.gate is not None and rule.gate.search(text) is None
+        ):
+            continue
+
+        def _sub(m: re.Match[str], rule: _Rule = rule) -> str:
+            whole = m.group(0)
+            if (rule.replace is None and "[REDACTED:" in whole) or (
+                rule.keep is not None and rule.keep(m)
+            ):
+                return whole
+            group = rule.group
+            if group < 0:
+                group = next(g for g in range(2, (m.re.groups or 0) + 1) if m.group(g) is not None)
+            counts[rule.tag] = counts.get(rule.tag, 0) + 1
+            if rule.replace is not None:
+                return rule.replace(m)
+            start, end = m.span(group)
+            base = m.start(0)
+            hidden = whole[start - base : end - base]
+            mark = f"[REDACTED:{rule.tag}]" + "\n" * hidden.count("\n")
+            return whole[: start - base] + mark + whole[end - base :]
+
+        if rule.token is not None:
+            new = rule.token.sub(text, _sub, seen)  # type: ignore[arg-type]
+        elif rule.anchored and len(lowered) == len(text):
+            new = _sub_anchored(rule, text, lowered, _sub, seen)
+        elif rule.folded is not None and len(lowered) == len(text):
+            new = _sub_folded(rule, text, lowered, _sub)
+        else:
+            new = rule.pattern.sub(_sub, text)
+        if new != text:
+            text, lowered = new, new.lower()
+            # a trigger found before may be gone: re-scan the found ones (each scan of a large
+            # text costs ~40 us); one absent stays absent except across a new mark
+            for trigger in [t for t, found in seen.items() if found]:
+                del seen[trigger]
+            _forget_around_marks(lowered, seen)
+    return text, counts
+
+
+#: More marks than this in a text: every absent trigger is looked for again.
+_MARKS_LOOKED_AROUND = 32
+
+
+def _forget_around_marks(lowered: str, seen: dict[str, bool]) -> None:
+    """Forget each trigger ``seen`` says is absent that occurs across or beside a
+    ``[REDACTED:<tag>]`` mark (and the line breaks after it) of ``lowered``: a replacement
+    changes only what its mark covers, so an absent trigger can appear only there (the mark
+    ``[REDACTED:github_token]=x`` holds ``token``, as ``GITHUB_TOKEN=x`` does)."""
+    absent = [t for t, found in seen.items() if not found]
+    if not absent:
+        return
+    reach = max(map(len, absent)) - 1
+    n = len(lowered)
+    at, marks = lowered.find("[redacted:"), 0
+    while at >= 0 and absent:
+        marks += 1
+        if marks > _MARKS_LOOKED_AROUND:
+            for trigger in absent:
+                del seen[trigger]
+            return
+        end = lowered.find("]", at)
+        end = n if end < 0 else end + 1
+        while end < n and lowered[end] == "\n":
+            end += 1
+        window = lowered[max(0, at - reach) : end + reach]
+        for trigger in [t for t in absent if t in window]:
+            del seen[trigger]
+            absent.remove(trigger)
+        at = lowered.find("[redacted:", end)
+
+
+def _holds(lowered: str, trigger: str, seen: dict[str, bool]) -> bool:
+    found = seen.get(trigger)
+    if found is None:
+        found = seen[trigger] = trigger in lowered
+    return found
+
+
+def _sub_anchored(
+    rule: _Rule,
+    text: str,
+    lowered: str,
+    sub: Callable[[re.Match[str]], str],
+    seen: Mapping[str, bool] = _UNKNOWN,
+) -> str:
+    """``rule.pattern.sub(sub, text)`` for a pattern whose matches hold one of
+    ``rule.triggers`` in their first ``rule.back`` characters: tried (``match``, no
+    scan) only at the few places before each one ``str.find`` finds, with ``rule.folded`` on
+    the lower-cased text first (a failed try costs a fraction of a microsecond). A rule with
+    no ``folded`` pattern (a case-sensitive one starting with its trigger's letters) is tried
+    on ``text`` alone. A trigger ``seen`` (as :meth:`_Token.sub`) says is absent is not
+    scanned for."""
+    starts: set[int] = set()
+    for trigger in rule.triggers:
+        if seen.get(trigger) is False:
+            continue
+        at = lowered.find(trigger)
+        while at >= 0:
+            # up to ``back`` before the trigger, and just after its first character (a trigger
+            # may start with the ``_`` before a name part: ``_auth``)
+            if rule.near is None or rule.near(lowered, at, at + len(trigger)):
+                starts.update(range(max(0, at - rule.back), at + 2))
+            at = lowered.find(trigger, at + 1)
+    pieces, done = [], 0
+    for start in sorted(starts):
+        if start < done or (rule.folded is not None and rule.folded.match(lowered, start) is None):
+            continue
+        m = rule.pattern.match(text, start)
+        if m is None:
+            continue
+        pieces += [text[done : m.start()], sub(m)]
+        done = m.end()
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+def _sub_folded(rule: _Rule, text: str, lowered: str, sub: Callable[[re.Match[str]], str]) -> str:
+    """``rule.pattern.sub(sub, text)``, found by scanning ``lowered`` with ``rule.folded`` and
+    matched again on ``text`` at each hit (same length, so the same positions)."""
+    assert rule.folded is not None
+    pieces, done = [], 0
+    for hit in rule.folded.finditer(lowered):
+        m = rule.pattern.match(text, hit.start())
+        if m is None or m.start() < done:
+            continue
+        pieces += [text[done : m.start()], sub(m)]
+        done = m.end()
+    return "".join(pieces) + text[done:] if pieces else text
+
+
+def redact_text(text: str, present: Mapping[str, bool] | None = None) -> str:
+    """:func:`redact` without the counts."""
+    return redact(text, present)[0]
+
+
+#: ``NAME=value`` with an upper-case NAME, as ``env`` prints it, anywhere in a line: the value
+#: runs to the end of the line.
+_ENV_ASSIGNMENT = _Lazy(r"(?<![\w$.-])(?:[A-Z][A-Z0-9_]*|_)=(?!=)([^\n]+)")
+
+
+def redact_environment(text: str) -> str:
+    """``text`` with the value of every ``NAME=value`` (upper-case NAME) replaced by
+    ``[REDACTED:environment]``: for text that may quote the output of a command that printed
+    the environment (an answer in the turn where such a command ran; docs/capture.md).
+    Stricter than :func:`redact`, which takes only runs of lines with known variable names."""
+    return _ENV_ASSIGNMENT.sub(
+        lambda m: m.group(0)[: m.start(1) - m.start(0)] + "[REDACTED:environment]", text
+    )
+
+
+_LINE_END = _Lazy(r"\r\n|\r|\n")
+
+
+def private_key_lines(text: str) -> list[tuple[int, int]]:
+    """1-based inclusive ``(first, last)`` line ranges of the PEM private key blocks in ``text``
+    (a whole file): lines that must never be shown, whatever slice of the file is asked for."""
+    if "-----begin" not in text.lower():
+        return []
+    ranges = []
+    for m in _PEM.finditer(text):  # lines end at LF, CRLF or a lone CR, as read numbers them
+        first = len(_LINE_END.findall(text, 0, m.start())) + 1
+        ranges.append((first, first + len(_LINE_END.findall(m.group(0)))))
+    return ranges
+
+
+#: A line of a PEM body alone (64 base64 characters a line; OpenSSH keys: 70), after an
+#: optional line number (``cat -n``, ``nl``, grep's ``N:``).
+_KEY_BODY_LINE = _Lazy(r"(\s*\d+[\t:-]\s?)?([A-Za-z0-9+/]{64}|[A-Za-z0-9+/]{70})\s*")
+_KEY_WIDE_RUN = _Lazy(r"[A-Za-z0-9+/]{64}")
+
+
+def redact_key_bodies(text: str) -> str:
+    """``text`` with every run of three or more lines that each hold one line of a PEM body
+    (and nothing else but a line number) replaced line by line by ``[REDACTED:private_key]``.
+
+    For command output: a command that prints part of a file (``sed -n 40,60p``) can show a
+    key's body without its ``BEGIN`` line, which :func:`redact` needs to know it is a key.
+    Certificate bodies look the same and are hidden too; hex digests (no upper- and
+    lower-case letters both) are not. Line count and line numbers are kept."""
+    if not _KEY_WIDE_RUN.search(text):
+        return text
+    lines = text.split("\n")
+    run: list[int] = []
+    for i in range(len(lines) + 1):
+        m = _KEY_BODY_LINE.fullmatch(lines[i]) if i < len(lines) else None
+        body = m.group(2) if m else ""
+        if m and any(c.isupper() for c in body) and any(c.islower() for c in body):
+            run.append(i)
+            continue
+        if len(run) >= 3:
+            for j in run:
+                prefix = _KEY_BODY_LINE.fullmatch(lines[j]).group(1) or ""  # type: ignore[union-attr]
+                lines[j] = prefix + "[REDACTED:private_key]"
+        run = []
+    return "\n".join(lines)
+
+
+def redact_value(value: Mapping[str, object]) -> dict[str, object]:
+    """Redact every string inside a JSON-like mapping (metadata), keys kept; tuples become
+    lists, as JSON has them."""
+    return {k: _redact_json(v) for k, v in value.items()}
+
+
+def _redact_json(value: object) -> object:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        return {k: _redact_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_redact_json(v) for v in value]
+    return value
