@@ -1,5 +1,6 @@
-"""Nox sessions: lint, typecheck, per-package tests, e2e, hooks-oldest, build, plugin, sandbox,
-inspector (default); native, eval, replay, eval-modes (release).
+"""Nox sessions. Default (what CI runs): lint, typecheck, tests, chunk-accuracy, e2e,
+hooks-oldest, build, plugin, hosts, sandbox, inspector. Release steps: native, eval, replay,
+eval-modes.
 
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
@@ -12,8 +13,10 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
   Rust trees (fetched from npm and Debian into ``.nox/chunk-corpus``; about 25 s, 10 s after).
 - ``e2e``: the real server over stdio with the official MCP client (``tests-e2e/``).
 - ``hooks-oldest``: the hook tests with the hooks under the oldest ``python3`` they support
-  (3.8; ``CTX_TREE_OLDEST_PYTHON``, else one uv or pyenv has): same events spooled, same text
-  redacted the same way as under the server's Python (about 15 s).
+  (3.8; ``CTX_TREE_OLDEST_PYTHON``, else a 3.8-3.10 uv or pyenv has, else ``uv python install
+  3.8``): same events spooled, same text redacted the same way as under the server's Python
+  (about 15 s). Without any (no network for uv's download), it is skipped with the reason,
+  and fails when ``CI`` is set.
 - ``build``: every package's wheel and sdist; each wheel installed alone in a fresh venv (its
   workspace siblings' wheels as find-links, since they are not on PyPI) and imported; the
   plugin's marketplace launch path run against those wheels.
@@ -28,8 +31,8 @@ Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME`
 - ``inspector``: the inspector's page in Debian's ``chromium`` driven by Playwright (installs
   chromium with apt-get when it is missing and this runs as root); screenshots in
   ``.nox/inspector-shots/``.
-- ``hosts`` (not default; about 3.2 min from a fresh ``.nox``: 1.6 min of npm install, npm
-  cache in ``.nox/npm-cache``): real Codex, Gemini CLI, OpenCode, Copilot CLI, Cline and
+- ``hosts`` (about 3.2 min from a fresh ``.nox``: 1.6 min of npm install, npm cache in
+  ``.nox/npm-cache``): real Codex, Gemini CLI, OpenCode, Copilot CLI, Cline and
   Continue from npm, each set up by ``ctx-tree install`` and driven one headless turn against
   ``tests-e2e/fake_model.py`` (``tests-e2e/test_e2e_hosts.py``); a host whose package npm
   cannot fetch (two tries) is skipped with npm's error.
@@ -218,27 +221,53 @@ def e2e(session: nox.Session) -> None:
 #: The oldest python3 the hooks support (plugin/hooks/ctx_tree_hook.py), then the next ones
 #: to fall back to when it cannot be had.
 HOOK_PYTHONS = ["3.8", "3.9", "3.10"]
+#: Seconds ``uv python install`` may take (a download of about 30 MB).
+PYTHON_INSTALL_TIMEOUT_S = 300
+
+
+def _installed_python(version: str) -> str | None:
+    """A CPython ``version`` already on this machine: one uv finds (no download), else a pyenv
+    build."""
+    found = subprocess.run(
+        ["uv", "python", "find", "--no-python-downloads", version],
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if found.returncode == 0 and found.stdout.strip():
+        return found.stdout.strip()
+    pyenv = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"))
+    return str(pyenv[-1]) if pyenv else None
 
 
 def _oldest_python(session: nox.Session) -> str:
-    """``$CTX_TREE_OLDEST_PYTHON``, else the oldest of HOOK_PYTHONS that uv finds installed
-    (no download) or pyenv has; the session fails when there is none."""
+    """``$CTX_TREE_OLDEST_PYTHON``, else the oldest of HOOK_PYTHONS on this machine (uv's or
+    pyenv's), else HOOK_PYTHONS[0] installed by uv (python-build-standalone, or the mirror
+    ``UV_PYTHON_INSTALL_MIRROR`` names). Without one the session is skipped with the reason,
+    and fails when ``CI`` is set: CI must test the hooks under their oldest Python."""
     if os.environ.get("CTX_TREE_OLDEST_PYTHON"):
         return os.environ["CTX_TREE_OLDEST_PYTHON"]
     for version in HOOK_PYTHONS:
-        found = subprocess.run(
-            ["uv", "python", "find", "--no-python-downloads", version],
-            capture_output=True, text=True,
+        if found := _installed_python(version):
+            return found
+    oldest = HOOK_PYTHONS[0]
+    session.log(f"no Python 3.8-3.10 here: uv python install {oldest}")
+    try:
+        done = subprocess.run(
+            ["uv", "python", "install", oldest],
+            capture_output=True, text=True, timeout=PYTHON_INSTALL_TIMEOUT_S,
         )  # fmt: skip
-        if found.returncode == 0 and found.stdout.strip():
-            return found.stdout.strip()
-        pyenv = sorted(Path.home().glob(f".pyenv/versions/{version}.*/bin/python{version}"))
-        if pyenv:
-            return str(pyenv[-1])
-    session.error(
-        "no Python 3.8-3.10 for the hooks: install one (`uv python install 3.8`, "
-        "`pyenv install 3.8`) or set CTX_TREE_OLDEST_PYTHON"
+        why = (done.stderr or done.stdout).strip().splitlines()
+    except subprocess.TimeoutExpired:
+        done, why = None, [f"no answer in {PYTHON_INSTALL_TIMEOUT_S} s"]
+    if done is not None and done.returncode == 0 and (found := _installed_python(oldest)):
+        return found
+    reason = (
+        f"no Python 3.8-3.10 for the hooks, and `uv python install {oldest}` failed "
+        f"({why[-1].strip() if why else 'no output'}): install one (`pyenv install {oldest}`, a distro "
+        "package) or set CTX_TREE_OLDEST_PYTHON"
     )
+    if os.environ.get("CI"):
+        session.error(reason)
+    session.skip(reason)
 
 
 @nox.session(name="hooks-oldest")

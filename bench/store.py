@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-import ctx_tree_store._store as store_module
+import ctx_tree_store._nodes as nodes_module
 from ctx_tree_schema import EdgeKind, NodeKind
 from ctx_tree_store import NewNode, Store, new_id
 from ctx_tree_store._terms import index_terms
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> int:
         index_terms(text, rel)
     terms_us = (time.perf_counter() - start) / len(sample) * 1e6
     if args.no_terms:
-        store_module.index_terms = lambda content, *extra: ""
+        nodes_module.index_terms = lambda content, *extra: ""
 
     workdir = Path(tempfile.mkdtemp(prefix="ctx-tree-bench-", dir=args.dir))
     store = Store.open(workdir / "store.db")

@@ -899,6 +899,32 @@ def test_after_compaction_session_start_injects_the_session_digest(
     assert note.startswith("ctx-tree store for this project holds")
 
 
+def test_after_clear_the_digest_gives_what_was_answered_too(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    """The answer to a question is the thing most worth resuming: the digest the hook injects
+    after /clear holds each prompt with the start of its answer (the Stop hook captured it)."""
+    root = project
+    transcript = tmp_path / "t.jsonl"
+    question = "What is the retry budget of the uploader?"
+    answer = "Four tries, 250 ms apart, set in uploader.RETRIES."
+    transcript.write_text(_turns(("user", question), ("assistant", answer)))
+    assert hook("prompt", base_payload(root, prompt=question, prompt_id="p1"),
+                home=home, root=root).returncode == 0  # fmt: skip
+    stop = base_payload(root, prompt_id="p1", transcript_path=str(transcript))
+    assert hook("stop", stop, home=home, root=root).returncode == 0
+    app = App(root, home=home)
+    try:
+        assert ingest(app).stored == 2
+    finally:
+        app.close()
+    done = hook("session-start", base_payload(root, source="clear"), home=home, root=root)
+    text = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = text.splitlines()
+    at = lines.index(next(x for x in lines if x.startswith(f"- {question} (id ")))
+    assert lines[at + 1].startswith(f"  answered: {answer} (id "), text
+
+
 def test_the_digest_lists_a_read_of_a_file_the_index_already_held(
     project: Path, home: Path
 ) -> None:

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 
 #: SessionStart sources after which the session's digest is injected, not the short note.
 RESUME_SOURCES = ("compact", "resume", "clear")
-#: Most characters of a digest injected (its budget is 800 tokens; this bounds a bad file).
-DIGEST_MAX_CHARS = 4000
 #: The store's node kinds the note counts, with their names for people.
 LABELS = (
     ("prompt", "prompt", "prompts"),
@@ -72,7 +70,7 @@ def resume_digest(base: str, session_id: str) -> str:
     for path in (spool.digest_file(base, session_id), spool.digest_file(base, "latest")):
         try:
             with open(path, encoding="utf-8") as fh:
-                text = fh.read(DIGEST_MAX_CHARS)
+                text = fh.read(spool.DIGEST_MAX_CHARS)
         except (OSError, UnicodeDecodeError):
             continue
         if text.strip():

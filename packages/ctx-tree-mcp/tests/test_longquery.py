@@ -30,7 +30,7 @@ ArgumentError: argument --foo: expected one argument
 
 
 def test_a_pasted_issue_finds_its_file_first(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("ctx_tree_store._store.SEARCH_CAP", 50)  # a small window
+    monkeypatch.setattr("ctx_tree_store._fts.SEARCH_CAP", 50)  # a small window
     root = tmp_path / "proj"
     root.mkdir()
     shutil.copy(STDLIB / "argparse.py", root / "aaa_argparse.py")  # indexed first: oldest

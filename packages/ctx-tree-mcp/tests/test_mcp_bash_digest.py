@@ -25,6 +25,7 @@ def _shown(lines: list[str], room: int) -> str:
         ("make[2]: *** [Makefile:12: all] Error 2", 4000),  # make
         ("npm error code ELIFECYCLE", 2000),  # npm
         ("===== 1 failed, 299 passed in 0.68s =====", 2500),  # pytest
+        ("Ran 12 tests in 0.004s", 2500),  # unittest
         ("FAILED tests/test_x.py::test_y - assert 6 == 7", 10),  # pytest short summary
         ("src/app.ts(12,5): error TS2322: Type 'string' is not assignable", 4500),  # tsc
     ],
@@ -106,18 +107,59 @@ def _pytest_run(failed: int = 2, passed: int = 150) -> list[str]:
     return lines
 
 
+@pytest.mark.parametrize("quiet", [False, True], ids=["rules", "quiet"])
 @pytest.mark.parametrize("room", [60, 90, 200, 500, 680])
-def test_a_failing_run_keeps_its_result_at_any_room(room: int) -> None:
+def test_a_failing_run_keeps_its_result_at_any_room(room: int, quiet: bool) -> None:
     """The run's result line is the first summary taken, so a small budget still says
-    '2 failed, 150 passed' (before, the first summaries in order filled the room)."""
-    lines = [*_pytest_run()[:9], *[f"log line {i}: nothing to see" for i in range(400)],
-             *_pytest_run()[9:]]  # fmt: skip
+    '2 failed, 150 passed' (before, the first summaries in order filled the room); ``pytest
+    -q`` writes it bare, without the ``===`` rules."""
+    run = _pytest_run()
+    if quiet:
+        run[-1] = "2 failed, 150 passed in 1.23s"
+    lines = [*run[:9], *[f"log line {i}: nothing to see" for i in range(400)], *run[9:]]
     shown = _shown(lines, room)
     assert "2 failed, 150 passed" in shown
     assert estimate_tokens(shown) <= room
     if room >= 200:
         assert "ValueError: Port out of range 0-65535" in shown
         assert "FAILED tests/test_mod1.py::test_parse_port" in shown
+
+
+@pytest.mark.parametrize(
+    "result",
+    [
+        "1 failed, 299 passed in 0.68s",
+        "3 failed, 1 error, 296 passed, 2 warnings in 65.32s (0:01:05)",
+        "1 error in 0.12s",  # a collection error
+        "no tests ran in 0.01s",
+    ],
+)
+def test_pytest_q_results_at_the_end_are_the_runs_result(result: str) -> None:
+    """``pytest -q`` writes its result bare, as its last line: it is the run's result there
+    (and only there: a line of numbers and words in the middle of an output is no result)."""
+    lines = [*NOISE[:3000], "FAILED tests/test_x.py::test_y - assert 6 == 7", result]
+    found = scan(lines)
+    assert found.summaries[0] == len(lines) - 1
+    assert result in _shown(lines, 60)
+    middle = scan([*NOISE[:1500], result, *NOISE[1500:3000]])
+    assert 1500 not in middle.summaries
+
+
+@pytest.mark.parametrize(
+    ("message", "result"),
+    [
+        ("src/m{i}.ts(3,5): error TS2322: Type 'string' is not assignable", "Found 40 errors in 40 files."),
+        ("src/m{i}.py:3: error: Incompatible return value type  [return-value]",
+         "Found 40 errors in 12 files (checked 89 source files)"),
+        ("src/m{i}.py:1:8: F401 [*] `os` imported but unused", "Found 40 errors."),
+    ],
+)  # fmt: skip
+def test_a_checkers_result_line_is_kept_at_the_smallest_room(message: str, result: str) -> None:
+    """tsc, mypy and ruff end with a count of what they found: that is the run's result."""
+    lines = [f"log line {i}: nothing to see" for i in range(300)]
+    lines += [message.format(i=i) for i in range(40)] + [result, "", "tail: done"]
+    shown = _shown(lines, 60)
+    assert result in shown and estimate_tokens(shown) <= 60, shown
 
 
 def test_a_diagnostic_print_among_repeated_messages_is_kept() -> None:

@@ -195,6 +195,27 @@ def test_failing_test_run_shows_the_failure_and_the_summary(app: App) -> None:
     assert "1 failed, 299 passed" in answer
 
 
+def test_a_quiet_failing_pytest_run_keeps_its_result_at_the_smallest_budget(app: App) -> None:
+    """``pytest -q`` ends with a bare result line (``2 failed, 150 passed in 0.41s``, no
+    ``===`` rules): at budget 100 the answer still holds it, the exit code and a FAILED line
+    (docs/tools.md)."""
+    pkg = app.root / "quiet"
+    pkg.mkdir()
+    (pkg / "pytest.ini").write_text("[pytest]\n")
+    tests = "".join(f"def test_ok_{i}():\n    assert {i} == {i}\n\n\n" for i in range(150))
+    tests += "def test_sum():\n    total = sum([2, 2])\n    assert total == 5\n\n\n"
+    tests += "def test_key():\n    table = {'a': 1}\n    assert table['b'] == 1\n"
+    (pkg / "test_quiet.py").write_text(tests)
+    command = f"cd quiet && {sys.executable} -m pytest -q -p no:cacheprovider -p no:xdist"
+    answer = bash(app, command, budget_tokens=100)
+    assert estimate_tokens(answer) <= 100, answer
+    assert answer.startswith("exit 1 · "), answer
+    assert "2 failed, 150 passed in " in answer, answer
+    answer = bash(app, command, budget_tokens=160)  # room for the first test it names
+    assert "2 failed, 150 passed in " in answer, answer
+    assert "FAILED test_quiet.py::test_sum - assert 4 == 5" in answer, answer
+
+
 def test_record_output_keeps_head_and_tail_and_redacts(app: App) -> None:
     """The seam the capture hooks use for the host's own Bash/Grep/Glob results."""
     big = "".join(f"line {i}\n" for i in range(50_000)) + "key AKIAQ3XK7NPLM2RT5VWZ\n"

@@ -184,3 +184,13 @@ def test_counters_and_counts(store: Store):
     store.insert([NewNode(NodeKind.NOTE, "abc"), NewNode(NodeKind.NOTE, "de")])
     assert store.counts()[("note", "live")] == (2, 5)
     assert store.size_bytes() > 0
+
+
+def test_free_pages_counts_what_vacuum_step_hands_back(store: Store):
+    assert store.free_pages() == 0
+    ids = store.insert([NewNode(NodeKind.NOTE, "x" * 4000, status=NodeStatus.PENDING)] * 40)
+    assert store.drop(ids) == 40
+    freed = store.free_pages()
+    assert freed > 0
+    store.vacuum_step(freed - 1)
+    assert store.free_pages() == 1

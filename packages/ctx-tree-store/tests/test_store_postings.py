@@ -15,7 +15,7 @@ def test_counts_are_per_node_stemmed_and_weighted_by_column(store: Store) -> Non
             NewNode(NodeKind.NOTE, "nothing here"),
         ]
     )
-    rowid = dict(store._query("SELECT id, rowid FROM nodes"))
+    rowid = dict(store.db.query("SELECT id, rowid FROM nodes"))
     before = store.size_bytes()
     post = store.postings(["parser", "runs", "formatter", "absent"])
     # "parsers" stems to "parser"; "runs" finds "running" (both "run")
@@ -32,7 +32,7 @@ def test_counts_are_per_node_stemmed_and_weighted_by_column(store: Store) -> Non
 
 
 def test_filters_and_frequent_words(store: Store, monkeypatch) -> None:
-    monkeypatch.setattr("ctx_tree_store._store.POSTINGS_MIN_CAP", 1)
+    monkeypatch.setattr("ctx_tree_store._postings.POSTINGS_MIN_CAP", 1)
     ids = store.insert([NewNode(NodeKind.NOTE, f"common word{i} rare") for i in range(3)])
     ids += store.insert([NewNode(NodeKind.NOTE, f"common filler {i}") for i in range(7)])
     store.set_status([ids[0]], "stale")
@@ -71,9 +71,9 @@ def test_a_packed_chunk_gives_its_symbol_back(store: Store) -> None:
         metadata={"path": "/p/x.py", "symbol": "Parser.parse_args", "lines": [1, 1]},
     )
     (nid,) = store.insert([chunk])
-    stored = store._query("SELECT ctx_meta(metadata, source_uri) FROM nodes WHERE id = ?", (nid,))[
-        0
-    ][0]
+    stored = store.db.query(
+        "SELECT ctx_meta(metadata, source_uri) FROM nodes WHERE id = ?", (nid,)
+    )[0][0]
     assert "symbol" not in stored  # packed: the source_uri's fragment gives it
     post = store.postings(["namespace"])
     (rowid,) = post.tf["namespace"]

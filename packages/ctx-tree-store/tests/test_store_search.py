@@ -219,9 +219,9 @@ def test_fts_scores(filled: Store):
 def test_search_cap_ranks_the_newest_matches_and_drops_flooding_words(
     store: Store, monkeypatch: pytest.MonkeyPatch
 ):
-    import ctx_tree_store._store as store_module
+    import ctx_tree_store._fts as fts_module
 
-    monkeypatch.setattr(store_module, "SEARCH_CAP", 5)
+    monkeypatch.setattr(fts_module, "SEARCH_CAP", 5)
     old_strong = store.insert([NewNode(NodeKind.NOTE, "common common common common")])[0]
     rare = store.insert([NewNode(NodeKind.NOTE, "zebra")])[0]
     newer = store.insert([NewNode(NodeKind.NOTE, f"common filler {i}") for i in range(10)])
@@ -236,7 +236,7 @@ def test_search_cap_ranks_the_newest_matches_and_drops_flooding_words(
     # The window counts matches after the filters: the one tool_output is found.
     hits = store.search("common", filters=Filters(kind=("tool_output",)))
     assert [h.node.id for h in hits] == [note_old]
-    monkeypatch.setattr(store_module, "SEARCH_CAP", 100)
+    monkeypatch.setattr(fts_module, "SEARCH_CAP", 100)
     assert store.search("common", limit=1)[0].node.id == old_strong  # exact BM25 under the cap
 
 

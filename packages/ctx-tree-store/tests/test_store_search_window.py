@@ -12,9 +12,9 @@ CAP = 20
 
 @pytest.fixture
 def capped(store: Store, monkeypatch: pytest.MonkeyPatch) -> Store:
-    import ctx_tree_store._store as store_module
+    import ctx_tree_store._fts as fts_module
 
-    monkeypatch.setattr(store_module, "SEARCH_CAP", CAP)
+    monkeypatch.setattr(fts_module, "SEARCH_CAP", CAP)
     return store
 
 

@@ -10,6 +10,7 @@ import pytest
 from ctx_tree_schema import Filters, NodeKind, NodeStatus
 from ctx_tree_store import DimensionMismatch, NewNode, Store
 from ctx_tree_store import _vectors as vec_module
+from ctx_tree_store._filters import filter_sql
 
 
 def unit(v: list[float]) -> list[float]:
@@ -54,9 +55,8 @@ def test_bit_scan_then_rerank_finds_a_near_copy_among_many(
     embed_all(store, "m", vecs)
     target = ids[1234]
     query = [x + rng.gauss(0, 0.05) for x in vecs[target]]
-    hits = vec_module.nearest(
-        store._vector_db(), "m", query, 5, *store._filter_sql(None, "n"), candidates=50
-    )
+    where, args = filter_sql(store.db, None, "n")
+    hits = vec_module.nearest(store.db, store._vec, "m", query, 5, where, args, candidates=50)
     assert hits[0].node.id == target and hits[0].similarity > 0.99
 
 

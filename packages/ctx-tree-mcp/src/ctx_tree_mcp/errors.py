@@ -55,6 +55,20 @@ def config_error(exc: Exception) -> str:
     return f"configuration error: {exc}; {config_fix(exc)}"
 
 
+def in_words(exc: BaseException) -> str:
+    """What went wrong, as a user reads it, never an exception's class name for a fault of the
+    machine: an OS error's own words and the file it names (``/x/store.db: Is a directory``),
+    SQLite's message (``unable to open database file``). Any other exception is a bug of ours:
+    ``internal error (KeyError: 'x')``, its class being what a bug report needs."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    import apsw
+
+    if isinstance(exc, apsw.Error):
+        return str(exc) or "SQLite failed without saying why"
+    return f"internal error ({type(exc).__name__}: {exc})"
+
+
 def number_flag(flag: str, example: int | float, span: str = "", *, whole: bool = True):
     """An argparse ``type=`` for the numeric flag ``flag``: a bad value is refused with what
     to give instead (argparse names the flag first), e.g. ``argument --budget: 'abc' is not a

@@ -9,6 +9,7 @@ query and an identifier into the words it searches, for callers that rank text t
 from . import _browse as browse
 from ._browse import NodeRow
 from ._catalog import StoreInfo, describe, forget, list_stores, project_stores
+from ._db import disk_bytes
 from ._errors import (
     IllegalTransition,
     NodeNotFound,
@@ -20,6 +21,10 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._files import FileTree
+from ._filters import DEFAULT_STATUSES
+from ._fts import SearchHit
+from ._graph import MAX_DEPTH, Neighbor, NodeSize
 from ._location import (
     STORE_FILE,
     ctx_tree_home,
@@ -28,20 +33,10 @@ from ._location import (
     resolve_store_path,
     store_path,
 )
-from ._rows import content_hash
-from ._store import (
-    DEFAULT_STATUSES,
-    MAX_DEPTH,
-    FileTree,
-    Neighbor,
-    NewNode,
-    NodeSize,
-    Postings,
-    SearchHit,
-    Store,
-    new_id,
-    now_ms,
-)
+from ._nodes import NewNode
+from ._postings import Postings
+from ._rows import content_hash, new_id, now_ms
+from ._store import Store
 from ._terms import query_words, split_identifier
 from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
@@ -75,6 +70,7 @@ __all__ = [
     "content_hash",
     "ctx_tree_home",
     "describe",
+    "disk_bytes",
     "forget",
     "is_busy",
     "list_stores",

@@ -17,8 +17,9 @@ from typing import Any
 from ctx_tree_schema import NodeKind, NodeStatus
 
 from . import _sql
+from ._conn import Connected
+from ._graph import get, path_to_root
 from ._packing import read_metadata
-from ._store import Store
 
 PAGE_MAX = 200
 #: Edges listed per direction in :func:`node_detail`.
@@ -116,7 +117,7 @@ def _limit(limit: int) -> int:
 
 
 def children_page(
-    store: Store,
+    store: Connected,
     parent_id: str | None,
     *,
     kinds: Sequence[str] | None = None,
@@ -140,11 +141,11 @@ def children_page(
         cmp="<" if newest_first else ">",
         order="DESC" if newest_first else "ASC",
     )
-    return [_row(r) for r in store._query(sql, [*head, *args, start, _limit(limit)])]
+    return [_row(r) for r in store.db.query(sql, [*head, *args, start, _limit(limit)])]
 
 
 def recent_page(
-    store: Store,
+    store: Connected,
     *,
     kinds: Sequence[str] | None = None,
     statuses: Sequence[str] | None = None,
@@ -159,34 +160,34 @@ def recent_page(
         top, rowid_top = int(created), int(rowid)
     else:
         top, rowid_top = 2**63 - 1, 2**63 - 1
-    rows = store._query(
+    rows = store.db.query(
         _sql.BROWSE_RECENT.format(where=where), [top, top, rowid_top, *args, _limit(limit)]
     )
     return [_row(r, f"{r[9]}:{r[0]}") for r in rows]
 
 
-def rows(store: Store, node_ids: Sequence[str]) -> dict[str, NodeRow]:
+def rows(store: Connected, node_ids: Sequence[str]) -> dict[str, NodeRow]:
     """``{id: NodeRow}`` for the ids that exist."""
     out: dict[str, NodeRow] = {}
     ids = list(dict.fromkeys(node_ids))
     for batch, marks in _sql.in_batches(ids):
         sql = _sql.BROWSE_ROWS.format(marks=marks)
-        out.update((r[1], _row(r)) for r in store._query(sql, batch))
+        out.update((r[1], _row(r)) for r in store.db.query(sql, batch))
     return out
 
 
-def node_detail(store: Store, node_id: str) -> NodeDetail | None:
+def node_detail(store: Connected, node_id: str) -> NodeDetail | None:
     """The node ``node_id`` with its content, edges, path to root and neighbours, or None."""
-    node = store.get(node_id)
+    node = get(store.db, node_id)
     if node is None:
         return None
-    out_edges = store._query(_sql.BROWSE_EDGES_OUT, (node_id, EDGES_MAX))
-    in_edges = store._query(_sql.BROWSE_EDGES_IN, (node_id, EDGES_MAX))
-    spine = [n.id for n in store.path_to_root(node_id)]
+    out_edges = store.db.query(_sql.BROWSE_EDGES_OUT, (node_id, EDGES_MAX))
+    in_edges = store.db.query(_sql.BROWSE_EDGES_IN, (node_id, EDGES_MAX))
+    spine = [n.id for n in path_to_root(store.db, node_id)]
     # One hop, as Store.adjacent orders it (parent, children, edges out, edges in), but
     # bounded: a session may have tens of thousands of children.
     near: list[tuple[str, str]] = [(node.parent_id, "parent")] if node.parent_id else []
-    first = store._query(_sql.CHILD_IDS_FIRST, (node_id, NEIGHBORS_MAX // 2))
+    first = store.db.query(_sql.CHILD_IDS_FIRST, (node_id, NEIGHBORS_MAX // 2))
     near += [(r[0], "child") for r in first]
     near += [(o, f"{k}:out") for o, k, _ in out_edges] + [(o, f"{k}:in") for o, k, _ in in_edges]
     near = near[:NEIGHBORS_MAX]
@@ -205,29 +206,29 @@ def node_detail(store: Store, node_id: str) -> NodeDetail | None:
         content=node.content,
         content_hash=node.content_hash,
         mtime=node.mtime,
-        children=store._query(_sql.CHILD_COUNT, (node_id,))[0][0],
+        children=store.db.query(_sql.CHILD_COUNT, (node_id,))[0][0],
         edges=edges,
         path=[found[i] for i in spine if i in found],
         neighbors=[(found[o], via) for o, via in near if o in found],
     )
 
 
-def kind_status_counts(store: Store) -> dict[tuple[str, str], int]:
+def kind_status_counts(store: Connected) -> dict[tuple[str, str], int]:
     """``{(kind, status): node count}`` (an index-only count; no content is read)."""
-    return {(k, s): c for k, s, c in store._query(_sql.KIND_STATUS_COUNTS)}
+    return {(k, s): c for k, s, c in store.db.query(_sql.KIND_STATUS_COUNTS)}
 
 
-def activity(store: Store, since: int, bucket_ms: int) -> list[tuple[int, int]]:
+def activity(store: Connected, since: int, bucket_ms: int) -> list[tuple[int, int]]:
     """``[(bucket start, nodes created)]`` since ``since`` (epoch ms), oldest first, in
     buckets of ``bucket_ms``; empty buckets are absent."""
     bucket = max(1, int(bucket_ms))
-    return [(b, c) for b, c in store._query(_sql.ACTIVITY, (bucket, bucket, since, bucket))]
+    return [(b, c) for b, c in store.db.query(_sql.ACTIVITY, (bucket, bucket, since, bucket))]
 
 
-def usage_since(store: Store, day: str) -> list[tuple[str, str, str, int]]:
+def usage_since(store: Connected, day: str) -> list[tuple[str, str, str, int]]:
     """``[(day, tool, counter name, value)]`` for UTC days ``>= day`` (``YYYY-MM-DD``),
     recorded by :meth:`Store.record_usage`."""
-    return [tuple(r) for r in store._query(_sql.USAGE_SINCE, (day,))]
+    return [tuple(r) for r in store.db.query(_sql.USAGE_SINCE, (day,))]
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,12 +244,12 @@ class WalkerRun:
     status_counts: dict[str, int]
 
 
-def walker_runs(store: Store, limit: int = 200) -> list[WalkerRun]:
+def walker_runs(store: Connected, limit: int = 200) -> list[WalkerRun]:
     """The last ``limit`` (1..2000) recorded walker runs, newest first."""
     limit = max(1, min(int(limit), 2000))
     return [
         WalkerRun(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), json.loads(r[6]))
-        for r in store._query(_sql.WALKER_RUNS, (limit,))
+        for r in store.db.query(_sql.WALKER_RUNS, (limit,))
     ]
 
 

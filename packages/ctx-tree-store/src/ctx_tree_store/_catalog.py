@@ -16,7 +16,7 @@ from pathlib import Path
 import apsw
 
 from . import _sql
-from ._db import open_without_writing
+from ._db import disk_bytes, open_without_writing
 from ._location import STORE_FILE, ctx_tree_home, legacy_hashes, store_path
 
 
@@ -37,12 +37,11 @@ class StoreInfo:
 
 def describe(path: Path) -> StoreInfo:
     """A :class:`StoreInfo` for the store file ``path``, read without writing anything."""
-    size, last = 0, 0
+    size, last = disk_bytes(path), 0
     wal = Path(str(path) + "-wal")
     for f in (path, wal):
         with contextlib.suppress(OSError):
             st = f.stat()
-            size += st.st_size
             if st.st_size:
                 last = max(last, st.st_mtime_ns // 1_000_000)
     project, nodes, error = None, None, None

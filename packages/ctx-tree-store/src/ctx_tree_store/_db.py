@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from pathlib import Path
 from urllib.parse import quote
 
@@ -18,8 +19,9 @@ BUSY_TIMEOUT_MS = 30_000
 #: A store larger than this is not copied into memory by :func:`snapshot`.
 SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024
 #: Why a store directory or file cannot be made: no permission, a read-only file system, a
-#: file where a directory should be (``CTX_TREE_HOME`` naming a file).
-_UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR}
+#: file where a directory should be (``CTX_TREE_HOME`` naming a file), a directory where the
+#: store file should be.
+_UNWRITABLE_ERRNOS = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOTDIR, errno.EISDIR}
 #: Page size of a new store file, in bytes.
 PAGE_SIZE = 8192
 
@@ -154,6 +156,18 @@ def file_identity(path: str) -> tuple[int, int] | None:
     except OSError:
         return None
     return st.st_dev, st.st_ino
+
+
+def disk_bytes(path: Path | str) -> int:
+    """Bytes on disk of the store file ``path`` and its WAL (what committed writes take before a
+    checkpoint folds them in); 0 for a file that is missing or is no regular file."""
+    total = 0
+    for suffix in ("", "-wal"):
+        with contextlib.suppress(OSError):
+            st = os.stat(str(path) + suffix)
+            if stat.S_ISREG(st.st_mode):
+                total += st.st_size
+    return total
 
 
 def _connect(path: Path | str) -> apsw.Connection:

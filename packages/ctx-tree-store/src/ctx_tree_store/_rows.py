@@ -1,15 +1,31 @@
-"""Node rows as the store reads and writes them: the content hash of a node's text and a
-``nodes`` row (the columns of ``_sql.NODE_COLUMNS``' order) as a :class:`~ctx_tree_schema.Node`."""
+"""Node rows as the store reads and writes them: a new node's id and the clock, the content
+hash of a node's text and a ``nodes`` row (the columns of ``_sql.NODE_COLUMNS``' order) as a
+:class:`~ctx_tree_schema.Node`."""
 
 from __future__ import annotations
 
 import hashlib
+import time
 from collections.abc import Sequence
 from typing import Any
 
 from ctx_tree_schema import Node, NodeKind, NodeStatus
 
 from ._packing import read_metadata
+
+
+def now_ms() -> int:
+    """Current wall time in epoch milliseconds."""
+    return time.time_ns() // 1_000_000
+
+
+def new_id() -> str:
+    """A fresh ULID string (26 Crockford base-32 chars, time-sortable), from python-ulid,
+    whose default generator is strictly monotonic within the process, so ``sorted(ids)`` is
+    creation order; across processes its 80 random bits keep ids unique."""
+    from ulid import ULID
+
+    return str(ULID())
 
 
 def content_hash(content: str) -> str:

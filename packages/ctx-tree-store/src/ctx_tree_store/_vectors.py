@@ -14,16 +14,14 @@ be loaded the vector calls raise :class:`VectorUnavailable` and keyword search i
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
-import apsw
 from ctx_tree_schema import Node
 
 from . import _sql
+from ._conn import Db
 from ._errors import StoreError
 from ._rows import content_hash, row_to_node
 
@@ -99,26 +97,9 @@ class Extension:
     error: str | None = None
 
 
-@dataclass(frozen=True)
-class Db:
-    """What the vector calls use of a store: its connection and lock, its write
-    ``transaction()`` (one transaction, the store's fault mapping: ``StoreFull`` …) and the
-    connection's sqlite-vec state. ``Store`` hands one to each call."""
-
-    con: apsw.Connection
-    lock: threading.RLock
-    transaction: Callable[[], AbstractContextManager[apsw.Connection]]
-    extension: Extension = field(default_factory=Extension)
-
-    def query(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """The rows of ``sql``, under the lock."""
-        with self.lock:
-            return self.con.execute(sql, args).fetchall()
-
-
-def ensure_loaded(db: Db) -> None:
-    """Load sqlite-vec into the connection once. Raises :class:`VectorUnavailable`."""
-    ext = db.extension
+def ensure_loaded(db: Db, ext: Extension) -> None:
+    """Load sqlite-vec into the connection once (``ext``: its state there). Raises
+    :class:`VectorUnavailable`."""
     if ext.error is not None:
         raise VectorUnavailable(ext.error)
     if ext.loaded:
@@ -173,7 +154,14 @@ def missing(db: Db, model: str, limit: int = 32, after_rowid: int = 0) -> list[t
     return [(r[0], row_to_node(r[1:])) for r in rows]
 
 
-def put(db: Db, model: str, items: Sequence[tuple[str, str, Sequence[float]]], *, at: int) -> int:
+def put(
+    db: Db,
+    ext: Extension,
+    model: str,
+    items: Sequence[tuple[str, str, Sequence[float]]],
+    *,
+    at: int,
+) -> int:
     """Store ``(node_id, content_hash, vector)`` for ``model`` in one transaction; returns how
     many were written. A node that is gone, pruned or whose content changed since (another
     hash) is skipped. Raises :class:`DimensionMismatch` when a vector's length differs from
@@ -183,7 +171,7 @@ def put(db: Db, model: str, items: Sequence[tuple[str, str, Sequence[float]]], *
         why = unusable(vector)
         if why is not None:
             raise InvalidVector(f"{model}: the vector of node {node_id} is {why}")
-    ensure_loaded(db)
+    ensure_loaded(db, ext)
     written = 0
     with db.transaction() as con:
         want = dimensions(db, model)
@@ -212,6 +200,7 @@ def vector_of(db: Db, node_id: str, model: str) -> list[float] | None:
 
 def nearest(
     db: Db,
+    ext: Extension,
     model: str,
     query: Sequence[float],
     limit: int,
@@ -224,7 +213,7 @@ def nearest(
     the nodes ``n`` that ``where`` admits (`` AND …`` SQL over alias ``n``, with ``args``: the
     store's filter SQL, as :meth:`Store.search` filters). Raises :class:`VectorUnavailable`
     and :class:`DimensionMismatch` (query length differs from the stored vectors)."""
-    ensure_loaded(db)
+    ensure_loaded(db, ext)
     want = dimensions(db, model)
     if want is None:
         return []
@@ -254,11 +243,11 @@ def nearest(
 
 
 def similarities(
-    db: Db, model: str, query: Sequence[float], node_ids: Sequence[str]
+    db: Db, ext: Extension, model: str, query: Sequence[float], node_ids: Sequence[str]
 ) -> dict[str, float]:
     """Cosine similarity to ``query`` of each given node's ``model`` vector; nodes without one
     are absent. Raises like :func:`nearest`."""
-    ensure_loaded(db)
+    ensure_loaded(db, ext)
     want = dimensions(db, model)
     ids = list(dict.fromkeys(node_ids))
     if want is None or not ids:

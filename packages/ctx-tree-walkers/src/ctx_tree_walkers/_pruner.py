@@ -88,7 +88,7 @@ def _deletable(store: Store, node_id: str) -> bool:
 
 def _free_pages(store: Store) -> int:
     try:
-        return int(store.con.execute("PRAGMA freelist_count").get or 0)
+        return store.free_pages()
     except Exception:  # pragma: no cover - a store without the pragma (never in practice)
         return 0
 

@@ -131,6 +131,20 @@ def plural(count: int, word: str, many: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else many or word + 's'}"
 
 
+def size_text(size: int) -> str:
+    """A size in bytes as people read it, in decimal units with about two significant
+    digits: ``"512 bytes"``, ``"254 KB"``, ``"2.8 MB"``, ``"1.3 GB"`` (never ``"0.0 MB"``)."""
+    if size < 1000:
+        return plural(size, "byte")
+    for unit, scale in (("KB", 1e3), ("MB", 1e6), ("GB", 1e9)):
+        value = size / scale
+        if value < 9.95:
+            return f"{value:.1f} {unit}"
+        if value < 999.5:
+            return f"{value:.0f} {unit}"
+    return f"{size / 1e12:,.1f} TB"
+
+
 def over_the_capture_cap(max_bytes: int) -> str:
     """Why a tool's output was cut, in the user's terms, naming the setting as
     docs/configuration.md does: ``"the output came to more than the 800,000 bytes the store

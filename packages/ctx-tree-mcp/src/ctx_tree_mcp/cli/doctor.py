@@ -113,6 +113,8 @@ def check_store(root: Path, home: Path) -> Check:
     """The project's store can be opened (or created) and written."""
     from ctx_tree_store import describe, store_path
 
+    from ctx_tree_mcp.answers.render import size_text
+
     path = store_path(root, home)
     where = next((p for p in (path.parent, *path.parents) if p.exists()), None)
     if where is None or not where.is_dir():
@@ -127,6 +129,14 @@ def check_store(root: Path, home: Path) -> Check:
             False,
             f"{where} is not writable ({exc.strerror}): reads and greps answer, nothing is stored",
             "make it writable, or set CTX_TREE_HOME to a writable directory",
+        )
+    if path.is_dir():
+        return Check(
+            "store",
+            False,
+            f"{path} is a directory, not a store file: nothing is stored, reads and greps answer",
+            f"move that directory away (mv {shlex.quote(str(path))} "
+            f"{shlex.quote(str(path) + '.moved')}); the next call starts a new store",
         )
     problems = []
     for target, want in ((path.parent, 0o700), (path, 0o600)):
@@ -146,26 +156,30 @@ def check_store(root: Path, home: Path) -> Check:
     info = describe(path)
     if info.error:
         return Check("store", False, f"{path}: {info.error}", f"ctx-tree forget {root}")
-    return Check("store", True, f"{path} ({info.nodes:,} nodes, {info.size_bytes / 1e6:.1f} MB)")
+    return Check("store", True, f"{path} ({info.nodes:,} nodes, {size_text(info.size_bytes)})")
 
 
 def check_index(root: Path, home: Path) -> Check | None:
     """The project index's switch, files live and last run (docs/index.md); None before the
-    project has a store or when the config cannot be loaded (the config check names it).
-    Informational: it fails only when the store cannot be read."""
+    project has a store, when the store cannot be opened (the store check names it) or when
+    the config cannot be loaded (the config check does). Informational: it passes."""
+    import apsw
     from ctx_tree_schema import ConfigError, load_config
-    from ctx_tree_store import Store, store_path
+    from ctx_tree_store import Store, StoreError, store_path
 
     from ctx_tree_mcp.engines.files.indexer import status_lines
 
     path = store_path(root, home)
-    if not path.exists():
+    if not path.is_file():
         return None
     try:
         config = load_config(home, root)
     except ConfigError:
         return None
-    store = Store.open_readonly(path)
+    try:
+        store = Store.open_readonly(path)
+    except (OSError, apsw.Error, StoreError):
+        return None
     try:
         lines = status_lines(store, root, config)
     finally:
@@ -519,6 +533,9 @@ def _run(command: list[str]) -> str | None:
 def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
     """The report (one line per check, each failed one with its fix) and the exit status:
     0 when every check passed, 1 otherwise."""
+    from ctx_tree_mcp.app import fault_message
+    from ctx_tree_mcp.errors import in_words
+
     checks: list[tuple[str, Callable[[], Check | None]]] = [
         ("python", check_python),
         ("uv", check_uv),
@@ -539,8 +556,8 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
     for name, run in checks:
         try:
             result = run()
-        except Exception as exc:  # a check must never crash the report: it fails, named
-            result = Check(name, False, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # a check must never crash the report: it fails, in words
+            result = Check(name, False, fault_message(exc) or in_words(exc))
         if result is not None:
             results.append(result)
     failed = [c for c in results if not c.ok]

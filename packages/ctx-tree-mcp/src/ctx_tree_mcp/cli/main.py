@@ -162,7 +162,7 @@ def _help_of(spec: ToolSpec, name: str) -> str:
     if info.is_required():
         if not spec.cli_of(name).positional:
             parts.append("required")
-    elif info.default not in (None, False):
+    elif info.default not in (None, False, []):
         parts.append(f"default {info.default}")
     text = _cli_words(spec, spec.cli_of(name).help) or describe(info)
     return f"{text} ({'; '.join(parts)})" if parts else text
@@ -195,7 +195,8 @@ def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
         if origin is dict or typ is dict:
             convert = _json_object
         if cli.positional:
-            nargs = "+" if origin is list else (None if info.is_required() else "?")
+            optional = not info.is_required()
+            nargs = ("*" if optional else "+") if origin is list else ("?" if optional else None)
             p.add_argument(
                 name,
                 metavar=cli.metavar or name.upper(),
@@ -243,7 +244,7 @@ def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
     values = {
         name: getattr(args, name)
         for name in spec.args.model_fields
-        if getattr(args, name, None) is not None
+        if getattr(args, name, None) not in (None, [])  # an empty ``*`` positional: not given
     }
     for i, sugar in enumerate(spec.sugar):
         given = getattr(args, f"_sugar_{i}", None)
@@ -269,7 +270,7 @@ def typed_flag_names(spec: ToolSpec, args: argparse.Namespace) -> dict[str, str]
     typed = {
         name: spec.flag_of(name)
         for name in spec.args.model_fields
-        if getattr(args, name, None) is not None
+        if getattr(args, name, None) not in (None, [])
     }
     for i, sugar in enumerate(spec.sugar):  # a shorthand's values win, as in tool_arguments
         if getattr(args, f"_sugar_{i}", None) is not None:
@@ -328,6 +329,7 @@ def _fail(exc: Exception) -> int:
     import os
 
     from ctx_tree_mcp.app import fault_message
+    from ctx_tree_mcp.errors import in_words
 
     message = fault_message(exc)
     if message is None:
@@ -335,10 +337,7 @@ def _fail(exc: Exception) -> int:
             import traceback
 
             traceback.print_exception(exc, file=sys.stderr)
-        message = (
-            f"internal error ({type(exc).__name__}: {exc}); "
-            "set CTX_TREE_DEBUG=1 to see where it happened"
-        )
+        message = f"{in_words(exc)}; set CTX_TREE_DEBUG=1 to see where it happened"
     _error(message)
     return 1
 

@@ -70,10 +70,11 @@ def index(app: App, progress: bool = False) -> str:
 def stats(app: App) -> str:
     """Counts by kind × status, store size on disk, and tokens served against what the same
     calls would have returned natively (the sources read or grepped, as numbered lines)."""
+    from ctx_tree_store import disk_bytes
     from tabulate import tabulate
 
     from ctx_tree_mcp.answers.budget import tokens_for_chars
-    from ctx_tree_mcp.answers.render import plural
+    from ctx_tree_mcp.answers.render import plural, size_text
     from ctx_tree_mcp.engines.files.indexer import status_lines
 
     app.flush_counters()
@@ -89,7 +90,7 @@ def stats(app: App) -> str:
     source = counters.get("tokens_source", 0)
     share = f" ({served * 100 // source}% of it)" if source else ""
     return (
-        f"store: {app.store_file} ({app.store.size_bytes() / 1e6:.1f} MB on disk)\n\n"
+        f"store: {app.store_file} ({size_text(disk_bytes(app.store_file))} on disk)\n\n"
         + tabulate(rows, headers=["kind", *statuses])
         + f"\n\ntokens stored (chars/4): {tokens_for_chars(stored_chars):,}\n"
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
@@ -98,8 +99,10 @@ def stats(app: App) -> str:
     )
 
 
-def _mb(size: int) -> str:
-    return f"{size / 1e6:.1f} MB"
+def _size(size: int) -> str:
+    from ctx_tree_mcp.answers.render import size_text
+
+    return size_text(size)
 
 
 def _when(ms: int) -> str:
@@ -128,7 +131,7 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
             ("* " if s.path == current else "")
             + (s.project or "?")
             + (" (gone)" if s.project and not Path(s.project).exists() else ""),
-            _mb(s.size_bytes),
+            _size(s.size_bytes),
             "?" if s.nodes is None else f"{s.nodes:,}",
             _when(s.last_used_ms),
             _short(s.path.parent) + (f" ({s.error})" if s.error else ""),
@@ -138,7 +141,7 @@ def stores(home: Path | None = None, current: Path | None = None) -> str:
     total = sum(s.size_bytes for s in found)
     return (
         tabulate(rows, headers=["project", "size", "nodes", "last use", "store"])
-        + f"\n\n{len(found)} store{'s' if len(found) != 1 else ''}, {_mb(total)} in {home}"
+        + f"\n\n{len(found)} store{'s' if len(found) != 1 else ''}, {_size(total)} in {home}"
         + ("; * this project" if current in {s.path for s in found} else "")
         + "\n"
         + (
@@ -219,7 +222,7 @@ def forget(target: Path, home: Path | None = None) -> str:
         nodes = "?" if info.nodes is None else f"{info.nodes:,}"
         lines.append(
             f"forgot {info.project or project_dir(target)}: removed {path.parent} "
-            f"({nodes} nodes, {_mb(info.size_bytes)})"
+            f"({nodes} nodes, {_size(info.size_bytes)})"
         )
     for folder in spools:
         waiting = remove(folder)

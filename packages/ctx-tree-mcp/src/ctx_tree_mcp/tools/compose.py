@@ -116,8 +116,10 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
     if seed_ids or (seed_ids is None and not query):
         return seed_ids, {}
     if not query or not isinstance(query, str) or not query.strip():
+        query_arg = argument_name("ctx_tree_compose", "query")
         raise ToolInputError(
-            "seed_ids", "give node ids (from search hits or manifests), or a query to seed from"
+            "seed_ids",
+            f"give node ids (from search hits or manifests), or a {query_arg} to seed from",
         )
     from ctx_tree_schema import Filters
 

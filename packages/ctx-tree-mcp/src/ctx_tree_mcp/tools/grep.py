@@ -450,13 +450,14 @@ def _attempt(
             f"{shown_matches:,} of {plural(total_m, 'match', 'matches')} in {len(seen):,} of "
             f"{plural(total_f, 'file')}",
         )
+        # a next line is one call (docs/tools.md); narrowing is advice, on a more line
         if offset < sum(len(t) for t in per_file.values()) and get:
-            manifest.add("next", f"{get} or narrow with {_narrow()}")
+            manifest.add("next", get)
         elif offset < sum(len(t) for t in per_file.values()):
             manifest.add("more", f"the rest of the output is {NOT_STORED}: narrow with {_narrow()}")
         else:
             manifest.add(
-                "next", f"the rest was not stored ({_over_the_cap(app)}): narrow with {_narrow()}"
+                "more", f"the rest was not stored ({_over_the_cap(app)}): narrow with {_narrow()}"
             )
     return "".join(blocks), manifest
 

@@ -203,7 +203,9 @@ def by_query(app: App, view: FileView, query: str, budget: int) -> str:
         if short is not None and short.skipped:
             m.add("excerpt", not_shown(short))
         if short is not None and not short.empty:
-            m.add("next", continue_call(view, short))
+            following, more = continue_call(view, short)
+            m.add("next", following)
+            m.add("more", more)
         elif missing:
             m.add("next", _def_call(view, missing[0]))
         return m

@@ -231,23 +231,25 @@ def line_offset(view: FileView, line: int) -> tuple[Node, int] | None:
     return chunk, sum(len(x) for x in split_lines(chunk.content, keepends=True)[: line - s])
 
 
-def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> str:
-    """The call that shows what ``cut`` left out: the rest of a line cut by characters
-    (``ctx_tree_get`` at a character offset), else the remaining lines."""
+def continue_call(view: FileView, cut: Cut, numbered: bool = True) -> tuple[str, str]:
+    """``(call, more)``: the call that shows what ``cut`` left out (the rest of a line cut by
+    characters: ``ctx_tree_get`` at a character offset; else the remaining lines), and what
+    no call can get: the rest of a cut line the store does not hold (``""`` when nothing).
+    The call is ``""`` when that line is all that was left out. A manifest gives the call its
+    ``next`` line and the rest a ``more`` line: a ``next`` holds one call (docs/tools.md)."""
     line = cut.shown_to + 1
     if cut.tail_from:
-        return range_call(view, line, cut.tail_from - 1, numbered)
+        return range_call(view, line, cut.tail_from - 1, numbered), ""
     if cut.partial and (where := line_offset(view, line)):
         chunk, offset = where
         if view.stored:
-            return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial)
+            return call("ctx_tree_get", node_id=chunk.id, offset=offset + cut.partial), ""
         more = argument_name("ctx_tree_read", "budget_tokens")
         rest = f"the rest of line {line} is {NOT_STORED}: raise {more}"
         if line == cut.last:
-            return rest
-        after = range_call(view, line + 1, cut.last, numbered)
-        return f"{after}; {rest}"
-    return range_call(view, line, cut.last, numbered)
+            return "", rest
+        return range_call(view, line + 1, cut.last, numbered), rest
+    return range_call(view, line, cut.last, numbered), ""
 
 
 def not_shown(cut: Cut) -> str:
@@ -302,7 +304,9 @@ def ranges_answer(
         m.add("matches", matches)
         if cuts and not cuts[-1].done:
             m.add("truncated", not_shown(cuts[-1]))
-            m.add("next", continue_call(view, cuts[-1], numbered))
+            following, more = continue_call(view, cuts[-1], numbered)
+            m.add("next", following)
+            m.add("more", more)
         elif len(cuts) < len(ranges):
             first, last, _ = ranges[len(cuts)]
             m.add(

@@ -129,32 +129,42 @@ _ASSIGN_SOURCE = (
     r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|`([^`\n]{1,400})`|([^\s\"'`,;<>(){}\[\]]{1,400}))"
 )
 _ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
+#: Up to the end of the name: where a failed match could go on from (see ``_Rule.head``).
+_ASSIGN_HEAD = r"(?:" + _NAME + r")[A-Za-z0-9_.-]*"
 #: A word every secret-like name of ``_NAME`` holds (``api_key`` holds ``key``).
 _NAME_WORDS = ("pass", "pw", "secret", "token", "key", "credential")
 _NAME_CHARS = frozenset("_.-")
 
 
-def _assignment_near(lowered: str, start: int, end: int) -> bool:
+def _assignment_near(lowered: str, start: int, end: int, memo: dict[str, object]) -> bool:
     """Whether an ``_ASSIGN`` match may start up to 8 characters before a name word found at
     ``lowered[start:end]`` (or just after its first letter). Such a match's name runs on over
     ``[A-Za-z0-9_.-]`` to a quote, blank or its ``:``/``=``; the word's letters are in the
     name or in the value after the operator. So either the name goes on from the word's end
     (letters, digits, ``_.-``; up to two of ``"']``; blanks) to a ``:`` or ``=``, or the 8
     characters before the word hold a name word and, after it, a ``:`` or ``=`` (a
-    ``[REDACTED:github_token]`` mark does not). Neither: no match uses this word."""
+    ``[REDACTED:github_token]`` mark does not). Neither: no match uses this word.
+
+    ``memo`` (one per text) keeps the last walk along a name: a later word in the same name
+    reaches the same end, so a long name full of name words is walked once, not once a word."""
     before = lowered[max(0, start - 8) : start]
     op = max(before.rfind(":"), before.rfind("="))
     if op > 0 and any(word in before[:op] for word in _NAME_WORDS):
         return True
+    walked = memo.get("name")
+    if isinstance(walked, tuple) and walked[0] <= end <= walked[1]:
+        return bool(walked[2])
     i, n = end, len(lowered)
     while i < n and (lowered[i].isalnum() or lowered[i] in _NAME_CHARS):
         i += 1
-    quotes = 0
+    name_end, quotes = i, 0
     while i < n and quotes < 2 and lowered[i] in "\"']":
         i, quotes = i + 1, quotes + 1
     while i < n and lowered[i] in " \t":
         i += 1
-    return i < n and lowered[i] in ":="
+    near = i < n and lowered[i] in ":="
+    memo["name"] = (end, name_end, near)
+    return near
 
 
 class _Rule:
@@ -162,8 +172,8 @@ class _Rule:
     hook's process ~6 ms)."""
 
     __slots__ = (
-        "anchored", "back", "folded", "gate", "group", "keep", "near", "pattern", "replace",
-        "tag", "token", "triggers",
+        "anchored", "back", "folded", "gate", "group", "head", "keep", "near", "pattern",
+        "replace", "tag", "token", "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -179,16 +189,24 @@ class _Rule:
         back: int = 8,
         gate: _Lazy | None = None,
         replace: Callable[[re.Match[str]], str] | None = None,
-        near: Callable[[str, int, int], bool] | None = None,
+        near: Callable[[str, int, int, dict[str, object]], bool] | None = None,
         token: _Token | None = None,
+        head: _Lazy | None = None,
     ) -> None:
         self.tag, self.pattern, self.group, self.triggers = tag, pattern, group, triggers
         #: a fixed-shape token found without ``re`` (``pattern`` is then unused)
         self.token = token
-        #: for an anchored rule, ``near(lowered, start, end)`` of a trigger found at
+        #: for an anchored rule, ``near(lowered, start, end, memo)`` of a trigger found at
         #: ``lowered[start:end]``: False when no match can start around it (checked in plain
-        #: Python, so a text whose triggers all fail it never compiles the rule's pattern)
+        #: Python, so a text whose triggers all fail it never compiles the rule's pattern);
+        #: ``memo`` is a dict it may keep state in across the triggers of one text
         self.near = near
+        #: for an anchored rule, the start of ``folded`` up to where what follows no longer
+        #: depends on where the match started (a name and the rest of it, ``curl`` and the
+        #: rest of its line): when ``folded`` fails at a start where ``head`` matches, every
+        #: start before ``head``'s end fails too and is not tried. Without it, a line of 1,000
+        #: ``curl`` words, or a name of 1,000 ``pass_``, was matched to its end 1,000 times.
+        self.head = head
         self.keep = keep
         #: the same pattern without ``(?i)``, written in lower case, to scan the lower-cased
         #: text: Python's ``re`` skips ahead on a literal prefix only when the case is fixed
@@ -207,8 +225,11 @@ class _Rule:
         self.replace = replace
 
 
-def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
-    """A rule whose matches start with ``trigger`` (any case), tried only where it occurs."""
+def _anchored_rule(
+    tag: str, pattern: str, group: int, trigger: str, head: str | None = None
+) -> _Rule:
+    """A rule whose matches start with ``trigger`` (any case), tried only where it occurs;
+    ``head`` as :attr:`_Rule.head`."""
     return _Rule(
         tag,
         _Lazy(pattern),
@@ -216,6 +237,7 @@ def _anchored_rule(tag: str, pattern: str, group: int, trigger: str) -> _Rule:
         (trigger,),
         folded=_Lazy(pattern, _IGNORECASE),
         anchored=True,
+        head=None if head is None else _Lazy(head, _IGNORECASE),
     )
 
 
@@ -268,13 +290,18 @@ class _Token:
     when ``boundary``. The same matches as the regular expression it documents: a run is
     greedy and gives back characters only to reach the final boundary; a run other than the
     last is followed by a literal whose first character it cannot hold, so it never has to.
+
+    A failed try moves the next one past the first run when no start inside that run can
+    match where this one did not (see :meth:`_try`): ``-eyJ`` 1,000 times over is scanned once,
+    not 1,000 times.
     """
 
-    __slots__ = ("alternatives", "boundary", "prefixes")
+    __slots__ = ("alternatives", "boundary", "prefixes", "skips")
 
     def __init__(self, alternatives: tuple[tuple[object, ...], ...], boundary: bool) -> None:
         self.alternatives, self.boundary = alternatives, boundary
         prefixes: set[str] = set()
+        skips = []
         for alternative in alternatives:
             first = alternative[0]
             assert isinstance(first, tuple), "a token starts with a literal"
@@ -282,44 +309,67 @@ class _Token:
             for part, after in zip(alternative, alternative[1:]):
                 if isinstance(part, _Run):
                     assert isinstance(after, tuple) and all(a[0] not in part.chars for a in after)
+            # a start inside the unbounded run after the first literal either cannot spell
+            # the literal (its first letter is not the run's) or spells it with the run's own
+            # letters, and then runs on to the same end as this start did
+            run = alternative[1] if len(alternative) > 1 else None
+            skips.append(
+                isinstance(run, _Run)
+                and run.hi is None
+                and (
+                    all(set(p) <= run.chars for p in first)
+                    or all(p[0] not in run.chars for p in first)
+                )
+            )
         self.prefixes = tuple(sorted(prefixes))
+        self.skips = tuple(skips)
 
     def match(self, text: str, pos: int) -> _TokenMatch | None:
-        if pos and _word(text[pos - 1]):
-            return None
-        for alternative in self.alternatives:
-            end = self._match(text, pos, alternative)
-            if end >= 0:
-                return _TokenMatch(text, pos, end)
-        return None
+        return self._try(text, pos)[0]
 
-    def _match(self, text: str, at: int, parts: tuple[object, ...]) -> int:
-        n, last = len(text), len(parts) - 1
+    def _try(self, text: str, pos: int) -> tuple[_TokenMatch | None, int]:
+        """The match at ``pos`` or None, and the first start after ``pos`` that may match."""
+        if pos and _word(text[pos - 1]):
+            return None, pos + 1
+        resume = len(text)
+        for alternative, skips in zip(self.alternatives, self.skips):
+            end, run_end = self._match(text, pos, alternative)
+            if end >= 0:
+                return _TokenMatch(text, pos, end), end
+            resume = min(resume, run_end if skips and run_end > pos else pos + 1)
+        return None, resume
+
+    def _match(self, text: str, at: int, parts: tuple[object, ...]) -> tuple[int, int]:
+        """The end of the match of ``parts`` at ``at``, or -1; and where the first run ended
+        (-1: not reached)."""
+        n, last, first_run_end = len(text), len(parts) - 1, -1
         for index, part in enumerate(parts):
             if isinstance(part, tuple):
                 spelling = next((p for p in part if text.startswith(p, at)), None)
                 if spelling is None:
-                    return -1
+                    return -1, first_run_end
                 at += len(spelling)
                 continue
             assert isinstance(part, _Run)
-            end = at
-            while end < n and text[end] in part.chars:
+            end, stop = at, n if part.hi is None else min(n, at + part.hi)
+            while end < stop and text[end] in part.chars:
                 end += 1
-            longest = end - at if part.hi is None else min(end - at, part.hi)
+            if first_run_end < 0:
+                first_run_end = end
+            longest = end - at
             if longest < part.lo:
-                return -1
+                return -1, first_run_end
             if index < last or not self.boundary:
                 at += longest
                 continue
             for size in range(longest, part.lo - 1, -1):  # give back to reach a boundary
                 cut = at + size
                 if _word(text[cut - 1]) != (cut < n and _word(text[cut])):
-                    return cut
-            return -1
+                    return cut, first_run_end
+            return -1, first_run_end
         if self.boundary and (at < n and _word(text[at])) == _word(text[at - 1]):
-            return -1
-        return at
+            return -1, first_run_end
+        return at, first_run_end
 
     def sub(
         self, text: str, sub: Callable[[_TokenMatch], str], seen: Mapping[str, bool] = _UNKNOWN
@@ -337,12 +387,14 @@ class _Token:
                 starts.add(at)
                 at = text.find(prefix, at + 1)
         pieces: list[str] = []
-        done = 0
+        done = skip = 0  # the end of the last match; no match starts before ``skip``
         for start in sorted(starts):
-            m = self.match(text, start) if start >= done else None
+            if start < skip:
+                continue
+            m, skip = self._try(text, start)
             if m is not None:
                 pieces += [text[done:start], sub(m)]
-                done = m.end()
+                done = skip
         return "".join(pieces) + text[done:] if pieces else text
 
 
@@ -376,8 +428,11 @@ def _entropy(value: str) -> float:
 #: One word: an upper-case run (an acronym) or an optionally capitalised lower-case run.
 _WORD = r"(?:[A-Z]+(?![a-z])|[A-Z]?[a-z]+)"
 #: Words joined by ``-``, ``_``, ``.``, ``/`` or ``:`` or run together in camelCase, a short
-#: number after a word allowed: names, header names, config keys, dotted paths.
-_WORDS = _Lazy(rf"_*(?:{_WORD})+[0-9]{{0,3}}(?:[-_./:]+(?:{_WORD})+[0-9]{{0,3}})*_*")
+#: number after a word allowed: names, header names, config keys, dotted paths. Words run
+#: together are any run of letters (every one splits into ``_WORD`` s), so the pattern says
+#: ``[A-Za-z]+``: written ``(?:_WORD)+`` it could split a run in exponentially many ways, and
+#: did, for every one when the match failed after it (a 24-letter value took seconds).
+_WORDS = _Lazy(r"_*[A-Za-z]+[0-9]{0,3}(?:[-_./:]+[A-Za-z]+[0-9]{0,3})*_*")
 _WORD_RE = _Lazy(_WORD)
 _IDENT_PATH = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
 _PLACEHOLDER = _Lazy(
@@ -488,8 +543,49 @@ def _code_like(m: re.Match[str], value: str) -> bool:
 #: What a ``.env`` line holds before the name's secret-like word: blanks, ``export``, the
 #: start of the name (``DB_`` of ``DB_PASSWORD``).
 _DOTENV_HEAD = _Lazy(r"[ \t]*(?:export[ \t]+)?[A-Za-z0-9_]*")
-#: What a ``.env`` line holds after the value: blanks, a ``#`` comment.
-_DOTENV_TAIL = _Lazy(r"[ \t\r]*|[ \t]+#.*")
+#: What a ``.env`` line holds after the value: blanks, a ``#`` comment (matched from the
+#: value's end: ``$`` is the line's end).
+_DOTENV_TAIL = _Lazy(r"[ \t\r]*$|[ \t]+#", _MULTILINE)
+
+
+class _Line:
+    """The line of a match (one that holds no line break), as the checks of a value in
+    configuration read it: where it ``start`` s and ``end`` s (its line break or the text's
+    end), how far ``.env``'s ``dotenv_head`` (``[export] DB_``) and a YAML key line's
+    ``key_head`` (``  - "db_``) reach into it from its start (a match may start at or before
+    them; both patterns match every prefix of what they match), and its ``first_equals``
+    (``end`` when none)."""
+
+    __slots__ = ("dotenv_head", "end", "first_equals", "key_head", "start", "text")
+
+    def __init__(self, text: str, start: int, end: int) -> None:
+        self.text, self.start, self.end = text, start, end
+        self.dotenv_head = _DOTENV_HEAD.match(text, start, end).end()  # type: ignore[union-attr]
+        self.key_head = _KEY_LINE_HEAD.match(text, start, end).end()  # type: ignore[union-attr]
+        equals = text.find("=", start, end)
+        self.first_equals = end if equals < 0 else equals
+
+
+#: The line :func:`_line_of` found last. Matches are checked left to right, so each line is
+#: read once, not once a match (a minified line holding 10,000 ``password=`` pairs was read
+#: 10,000 times). :func:`redact` clears it, so no text outlives its call.
+_LAST_LINE: _Line | None = None
+
+
+def _line_of(m: re.Match[str]) -> _Line:
+    """The :class:`_Line` of ``m`` (which must not span lines)."""
+    global _LAST_LINE
+    text, last = m.string, _LAST_LINE  # one read: another thread may replace it
+    if last is not None and last.text is text and last.start <= m.start() and m.end() <= last.end:
+        return last
+    # a later line: its start is after the last line's end, which is a line break
+    lo = last.end if last is not None and last.text is text and last.end <= m.start() else 0
+    end = text.find("\n", m.end())
+    line = _Line(text, text.rfind("\n", lo, m.start()) + 1, len(text) if end < 0 else end)
+    _LAST_LINE = line
+    return line
+
+
 #: Another ``Key=value`` pair after a ``;``: the value is inside a connection string.
 _NEXT_PAIR = _Lazy(r";[ \t]*[A-Za-z][A-Za-z0-9 _]*=")
 #: The secret-like words a ``.env`` or connection-string name ends with to have even a word for
@@ -521,17 +617,18 @@ def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
         or ("_" in value and _words(value) >= 2)
     ):
         return False
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
-    before = text[line_start : m.start()]
-    after = text[m.end() : len(text) if line_end < 0 else line_end]
-    if _DOTENV_HEAD.fullmatch(before) and _DOTENV_TAIL.fullmatch(after):
+    line = _line_of(m)
+    if m.start() <= line.dotenv_head and _DOTENV_TAIL.match(text, m.end()):
         return True
     # a connection string: the name is a pair's whole key, after a ``;`` or an opening quote
-    head = before.rstrip()
-    if head.endswith(";") and "=" in head:
+    i = m.start()
+    while i > line.start and text[i - 1].isspace():
+        i -= 1
+    if i > line.start and text[i - 1] == ";" and line.first_equals < i:
         return True
-    return (not head or head.endswith(('"', "'"))) and _NEXT_PAIR.match(after) is not None
+    return (i == line.start or text[i - 1] in "\"'") and _NEXT_PAIR.match(
+        text, m.end(), line.end
+    ) is not None
 
 
 #: Words of prose, labels and messages (``"Enter your password"``, ``"is too short"``): a
@@ -587,8 +684,6 @@ def _password_line(m: re.Match[str], value: str) -> bool:
     label, ``password: Passwort``). Not YAML syntax (``!vault``, ``&anchor``, ``*alias``,
     ``|``)."""
     text = m.string
-    line_start = text.rfind("\n", 0, m.start()) + 1
-    line_end = text.find("\n", m.end())
     op = text[m.end(1) : m.start(5)].strip(" \t\"'")
     lowered = value.lower()
     return (
@@ -599,9 +694,8 @@ def _password_line(m: re.Match[str], value: str) -> bool:
         and any(c.isalpha() for c in value)
         and any(not c.isalpha() for c in value)
         and not any(w in lowered for w in _NAMING_WORDS)
-        and _KEY_LINE_HEAD.fullmatch(text[line_start : m.start()]) is not None
-        and _DOTENV_TAIL.fullmatch(text[m.end() : len(text) if line_end < 0 else line_end])
-        is not None
+        and m.start() <= _line_of(m).key_head
+        and _DOTENV_TAIL.match(text, m.end()) is not None
     )
 
 
@@ -699,6 +793,7 @@ _ENV_STRONG = frozenset(_ENV_STRONG_TEXT.split())
 #: for an upper-case NAME holding one of those parts; the match starts at the part (group 1),
 #: the rest of the name is checked by :func:`_keep_env_secret`. The value is quoted (group 2
 #: or 3) or bare (group 4).
+_ENV_SECRET_HEAD = r"(?<![A-Za-z0-9])(?:" + _ENV_SECRET_WORD + r")(?:_[A-Z0-9]+)*"
 _ENV_SECRET_SOURCE = (
     r"(?<![A-Za-z0-9])(" + _ENV_SECRET_WORD + r")(?:_[A-Z0-9]+)*(?![A-Za-z0-9])"
     r"[\"']?[ \t]*(?:=>|=|:)(?![=:])[ \t]*"
@@ -708,7 +803,7 @@ _ENV_SECRET_SOURCE = (
 _ENV_NAMING = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "sign")
 
 
-def _env_part_near(lowered: str, start: int, end: int) -> bool:
+def _env_part_near(lowered: str, start: int, end: int, _memo: dict[str, object]) -> bool:
     """False when no match can start at a trigger found at ``lowered[start:end]``: both places
     it is tried (``start``, and ``start + 1`` after a ``_``) follow an ASCII letter or digit,
     which the pattern's look-behind refuses (``Bench0Token1`` holds no name part), or it lies
@@ -769,9 +864,11 @@ def _keep_env_secret(m: re.Match[str]) -> bool:
     )
 
 
-#: Words run together or joined, each of 2+ lower-case letters after an optional capital:
-#: an identifier (``DjangoModelBackend``, ``read_only_mode``), not a random string.
-_CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*")
+#: Words run together or joined, each of 1+ lower-case letters after an optional capital:
+#: an identifier (``DjangoModelBackend``, ``read_only_mode``), not a random string. A word
+#: after the first starts with a separator or a capital, so a lower-case run is split one way
+#: only (``(?:[-_./:]*[A-Z]?[a-z]+)*`` split it in exponentially many).
+_CAMEL = _Lazy(r"_*[A-Za-z][a-z]+(?:(?:[-_./:]+[A-Z]?|[A-Z])[a-z]+)*_*")
 
 
 #: Credential files' own formats (the secret files of docs/security.md, as a program that is
@@ -923,12 +1020,15 @@ _RULES: tuple[_Rule, ...] = (
         r"(?<![\w-])curl\b[^\n]*?\s(?:-u|--user)[\s=]+[\"']?[^\s:\"'$]+:(?![$\"'])([^\s\"']{4,})",
         1,
         "curl",
+        # a later ``curl`` of the line reaches no ``-u`` the first did not
+        head=r"(?<![\w-])curl\b[^\n]*",
     ),
     _anchored_rule(
         "cli_password",
         r"(?<![\w-])mysql(?:dump|admin)?\b[^\n]*?\s-p(?![$\"'])([^\s\"']{4,})",
         1,
         "mysql",
+        head=r"(?<![\w-])mysql(?:dump|admin)?\b[^\n]*",
     ),
     _token_rule(  # \bAIza[0-9A-Za-z_-]{35}\b
         "google_api_key", ((("AIza",), _Run(_B64URL, 35, 35)),), ("aiza",), boundary=True
@@ -957,6 +1057,8 @@ _RULES: tuple[_Rule, ...] = (
         folded=_Lazy(_ASSIGN_SOURCE),
         anchored=True,
         near=_assignment_near,
+        # the name up to its end: a name word later in the same name ends it at the same place
+        head=_Lazy(_ASSIGN_HEAD, _IGNORECASE),
     ),
     _Rule(
         "pgpass_password",
@@ -998,6 +1100,8 @@ _RULES: tuple[_Rule, ...] = (
         anchored=True,
         back=0,
         near=_env_part_near,
+        # the name's parts: a part later in the same name has the same last part
+        head=_Lazy(_ENV_SECRET_HEAD, _IGNORECASE),
     ),
 )
 
@@ -1012,6 +1116,14 @@ def redact(text: str, present: Mapping[str, bool] | None = None) -> tuple[str, d
     capture hooks test them all before loading this module); those are not scanned for again.
     A trigger it leaves out is looked for here; a wrong entry makes a rule run or not run.
     """
+    global _LAST_LINE
+    try:
+        return _redact(text, present)
+    finally:
+        _LAST_LINE = None
+
+
+def _redact(text: str, present: Mapping[str, bool] | None) -> tuple[str, dict[str, int]]:
     counts: dict[str, int] = {}
     if not text:
         return text, counts
@@ -1112,8 +1224,9 @@ def _sub_anchored(
     the lower-cased text first (a failed try costs a fraction of a microsecond). A rule with
     no ``folded`` pattern (a case-sensitive one starting with its trigger's letters) is tried
     on ``text`` alone. A trigger ``seen`` (as :meth:`_Token.sub`) says is absent is not
-    scanned for."""
+    scanned for. Starts a failed try rules out (``rule.head``) are skipped."""
     starts: set[int] = set()
+    memo: dict[str, object] = {}
     for trigger in rule.triggers:
         if seen.get(trigger) is False:
             continue
@@ -1121,12 +1234,17 @@ def _sub_anchored(
         while at >= 0:
             # up to ``back`` before the trigger, and just after its first character (a trigger
             # may start with the ``_`` before a name part: ``_auth``)
-            if rule.near is None or rule.near(lowered, at, at + len(trigger)):
+            if rule.near is None or rule.near(lowered, at, at + len(trigger), memo):
                 starts.update(range(max(0, at - rule.back), at + 2))
             at = lowered.find(trigger, at + 1)
-    pieces, done = [], 0
+    pieces, done, failed = [], 0, 0
     for start in sorted(starts):
-        if start < done or (rule.folded is not None and rule.folded.match(lowered, start) is None):
+        if start < done or start < failed:
+            continue
+        if rule.folded is not None and rule.folded.match(lowered, start) is None:
+            head = rule.head.match(lowered, start) if rule.head is not None else None
+            if head is not None:
+                failed = head.end()
             continue
         m = rule.pattern.match(text, start)
         if m is None:
@@ -1179,9 +1297,11 @@ def private_key_lines(text: str) -> list[tuple[int, int]]:
     if "-----begin" not in text.lower():
         return []
     ranges = []
+    line, counted = 1, 0  # the line of ``text[counted]``, counted on from the last block
     for m in _PEM.finditer(text):  # lines end at LF, CRLF or a lone CR, as read numbers them
-        first = len(_LINE_END.findall(text, 0, m.start())) + 1
-        ranges.append((first, first + len(_LINE_END.findall(m.group(0)))))
+        line += len(_LINE_END.findall(text, counted, m.start()))
+        ranges.append((line, line + len(_LINE_END.findall(m.group(0)))))
+        counted = m.start()  # a ``-``: never the LF of a CRLF
     return ranges
 
 

@@ -134,6 +134,11 @@ def refused_marker(base: "StrPath", session_id: object) -> str:
     return os.path.join(os.fspath(base), "refused-" + session_name(session_id))
 
 
+#: Most characters of a digest the SessionStart hook injects (its budget is 800 tokens): the
+#: server writes no more (capture/resume.py), the hook reads no more.
+DIGEST_MAX_CHARS = 4000
+
+
 def digest_file(base: "StrPath", session_id: object) -> str:
     """Where the resume digest of ``session_id`` lies (``latest.txt``: the newest one)."""
     return os.path.join(os.fspath(base), "digest", session_name(session_id) + ".txt")

@@ -1,7 +1,8 @@
 """Which lines of a command's output an answer shows when all of them do not fit.
 
 In order, while room is left: test-runner and build summaries (pytest, unittest, go test,
-cargo, jest, vitest, mocha, npm, make, tsc; the last one, the run's result, first), the
+cargo, jest, vitest, mocha, npm, make, tsc, mypy, ruff; the last one, the run's result, first, then the
+first line naming a failing test), the
 lines of each pytest failure's test code nearest its ``>`` line, the tail (to a section rule),
 the exception lines, the rest of the failing tests' code (docs/tools.md), error and failure lines with two lines of context either side (first ones first), the lines
 that stand out from the repeated bulk (:func:`standouts`: a diagnostic print, one ``Created
@@ -10,7 +11,8 @@ tail and the head stop at a line that only reports one success (:data:`NOISE`: `
 ``--- PASS``, ``… ok``): a run of 400 passing tests costs nothing. Every cost is measured with
 the estimator that measures the answer (:func:`~ctx_tree_compose.estimate_tokens`). The patterns are
 data (:data:`SUMMARY`, :data:`PROBLEM`; ``\\s`` is avoided there because the patterns run over
-the whole output at once): adding a runner is adding a line. Pure functions.
+the whole output at once; :data:`RESULT_AT_END` for what only a run's last lines can be):
+adding a runner is adding a line. Pure functions.
 """
 
 from __future__ import annotations
@@ -22,6 +24,10 @@ from ctx_tree_mcp.answers.budget import MAX_CHARS_PER_TOKEN, estimate_tokens
 
 __all__ = ["MAX_LINE_CHARS", "Scan", "Selection", "render_lines", "scan", "select_lines"]
 
+#: What pytest counts in its result line (``2 failed, 150 passed, 3 warnings in 1.2s``).
+_PYTEST_COUNTS = "failed|passed|errors?|skipped|deselected|xfailed|xpassed|warnings?|rerun"
+#: ``pytest -q``'s result line: the counts without the ``===`` rules around them.
+_PYTEST_QUIET_RESULT = rf"^(?:\d++ (?:{_PYTEST_COUNTS}), )*+\d++ (?:{_PYTEST_COUNTS}) in \d+(\.\d+)?s( \(\d+:\d\d:\d\d\))?$"
 #: Summary lines of test runners and builds, by tool.
 SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (tool, re.compile(pattern))
@@ -40,9 +46,19 @@ SUMMARY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("npm", r"^npm (ERR!|error) "),
         ("make", r"^g?make(\[\d+\])?: \*\*\* "),
         ("tsc", r"^\S.*\(\d+,\d+\): error TS\d+: "),
+        # the count a checker ends with: tsc, mypy and ruff (``Found 3 errors in 2 files.``)
+        ("check", r"^(Found \d+ errors?\b|Success: no issues found|All checks passed!$)"),
         ("build", r"^(BUILD (SUCCESSFUL|FAILED)|Build (succeeded|FAILED))"),
     )
 )
+#: Result lines that only a run's end holds: ``pytest -q``'s bare counts (a line of numbers
+#: and words elsewhere is no result). Tried on the last :data:`END_LINES` lines alone, so the
+#: scan of a long output (``seq 1 200000``) pays nothing for them.
+RESULT_AT_END: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("pytest", re.compile(_PYTEST_QUIET_RESULT)),
+    ("pytest", re.compile(r"^no tests ran in \d+(\.\d+)?s$")),
+)
+END_LINES = 10
 #: Words of a line that reports a problem (lower case).
 PROBLEM_WORDS = (
     "error", "fail", "fatal", "panic", "exception", "traceback", "assert", "segmentation fault",
@@ -89,6 +105,10 @@ _SHAPE_DIGITS = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 _FAILING_LINE = re.compile(r"(?m)^>   ")
 #: A line naming an exception: ``XError: …``, ``XException: …`` (after pytest's ``E``).
 _NAMED_EXCEPTION = re.compile(r"^(E {2,})?\s*[\w.]*(Error|Exception)\b:")
+#: A summary line naming one failing test (pytest's ``FAILED t.py::test_x - assert 6 == 7``,
+#: unittest's ``FAIL: test_x``, go's ``--- FAIL: TestX``, jest's ``● suite › test``): the
+#: first one comes right after the run's result, in all the room.
+_NAMES_FAILURE = re.compile(r"^((FAILED|ERROR) \S|(FAIL|ERROR): \w|[ \t]*--- FAIL: |[ \t]*● \S)")
 #: A section rule of a test runner's report (pytest's ``==== short test summary info ====``,
 #: ``---- Captured stdout call ----``): the tail stops after one, so it shows the last section.
 _SECTION_RULE = re.compile(r"^([=_-])\1{2,} \S.* \1{3,}$")
@@ -194,7 +214,8 @@ class Scan:
 
     lines: list[str]
     tokens: int  #: of every line numbered, as shown when nothing is left out
-    summaries: list[int]  #: the last one (the run's result) first, then in order
+    #: the last one (the run's result) first, then the first naming a failing test, then in order
+    summaries: list[int]
     problems: list[int]
     noise: frozenset[int]
     standouts: list[int]  #: best first (:func:`standouts`)
@@ -218,8 +239,15 @@ def scan(lines: list[str]) -> Scan:
     else:  # measured as it would be shown, with the estimator that measures the answer
         tokens = estimate_tokens("".join(f"{i}\t{line}\n" for i, line in enumerate(lines, 1)))
     summaries = _line_indexes(text, [m.start() for m in _ANY_SUMMARY.finditer(text)])
+    ends = [i for i in range(max(0, n - END_LINES), n) if _result_at_end(lines[i])]
+    if ends:
+        summaries = sorted({*summaries, *ends})
     if summaries:
         summaries = [summaries[-1], *summaries[:-1]]
+        named = next((i for i in summaries[1:] if _NAMES_FAILURE.match(lines[i])), None)
+        if named is not None:
+            summaries.remove(named)
+            summaries.insert(1, named)
     problems = _line_indexes(text, _problem_starts(text))
     noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))
     marked = set(summaries) | set(problems) | noise
@@ -235,6 +263,11 @@ def scan(lines: list[str]) -> Scan:
         bulk_lines(shapes),
         _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)]),
     )
+
+
+def _result_at_end(line: str) -> bool:
+    """True for a line :data:`RESULT_AT_END` names a result."""
+    return any(pattern.match(line) for _, pattern in RESULT_AT_END)
 
 
 def bulk_lines(shapes: list[str]) -> frozenset[int]:
@@ -347,10 +380,10 @@ def select_lines(found: Scan, room: int) -> Selection:
             if tail and count and _SECTION_RULE.match(lines[i]):
                 return
 
-    for k, i in enumerate(
-        found.summaries[: SUMMARY_LINES + 1]
-    ):  # the result first, in all the room
-        if not take(i, room if k == 0 else room * 2 // 5) and k:
+    for k, i in enumerate(found.summaries[: SUMMARY_LINES + 1]):
+        # the result and the first line naming a failing test in all the room, the rest in 2/5
+        first = k == 0 or (k == 1 and _NAMES_FAILURE.match(lines[i]) is not None)
+        if not take(i, room if first else room * 2 // 5) and k > 1:
             break
     # each pytest failure's code up to its ``>`` line: what the test did before it failed;
     # the lines nearest it now, the rest after the exceptions
