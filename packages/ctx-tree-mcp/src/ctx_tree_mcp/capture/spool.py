@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ctx_tree_mcp.wire.payload import clean
 from ctx_tree_mcp.wire.spool import (
     SPOOL_MAX_AGE_S,
     SPOOL_VERSION,
@@ -192,14 +193,28 @@ def requeue_stale(base: Path, now: float | None = None) -> int:
 
 
 def read_event(path: Path) -> dict[str, Any] | None:
-    """The event in ``path``, or None when it is not a spool event of this version."""
+    """The event in ``path``, or None when it is not a spool event of this version. Every
+    string is :func:`~ctx_tree_mcp.wire.payload.clean` (an older hook spooled halves of
+    UTF-16 surrogate pairs as they came: they become U+FFFD, the event is kept)."""
     try:
         event = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
     except (OSError, ValueError):
         return None
     if not isinstance(event, dict) or event.get("v") != SPOOL_VERSION:
         return None
-    return event
+    cleaned: dict[str, Any] = _cleaned(event)
+    return cleaned
+
+
+def _cleaned(value: Any) -> Any:
+    """``value`` (decoded JSON) with every string cleaned of lone surrogates."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(v) for v in value]
+    return value
 
 
 def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None) -> None:

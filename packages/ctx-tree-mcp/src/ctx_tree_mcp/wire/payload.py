@@ -147,12 +147,15 @@ class Reader:
 
     def content(self, path: str, keys: "tuple[str, ...]" = TEXT_KEYS) -> str:
         """The text of a tool response at ``path`` (:func:`text_of`); a number or a boolean
-        there is noted."""
+        there, or an object or a list holding no text, is noted."""
         value = self.get(path)
         if value is not None and not isinstance(value, (str, list, dict)):
             self.note(path, value, "text")
             return ""
-        return clean(text_of(value, keys))
+        text = text_of(value, keys)
+        if not text and value:  # an object or a list holding no text
+            self.note(path, value, "text")
+        return clean(text)
 
 
 # --- other hosts' payloads (hosts/): what their mappings share ---------------------------
