@@ -305,16 +305,18 @@ def lint(session: nox.Session) -> None:
 @nox.session
 def typecheck(session: nox.Session) -> None:
     """mypy over the six packages' sources (settings in pyproject.toml ``[tool.mypy]``), the
-    five libraries again with ``--strict``, and the plugin's Python (hooks and launcher)."""
+    five libraries and ctx-tree-mcp's wire again with ``--strict``, and the plugin's Python
+    (hooks and launcher) with ``--strict``."""
     env = _sync(session, "lint", "--all-packages")
     srcs = [str(p) for p in sorted((ROOT / "packages").glob("*/src"))]
     session.run(_python("lint"), "-m", "mypy", *srcs, env=env, external=True)
     libraries = [s for s in srcs if not s.endswith("ctx-tree-mcp/src")]
-    session.run(_python("lint"), "-m", "mypy", "--strict", *libraries, env=env, external=True)
+    wire = str(ROOT / "packages" / "ctx-tree-mcp" / "src" / "ctx_tree_mcp" / "wire")
+    session.run(_python("lint"), "-m", "mypy", "--strict", *libraries, wire, env=env, external=True)
     plugin = [str(ROOT / "plugin" / "hooks"), str(ROOT / "plugin" / "bin" / "ctx-tree-launch.py")]
     # plugin/hooks/_wire is the wire's copy (python -m ctx_tree_mcp.cli.plugin_files): checked there
     copy = ["--exclude", "plugin/hooks/_wire"]
-    session.run(_python("lint"), "-m", "mypy", *copy, *plugin, env=env, external=True)
+    session.run(_python("lint"), "-m", "mypy", "--strict", *copy, *plugin, env=env, external=True)
 
 
 # --- build -----------------------------------------------------------------------------------
