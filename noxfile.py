@@ -314,8 +314,8 @@ def typecheck(session: nox.Session) -> None:
     wire = str(ROOT / "packages" / "ctx-tree-mcp" / "src" / "ctx_tree_mcp" / "wire")
     session.run(_python("lint"), "-m", "mypy", "--strict", *libraries, wire, env=env, external=True)
     plugin = [str(ROOT / "plugin" / "hooks"), str(ROOT / "plugin" / "bin" / "ctx-tree-launch.py")]
-    # plugin/hooks/_wire is the wire's copy (python -m ctx_tree_mcp.cli.plugin_files): checked there
-    copy = ["--exclude", "plugin/hooks/_wire"]
+    # plugin/hooks/vendor is the wire's copy (python -m ctx_tree_mcp.cli.plugin_files): checked there
+    copy = ["--exclude", "plugin/hooks/vendor"]
     session.run(_python("lint"), "-m", "mypy", "--strict", *copy, *plugin, env=env, external=True)
 
 

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from ctx_tree_mcp.wire.denylist import REFUSAL_WORDS, refusal
-from ctx_tree_mcp.wire.generated import REFUSAL_WORDS as HOOK_WORDS
+from ctx_tree_mcp.wire.spool import generated
 
 HOOKS = Path(__file__).resolve().parents[1] / "plugin" / "hooks"
 sys.path.insert(0, str(HOOKS))
@@ -18,7 +18,7 @@ from capture import may_refuse  # noqa: E402
 
 
 def test_the_hooks_words_are_the_denylists() -> None:
-    assert HOOK_WORDS == REFUSAL_WORDS
+    assert tuple(generated()["refusal_words"]) == REFUSAL_WORDS
 
 
 DENY = ["git push", "aws", "kubectl get secrets"]

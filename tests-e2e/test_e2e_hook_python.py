@@ -1,5 +1,5 @@
 """The redaction and command rules of the wire, imported from the plugin's copy
-(``plugin/hooks/_wire``) under the host's ``python3`` as the hook imports them, give the same
+(``plugin/hooks/vendor``) under the host's ``python3`` as the hook imports them, give the same
 answers under the oldest Python the hooks support as under the server's: the same text is
 redacted the same way.
 
@@ -82,7 +82,7 @@ def test_the_hook_python_redacts_as_the_server_does() -> None:
     deny = ["git push", "aws"]
     job = {"texts": texts, "commands": COMMANDS, "deny": deny}
     done = subprocess.run(
-        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(ROOT / "plugin" / "hooks" / "_wire")],
+        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(ROOT / "plugin" / "hooks" / "vendor")],
         input=json.dumps(job).encode(), capture_output=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()[-3000:]

@@ -70,13 +70,12 @@ def every_file(home: Path) -> list[Path]:
 def test_the_hooks_settings_default_to_the_schemas() -> None:
     """With no config file, the hook's settings are ctx_tree_schema's defaults (its copy of
     them is generated: test_mcp_plugin_files.py fails when it drifts)."""
-    from ctx_tree_mcp.wire import generated
-    from ctx_tree_mcp.wire.spool import SECTIONS, settings
+    from ctx_tree_mcp.wire.spool import SECTIONS, generated, settings
 
     got = settings("/nonexistent-home", "/nonexistent-root")
     assert got == {section: DEFAULTS[section] for section in SECTIONS}
     minimums = {k: v for k, v in MINIMUMS.items() if k.split(".")[0] in SECTIONS}
-    assert minimums == generated.MINIMUMS
+    assert minimums == generated()["minimums"]
 
 
 def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Path) -> None:
@@ -619,7 +618,7 @@ def test_an_answer_after_a_refused_command_keeps_no_environment_values(
     if not redactable:  # a copy of the plugin whose wire lacks both modules
         shutil.copytree(ROOT / "plugin", project / "plugin-copy",
                         ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
-        wire = project / "plugin-copy" / "hooks" / "_wire" / "ctx_tree_mcp" / "wire"
+        wire = project / "plugin-copy" / "hooks" / "vendor" / "ctx_tree_mcp" / "wire"
         (wire / "redact.py").unlink()
         (wire / "denylist.py").unlink()
     script = HOOK if redactable else project / "plugin-copy" / "hooks" / "ctx_tree_hook.py"
@@ -763,7 +762,7 @@ def test_a_hook_slow_to_redact_spools_its_record_for_the_ingester(
     # a copy of the plugin whose redact.py hangs
     installed = home.parent / "installed" / "plugin" / "hooks"
     shutil.copytree(HOOK.parent, installed, ignore=shutil.ignore_patterns("__pycache__"))
-    slow = installed / "_wire" / "ctx_tree_mcp" / "wire" / "redact.py"
+    slow = installed / "vendor" / "ctx_tree_mcp" / "wire" / "redact.py"
     slow.write_text(
         "import time\ntime.sleep(30)\ndef redact_text(t, present=None):\n    return t\n"
     )

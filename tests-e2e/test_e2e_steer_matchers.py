@@ -323,10 +323,10 @@ def test_a_steering_hook_loads_no_re_for_any_hosts_payload(tmp_path: Path) -> No
 
 def test_the_hooks_trigger_scan_finds_each_trigger_the_text_holds(tmp_path: Path) -> None:
     import capture
-    from ctx_tree_mcp.wire.generated import REDACT_LETTERS, REDACT_TRIGGERS
+    from ctx_tree_mcp.wire.spool import generated
 
-    triggers = list(REDACT_TRIGGERS)
-    letters = REDACT_LETTERS
+    triggers = generated()["redact_triggers"]
+    letters = generated()["redact_letters"]
     assert set(letters) == {c for t in triggers for c in t}
     rng = random.Random(31)
     fill = ["x", " ", "\n", "p", "a", "s", "$", ":", "-", "e", "t", "o", "k", "n", "é"]

@@ -33,33 +33,12 @@ def capture_event(
     root: str,
     cfg: "dict[str, dict[str, Any]]",
     log: "Callable[[str, str], None]",
-) -> None:
-    """Spool what ``payload`` (of ctx-tree's hook ``event``) holds for the store, if anything;
-    a refused command leaves the session's mark instead. Logs what it drops and why, and the
-    fields it could not read (``payload.problems``)."""
-    kind = ""
-    try:
-        kind = _capture(event, payload, home, root, cfg, log)
-    finally:
-        if payload.problems:
-            said = "left out" if kind else "nothing kept; could not read"
-            log(
-                home,
-                "%s: %s %s" % ((event + " " + kind).strip(), said, ", ".join(payload.problems)),
-            )
-
-
-def _capture(
-    event: str,
-    payload: "Reader",
-    home: str,
-    root: str,
-    cfg: "dict[str, dict[str, Any]]",
-    log: "Callable[[str, str], None]",
+    state: "dict[str, Any]",
 ) -> str:
-    """:func:`capture_event`'s work; returns the kind of what it kept ('' for nothing)."""
-    from hook_main import _STATE
-
+    """Spool what ``payload`` (of ctx-tree's hook ``event``) holds for the store, if anything;
+    a refused command leaves the session's mark instead. Logs what it drops and why; returns
+    the kind of what it kept ('' for nothing). ``state`` is the hook's own (what it is doing,
+    and an event ready to spool, for its alarm: ``hook_main._STATE``)."""
     base = spool.spool_dir(home, root)
     session = payload.ident("session_id")
     # an answer ends the turn: a refused command's mark holds until then, captured or not
@@ -97,16 +76,16 @@ def _capture(
     if kind != "read":
         # past its checks: should the alarm ring while redacting, the event is spooled
         # unredacted (0600) and the ingester redacts it
-        _STATE["pending"] = (base, root, dict(record, redacted=False))
-        _STATE["stage"] = "redacting"
+        state["pending"] = (base, root, dict(record, redacted=False))
+        state["stage"] = "redacting"
         redact_event(record)
         text = record.get("text")
         if isinstance(text, str) and len(text) > cfg["capture"]["maxBytes"]:
             from ctx_tree_mcp.wire.cut import cut_redacted
 
             cut_redacted(record, cfg["capture"]["maxBytes"])
-    _STATE["pending"] = None
-    _STATE["stage"] = "writing the spool"
+    state["pending"] = None
+    state["stage"] = "writing the spool"
     try:
         write_event(base, root, record)
     except OSError as exc:
@@ -125,9 +104,8 @@ def refused_command(command: str, deny: "list[str]") -> "str | None":
     project's ``bash.deny``: ctx_tree_bash's own rule), or None; ``UNKNOWN`` when the
     denylist could not be loaded (the ingester checks again). The denylist (``re`` and
     ``shlex``: ~5 ms) is loaded only for a command that may be refused (:func:`may_refuse`)."""
-    from ctx_tree_mcp.wire.generated import REFUSAL_WORDS
-
-    if not may_refuse(command, deny, REFUSAL_WORDS):
+    words = spool.generated().get("refusal_words")
+    if isinstance(words, list) and words and not may_refuse(command, deny, tuple(words)):
         return None
     try:
         from ctx_tree_mcp.wire.denylist import refusal
@@ -202,27 +180,26 @@ def redact_event(record: "dict[str, Any]") -> "dict[str, Any]":
     """Redact every free-text field in place; ``record["redacted"]`` says whether it could.
 
     redact.py runs a rule only when the text holds one of its trigger literals
-    (``wire/generated.py``: ``REDACT_TRIGGERS``). Text holding none is returned as redact.py
+    (``wire/generated.json``: ``redact_triggers``). Text holding none is returned as redact.py
     would return it, without paying for loading it (~3M instructions), unless the answer
     follows a refused command (``env_refused``: redacted strictly)."""
-    from ctx_tree_mcp.wire.generated import REDACT_LETTERS, REDACT_TRIGGERS
-
-    present = {
-        key: triggers_present(record[key].lower(), REDACT_TRIGGERS, REDACT_LETTERS)
-        for key in REDACTED_FIELDS
-        if isinstance(record.get(key), str)
-    }
+    data = spool.generated()
+    triggers, letters = tuple(data.get("redact_triggers") or ()), data.get("redact_letters")
+    fields = [key for key in REDACTED_FIELDS if isinstance(record.get(key), str)]
     strict = record.get("env_refused") is True and isinstance(record.get("text"), str)
-    if not strict and not any(any(found.values()) for found in present.values()):
-        record["redacted"] = True
-        return record
+    present: dict[str, dict[str, bool]] = {}
+    if triggers and isinstance(letters, str):  # else: redact.py looks for each, as ever
+        present = {key: triggers_present(record[key].lower(), triggers, letters) for key in fields}
+        if not strict and not any(any(found.values()) for found in present.values()):
+            record["redacted"] = True
+            return record
     try:
         from ctx_tree_mcp.wire import redact
     except Exception:
         record["redacted"] = False
         return record
-    for key in present:
-        record[key] = redact.redact_text(record[key], present[key])
+    for key in fields:
+        record[key] = redact.redact_text(record[key], present.get(key))
     if strict:  # after a refused command: its output's NAME=value pairs, whatever they hold
         record["text"] = redact.redact_environment(record["text"])
     record["redacted"] = True

@@ -14,7 +14,7 @@ server is contacted: a capture is one small JSON file renamed into the project's
 ``$CTX_TREE_HOME/logs/hooks.log`` (event and reason, never content).
 
 Everything the hook shares with the server comes from the wire (``ctx_tree_mcp.wire``), found
-by this file's own path: ``_wire/`` beside it is a generated copy
+by this file's own path: ``vendor/`` beside it is a generated copy
 (``python -m ctx_tree_mcp.cli.plugin_files``). Standard library only, Python 3.8+, imports
 kept to what each event needs: this runs on every tool call, under whatever ``python3`` the
 host has.
@@ -25,7 +25,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-WIRE = os.path.join(HERE, "_wire")
+WIRE = os.path.join(HERE, "vendor")
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -206,7 +206,7 @@ def handle(event: str, payload: "dict[str, Any]", home: str) -> "Answer | None":
     if event == "session-start":
         from session import session_start
 
-        answer = session_start(reader, home, root)
+        answer = session_start(reader, home, root, log)
     elif event in ("pre-tool", "prompt", "post-tool", "post-tool-failure", "stop"):
         cfg = spool.settings(home, root)
         if event == "pre-tool":
@@ -217,7 +217,11 @@ def handle(event: str, payload: "dict[str, Any]", home: str) -> "Answer | None":
             from capture import capture_event
 
             _STATE["stage"] = "building the event"
-            capture_event(event, reader, home, root, cfg, log)
+            kind = capture_event(event, reader, home, root, cfg, log, _STATE)
+            if reader.problems:
+                said = "left out" if kind else "nothing kept; could not read"
+                where = (event + " " + kind).strip()
+                log(home, "%s: %s %s" % (where, said, ", ".join(reader.problems)))
             return None
     if reader.problems:
         log(home, "%s: left out %s" % (event, ", ".join(reader.problems)))

@@ -11,6 +11,7 @@ from ctx_tree_mcp.wire.fastjson import load_file
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
     from ctx_tree_mcp.wire.answer import Answer
@@ -78,14 +79,14 @@ def resume_digest(base: str, session_id: str) -> str:
     return ""
 
 
-def session_start(payload: "Reader", home: str, root: str) -> "Answer | None":
-    """Sweep the project's spool, then the note (or the digest) as text for the model; None
-    when there is nothing to say."""
+def session_start(
+    payload: "Reader", home: str, root: str, log: "Callable[[str, str], None]"
+) -> "Answer | None":
+    """Sweep the project's spool (``log``: what was deleted), then the note (or the digest)
+    as text for the model; None when there is nothing to say."""
     base = spool.spool_dir(home, root)
     gone = spool.sweep(base)
     if gone:
-        from hook_main import log
-
         log(
             home,
             "session-start: deleted %d spool files older than %d days (never ingested)"

@@ -349,7 +349,9 @@ def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
     """The hooks skip loading redact.py for text holding none of these: they must be the
     rules' own triggers (a rename in redact.py would silently turn the shortcut off)."""
     from ctx_tree_mcp.wire import redact
-    from ctx_tree_mcp.wire.generated import REDACT_TRIGGERS as triggers
+    from ctx_tree_mcp.wire.spool import generated
+
+    triggers = generated()["redact_triggers"]
 
     assert set(triggers) == {t for rule in redact._RULES for t in rule.triggers}
     assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)

@@ -43,13 +43,13 @@ def test_hooks_json_is_the_event_table() -> None:
 
 
 def test_the_hooks_defaults_are_the_schemas() -> None:
-    text = (PACKAGE / "wire" / "generated.py").read_text()
-    assert text == plugin_files.generated_module(), _fix_hint("wire/generated.py")
+    text = (PACKAGE / "wire" / "generated.json").read_text()
+    assert text == plugin_files.generated_json(), _fix_hint("wire/generated.json")
 
 
 def test_a_drift_of_each_kind_is_found_and_mended(tmp_path: Path) -> None:
     """A changed, a missing and a stale file of a copy of the plugin are each reported (the
-    check exits 1), then written back; generated.py and hooks.json are checked the same way."""
+    check exits 1), then written back; generated.json and hooks.json are checked the same way."""
     plugin = tmp_path / "plugin"
     shutil.copytree(PLUGIN, plugin, ignore=shutil.ignore_patterns("__pycache__"))
     wire = plugin / COPY / "ctx_tree_mcp" / "wire"

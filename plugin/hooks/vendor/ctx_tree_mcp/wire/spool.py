@@ -22,7 +22,7 @@ An event is a JSON object with ``v`` (:data:`SPOOL_VERSION`), its ``kind`` and f
 
 The hook's side (the writer, the sweep at SessionStart, the configuration it reads: its
 sections merged as ``ctx_tree_schema`` merges the whole, with the defaults and minimums
-generated from it into ``generated.py``) and what both sides compute (the root, its key, the
+generated from it into ``generated.json``) and what both sides compute (the root, its key, the
 home) are here; the server's side (claim, ingest, describe, sweep whole spools) is
 ``ctx_tree_mcp.capture.spool``. Standard library only, Python 3.8+ (loaded by the hooks).
 """
@@ -274,8 +274,19 @@ def waiting(base: "StrPath") -> "list[str]":
         return []
 
 
-#: The config sections the hooks read; ``generated.py`` holds their defaults.
+#: The config sections the hooks read; ``generated.json`` holds their defaults.
 SECTIONS = ("capture", "steer", "bash")
+_GENERATED: "list[dict[str, Any]]" = []
+
+
+def generated() -> "dict[str, Any]":
+    """``generated.json`` beside this file, read once: what the hooks need computed ahead from
+    the server's own sources (``python -m ctx_tree_mcp.cli.plugin_files`` writes it): the
+    config sections' ``hook_defaults`` and ``minimums``, ``redact_triggers`` and
+    ``redact_letters``, ``refusal_words``. {} when it cannot be read."""
+    if not _GENERATED:
+        _GENERATED.append(load_file(os.path.join(os.path.dirname(__file__), "generated.json")))
+    return _GENERATED[0]
 
 
 def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
@@ -283,14 +294,15 @@ def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
     the project file (``<root>/.ctx-tree/config.json``) beats the global one
     (``<home>/config.json``) per section, a key it leaves out is the default, and a value of
     another type than its default's or below its minimum counts as absent."""
-    from ctx_tree_mcp.wire.generated import HOOK_DEFAULTS, MINIMUMS
-
+    data = generated()
+    defaults: dict[str, dict[str, Any]] = data.get("hook_defaults", {})
+    minimums: dict[str, Any] = data.get("minimums", {})
     layers = [
         load_file(os.path.join(home, "config.json")),
         load_file(os.path.join(root, ".ctx-tree", "config.json")),
     ]
     out: dict[str, dict[str, Any]] = {}
-    for section, defaults in HOOK_DEFAULTS.items():
+    for section, section_defaults in defaults.items():
         given: dict[str, Any] = {}
         for layer in layers:
             if isinstance(layer.get(section), dict):
@@ -298,8 +310,8 @@ def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
         out[section] = {
             key: given[key]
             if type(given.get(key)) is type(default)
-            and not given[key] < MINIMUMS.get(section + "." + key, given[key])
+            and not given[key] < minimums.get(section + "." + key, given[key])
             else default
-            for key, default in defaults.items()
+            for key, default in section_defaults.items()
         }
     return out
