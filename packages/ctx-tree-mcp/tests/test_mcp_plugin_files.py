@@ -76,3 +76,13 @@ def test_the_command_checks_and_writes(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert main(["--check"]) == 1
     assert main([]) == 0
     assert main(["--check"]) == 0
+
+
+def test_every_kind_of_the_event_table_has_its_handler_and_switch() -> None:
+    """Adding a captured kind is a row of the event table and its ingest handler: a row
+    without a handler, or whose switch the config does not know, fails here."""
+    from ctx_tree_mcp.capture.ingest import _HANDLERS, SWITCH
+    from ctx_tree_schema import DEFAULTS
+
+    assert set(_HANDLERS) == {k.name for k in KINDS} == set(SWITCH)
+    assert {k.switch for k in KINDS} <= set(DEFAULTS["capture"])

@@ -28,6 +28,7 @@ from ctx_tree_mcp import ending
 from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.wire.denylist import refusal
+from ctx_tree_mcp.wire.events import KINDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -48,16 +49,8 @@ log = logging.getLogger(__name__)
 
 #: The capture walker's name in the coordinator (its lease is ``walker:capture``).
 WALKER = "capture"
-#: Which config switch (``capture.<key>``) governs each event kind.
-SWITCH = {
-    "prompt": "prompt",
-    "response": "response",
-    "read": "read",
-    "grep": "grep",
-    "bash": "bash",
-    "web": "web",
-    "agent": "agent",
-}
+#: Which config switch (``capture.<key>``) governs each event kind (the event table's).
+SWITCH = {kind.name: kind.switch for kind in KINDS}
 _GREP_LINE = re.compile(r"^(.+?)[:-]\d+[:-]")
 #: A grep output line without a line number: ``path:text``.
 _GREP_PATH = re.compile(r"^([^:\n]+):")
@@ -545,6 +538,7 @@ def _agent(app: App, event: dict[str, Any]) -> str:
     return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title, event=event)[0]
 
 
+#: One handler per kind of the event table (``wire/events.py``: ``KINDS``).
 _HANDLERS = {
     "prompt": _prompt,
     "response": _response,
