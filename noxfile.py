@@ -285,6 +285,7 @@ def hooks_oldest(session: nox.Session) -> None:
     session.run(
         _python("e2e"), "-m", "pytest", "tests-e2e/test_e2e_hooks.py",
         "tests-e2e/test_e2e_hook_python.py", "tests-e2e/test_e2e_host_hooks.py",
+        "tests-e2e/test_e2e_hook_payloads.py",
         "tests-e2e/test_e2e_steer_matchers.py::test_a_steering_hook_loads_no_re_for_any_hosts_payload",
         "-n", "2", "-q", *session.posargs,
         env={**env, "CTX_TREE_HOOK_PYTHON": python}, external=True,
