@@ -11,7 +11,7 @@ import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path[0:0] = [HERE, os.path.join(HERE, "vendor")]  # -I leaves the script's own folder out
+sys.path.insert(0, HERE)  # -I leaves the script's own folder out
 try:
     from hook_main import main
 except Exception:

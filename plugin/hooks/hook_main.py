@@ -122,9 +122,8 @@ def code(source: "str") -> "Any":
     return compiled
 
 
-for _folder in (HERE, WIRE):  # set already when run by ctx_tree_hook.py
-    if _folder not in sys.path:
-        sys.path.append(_folder)
+if HERE not in sys.path:  # set already when run by ctx_tree_hook.py (the wire is loaded by path)
+    sys.path.append(HERE)
 #: The hook program's own modules (in this folder), which :func:`load` runs as it runs the
 #: wire's.
 PROGRAM = ("capture", "pretool", "session", "steer")

@@ -37,22 +37,11 @@ class Answer:
     def __bool__(self) -> bool:
         return bool(self.context or self.decision or self.updated_input is not None)
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Answer) and self.fields() == other.fields()
-
-    __hash__ = None  # type: ignore[assignment]
-
     def __repr__(self) -> str:
-        return "Answer(%s)" % ", ".join("%s=%r" % item for item in self.fields().items() if item[1])
-
-    def fields(self) -> "dict[str, Any]":
-        """The answer as a dict of its four fields."""
-        return {
-            "context": self.context,
-            "decision": self.decision,
-            "reason": self.reason,
-            "updated_input": self.updated_input,
-        }
+        fields = ("context", "decision", "reason", "updated_input")
+        return "Answer(%s)" % ", ".join(
+            "%s=%r" % (name, getattr(self, name)) for name in fields if getattr(self, name)
+        )
 
 
 def hook_specific_output(event_name: str, answer: "Answer") -> "dict[str, Any]":
@@ -71,16 +60,18 @@ def hook_specific_output(event_name: str, answer: "Answer") -> "dict[str, Any]":
     return out
 
 
-def claude_output(answers: "list[tuple[str, Answer]]") -> str:
+def claude_output(answers: "list[tuple[str, Answer]]", rewrite: bool = True) -> str:
     """The answers to ctx-tree's hook events as Claude Code's stdout
     (``{"hookSpecificOutput": …}``, named after the first event with something to say), or
-    '' when there is nothing to say. Codex, Copilot CLI and VS Code read the same."""
+    '' when there is nothing to say; ``rewrite=False`` for a host of that shape that takes no
+    rewritten input. Codex, Copilot CLI and VS Code read the same shape."""
     said = [(event, answer) for event, answer in answers if answer]
     if not said:
         return ""
-    return dumps(
-        {"hookSpecificOutput": hook_specific_output(CLAUDE_NAMES[said[0][0]], merged(said))}
-    )
+    answer = merged(said)
+    if not rewrite:
+        answer.updated_input = None
+    return dumps({"hookSpecificOutput": hook_specific_output(CLAUDE_NAMES[said[0][0]], answer)})
 
 
 def merged(answers: "list[tuple[str, Answer]]") -> "Answer":

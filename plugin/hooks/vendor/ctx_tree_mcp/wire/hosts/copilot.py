@@ -74,8 +74,8 @@ def translate(event: str, payload: "dict[str, Any]") -> "list[tuple[str, dict[st
 
 
 def answer(event: str, answers: "list[tuple[str, Answer]]") -> str:
-    """Claude Code's own answer format."""
-    return claude_output(answers)
+    """Claude Code's own answer format, without a rewritten input (:data:`REWRITE`)."""
+    return claude_output(answers, rewrite=False)
 
 
 def events_answer(
