@@ -5,8 +5,8 @@ eval-modes.
 Run ``uv run nox`` (the default sessions, what CI runs) or ``uv run nox -s NAME``:
 
 - ``lint``: ruff check + format check; the import contracts (``lint-imports``).
-- ``typecheck``: mypy over the six packages' sources, ``--strict`` over the five libraries,
-  and over the plugin's Python (about 30 s from a cold cache).
+- ``typecheck``: mypy ``--strict`` over the six packages' sources, and mypy over the
+  plugin's Python (about 30 s from a cold cache).
 - ``tests-<package>``: one package's unit tests in a venv holding only that package, its
   declared dependencies and the dev tools, which proves every package works on its own.
 - ``chunk-accuracy``: the chunker's symbols against Universal Ctags on real Go, TypeScript and
@@ -305,15 +305,11 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def typecheck(session: nox.Session) -> None:
-    """mypy over the six packages' sources (settings in pyproject.toml ``[tool.mypy]``), the
-    five libraries and ctx-tree-mcp's wire again with ``--strict``, and the plugin's Python
-    (hooks and launcher) with ``--strict``."""
+    """mypy ``--strict`` over the six packages' sources (settings in pyproject.toml
+    ``[tool.mypy]``) and over the plugin's Python (hooks and launcher)."""
     env = _sync(session, "lint", "--all-packages")
     srcs = [str(p) for p in sorted((ROOT / "packages").glob("*/src"))]
-    session.run(_python("lint"), "-m", "mypy", *srcs, env=env, external=True)
-    libraries = [s for s in srcs if not s.endswith("ctx-tree-mcp/src")]
-    wire = str(ROOT / "packages" / "ctx-tree-mcp" / "src" / "ctx_tree_mcp" / "wire")
-    session.run(_python("lint"), "-m", "mypy", "--strict", *libraries, wire, env=env, external=True)
+    session.run(_python("lint"), "-m", "mypy", "--strict", *srcs, env=env, external=True)
     plugin = [str(ROOT / "plugin" / "hooks"), str(ROOT / "plugin" / "bin" / "ctx-tree-launch.py")]
     # plugin/hooks/vendor is the wire's copy (python -m ctx_tree_mcp.cli.plugin_files): checked there
     copy = ["--exclude", "plugin/hooks/vendor"]

@@ -151,6 +151,52 @@ def test_unavailable_sandbox_warns_in_one_line_otherwise(tmp_path: Path) -> None
     assert len(notes) == 1 and notes[0].startswith("-- ctx-tree: ran WITHOUT"), done.stdout
 
 
+def _no_more_namespaces(
+    tmp_path: Path, project: Path, command: str
+) -> subprocess.CompletedProcess[str]:
+    """``ctx-tree bash command`` in a user namespace that may make no more (its
+    ``user.max_user_namespaces`` set to 0): bubblewrap fails there as where the kernel has
+    unprivileged user namespaces off."""
+    cli = Path(sys.executable).with_name("ctx-tree")
+    env = dict(os.environ, CTX_TREE_HOME=str(tmp_path / "ctx"), HOME=str(tmp_path / "home"))
+    env.pop("CLAUDE_CONFIG_DIR", None)
+    script = 'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"'
+    return subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c", script, "sh",
+         str(cli), "bash", command, "--root", str(project)],
+        capture_output=True, text=True, env=env, timeout=120,
+    )  # fmt: skip
+
+
+def _userns_limit_settable() -> str:
+    done = subprocess.run(
+        ["unshare", "--user", "--map-root-user", "sh", "-c",
+         "echo 0 > /proc/sys/user/max_user_namespaces"],
+        capture_output=True, text=True, timeout=30,
+    )  # fmt: skip
+    return "" if done.returncode == 0 else f"no user namespace to limit here: {done.stderr.strip()}"
+
+
+@pytest.mark.parametrize("fail", [True, False], ids=["failIfUnavailable", "default"])
+def test_where_user_namespaces_are_off_the_answer_says_the_sandbox_did_not_start(
+    tmp_path: Path, fail: bool
+) -> None:
+    """Before: `exit 1` and bubblewrap's own line, as if the command had printed it."""
+    if why := _userns_limit_settable():
+        pytest.skip(why)
+    project = _project(tmp_path, {"enabled": True, "failIfUnavailable": fail})
+    marker = project / "marker"
+    done = _no_more_namespaces(tmp_path, project, f"echo ran >> {marker}")
+    said = done.stdout + done.stderr
+    assert "bubblewrap cannot start" in said and "user namespaces" in said, said
+    if fail:
+        assert done.returncode != 0 and "nothing ran" in done.stderr, said
+        assert not marker.exists()
+    else:
+        assert done.returncode == 0 and "ran WITHOUT the host's sandbox" in done.stdout, said
+        assert marker.read_text() == "ran\n"  # once, outside the sandbox
+
+
 def test_excluded_commands_run_outside_the_sandbox(tmp_path: Path) -> None:
     outside = tmp_path / "outside.txt"
     project = _project(tmp_path, {"enabled": True, "excludedCommands": ["touch:*"]})

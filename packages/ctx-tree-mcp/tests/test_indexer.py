@@ -259,7 +259,7 @@ def test_a_tool_call_sets_the_clock_the_index_workers_pause_by(tmp_path: Path):
     app = _project(tmp_path)
     try:
         clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
-        app.calls_clock = clock
+        app.calls.shared = clock
         seen: list[float] = []
         call = threading.Thread(
             target=lambda: asyncio.run(run_tool(app, "ctx_tree_bash", {"command": "sleep 0.6"}))
@@ -267,12 +267,12 @@ def test_a_tool_call_sets_the_clock_the_index_workers_pause_by(tmp_path: Path):
         call.start()
         deadline = time.monotonic() + 10
         while not seen and time.monotonic() < deadline:
-            if app.busy:
+            if app.calls.busy():
                 seen.append(clock.value)
             time.sleep(0.01)
         call.join(30)
         assert seen == [math.inf]
-        assert clock.value == app.last_call_end and clock.value <= time.monotonic()
+        assert clock.value == app.calls.last_end and clock.value <= time.monotonic()
     finally:
         app.close()
 

@@ -40,7 +40,7 @@ def test_a_pasted_issue_finds_its_file_first(tmp_path: Path, monkeypatch) -> Non
     try:
         index_project(app.store, root, app.policy, app.config, workers=1)
         assert longquery.is_long(ISSUE) and not longquery.is_long("argparse nargs const")
-        terms = longquery.pick_terms(app, ISSUE)
+        terms = longquery.pick_terms(app.store, ISSUE)
         assert "nargs" in terms and "the" not in terms and "sometimes" not in terms
         answer = search(app, ISSUE, limit=5)
         rows = [ln for ln in answer.splitlines() if ln[:1].isdigit()]
@@ -215,7 +215,7 @@ def test_a_file_far_ahead_shows_more_of_its_chunks(tmp_path: Path) -> None:
     app = App(root=root, home=tmp_path / "home")
     try:
         index_project(app.store, root, app.policy, app.config, workers=1)
-        ranking = longquery.rank(app, ISSUE, Filters())
+        ranking = longquery.rank(app.store, ISSUE, Filters())
         weights = ranking.weights()
         first, second = (k for _s, k in ranking.files[:2])
         assert weights[first] == 1.0 and weights[second] < 0.8  # scores keep the lead

@@ -2,7 +2,8 @@
 used; the usage counters add up per tool and are handed over whole, once; the store handle
 opens the store on first use, stands in for a damaged file from memory and tells the views
 whenever the store is swapped; the recorder makes its session node once per store and
-cuts captures at capture.maxBytes."""
+cuts captures at capture.maxBytes; the backlog counts are reused per model for their ttl;
+the calls clock reads inf while any call runs, then when the last one ended."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from ctx_tree_mcp.app import App, UsageCounters, ViewCache
+from ctx_tree_mcp.app import App, UsageCounters
+from ctx_tree_mcp.caches import ViewCache
 from ctx_tree_mcp.recorder import Recorder
 from ctx_tree_mcp.store_handle import StoreHandle
 from ctx_tree_store import Store, StoreUnwritable
@@ -167,3 +169,45 @@ def test_the_recorder_makes_its_session_node_once_and_captures_under_it(root: Pa
         assert same == again  # an identical live capture: its id, nothing new stored
     finally:
         handle.close()
+
+
+def test_backlog_counts_once_per_model_until_the_ttl_passes(monkeypatch: pytest.MonkeyPatch):
+    from ctx_tree_mcp import caches
+
+    now = [100.0]
+    monkeypatch.setattr(caches.time, "monotonic", lambda: now[0])
+    backlogs = caches.BacklogCache(ttl_s=10.0)
+    counted: list[str] = []
+
+    def count(model: str, value: int) -> int:
+        counted.append(model)
+        return value
+
+    assert backlogs.get("m", lambda: count("m", 5)) == 5
+    now[0] += 9.0
+    assert backlogs.get("m", lambda: count("m", 7)) == 5  # reused within the ttl
+    assert backlogs.get("other", lambda: count("other", 1)) == 1  # per model
+    now[0] += 2.0
+    assert backlogs.get("m", lambda: count("m", 7)) == 7  # counted again after it
+    assert counted == ["m", "other", "m"]
+
+
+def test_calls_clock_reads_inf_while_any_call_runs_then_the_last_end():
+    import math
+
+    from ctx_tree_mcp.calls import CallsClock
+
+    @dataclass
+    class _Shared:
+        value: float = 0.0
+
+    clock = CallsClock()
+    assert not clock.busy() and clock.idle_for() > 0
+    clock.shared = shared = _Shared()
+    with clock.call():
+        assert clock.busy() and shared.value == math.inf
+        with clock.call():  # two at once: inf until the last one ends
+            pass
+        assert clock.running == 1 and shared.value == math.inf
+    assert not clock.busy() and shared.value == clock.last_end
+    assert 0 <= clock.idle_for() < 5

@@ -143,17 +143,45 @@ def test_problem_lines_of_the_dropped_middle_are_kept(tmp_path: Path) -> None:
     assert "src/a.c:3:1: error: boom\n" in text and text.endswith("FAILED: x\n")
 
 
-def test_a_process_that_left_the_group_is_reported_not_waited_for(tmp_path: Path) -> None:
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+
+
+@needs_proc
+@pytest.mark.parametrize("out", ["", " > /dev/null 2>&1"], ids=["holds the output", "quiet"])
+def test_a_process_that_left_the_group_is_ended_and_reported(tmp_path: Path, out: str) -> None:
+    """``setsid cmd &`` leaves the command's process group, where the group's end and the
+    reaper did not reach it: it ran on, without a word when its output was redirected
+    (``(cmd &)`` was ended and reported). Its command's tag finds it: ended, and counted."""
     pids = tmp_path / "pids"
     start = time.monotonic()
-    r = _run(f"setsid sleep 30 & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    r = _run(f"setsid sleep 30{out} & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    pid = int(pids.read_text())
     try:
-        assert time.monotonic() - start < 3
-        assert r.exit_code == 0 and r.escaped and not r.timed_out
-        assert output_text(r)[0] == "done\n"
+        assert time.monotonic() - start < 5
+        assert r.exit_code == 0 and not r.timed_out and r.left_group == 1, r
+        assert not r.escaped and output_text(r)[0] == "done\n"
+        assert not _alive(pid)
     finally:
-        for line in pids.read_text().split():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(line), 9)  # the setsid'd sleep this test started
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, 9)
     r = _run("sleep 30 > /dev/null & echo quiet", tmp_path)
-    assert r.stragglers and not r.escaped
+    assert r.stragglers and not r.escaped and r.left_group == 0
+
+
+@needs_proc
+def test_a_process_that_left_the_group_and_cleared_its_environment_is_reported(
+    tmp_path: Path,
+) -> None:
+    """Without its tag nothing finds it; while it holds the output that much is said."""
+    pids = tmp_path / "pids"
+    r = _run(f"env -i setsid sleep 30 & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    try:
+        assert r.escaped and r.left_group == 0
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(int(pids.read_text()), 9)  # the sleep this test started

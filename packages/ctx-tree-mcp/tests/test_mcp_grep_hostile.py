@@ -12,10 +12,11 @@ from ctx_tree_mcp.app import App
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.get import get
 from ctx_tree_mcp.tools.grep import grep
+from ctx_tree_mcp.tools.spec import answer_text
 
 
 def run(app, *args, **kw):
-    return asyncio.run(grep(app, *args, **kw))
+    return answer_text(asyncio.run(grep(app, *args, **kw)))  # a Reply when it timed out
 
 
 def node_content(app, text: str) -> str:

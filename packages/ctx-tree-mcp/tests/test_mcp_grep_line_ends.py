@@ -102,3 +102,17 @@ def test_a_match_past_the_part_read_keeps_ripgrep_s_number(app, root, monkeypatc
     text = asyncio.run(grep(app, "line 1 alpha|needle", path="big.txt", budget_tokens=3000))
     assert match_count(text) == 2
     assert _hits(text, "big.txt")[7] == "needle far"
+
+
+def test_numbering_that_timed_out_is_said_not_passed_off(app, root, monkeypatch) -> None:
+    """Renumbering a lone-CR file as read does can time out (a pattern slow for the regex
+    module): the lines keep ripgrep's LF-only numbers, and the answer says so."""
+    from ctx_tree_mcp.engines.grep import lineends
+
+    def too_slow(*args, **kwargs):
+        raise TimeoutError
+
+    _write(root)
+    monkeypatch.setattr(lineends, "renumber", too_slow)
+    text = asyncio.run(grep(app, "needle", path="mac.txt"))
+    assert "mac.txt count LF line ends only" in text and "timed out" in text, text

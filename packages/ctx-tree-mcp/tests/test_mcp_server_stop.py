@@ -60,8 +60,8 @@ def _no_server_left():
 class Server:
     """A real server over pipes, driven with raw JSON-RPC lines."""
 
-    def __init__(self, root: Path, home: Path) -> None:
-        env = {"CTX_TREE_HOME": str(home), "PATH": os.environ["PATH"], "HOME": str(home)}
+    def __init__(self, root: Path, home: Path, **more: str) -> None:
+        env = {"CTX_TREE_HOME": str(home), "PATH": os.environ["PATH"], "HOME": str(home), **more}
         self.proc = subprocess.Popen(
             [SERVER],
             cwd=root,
@@ -104,11 +104,15 @@ class Server:
 
     def stop(self, how: str) -> float:
         """Stop the server ``how`` (a signal name, ``claude`` for SIGINT then SIGTERM 100 ms
-        later, or ``eof``); returns the seconds until it exited."""
+        later, ``eof``, or ``stdout``: its output's reader closed); returns the seconds until
+        it exited."""
         start = time.monotonic()
         if how == "eof":
             assert self.proc.stdin is not None
             self.proc.stdin.close()
+        elif how == "stdout":  # the client stops reading (and keeps the server's stdin open)
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
         elif how == "claude":
             self.proc.send_signal(signal.SIGINT)
             time.sleep(0.1)
@@ -140,7 +144,7 @@ def saved_tokens(root: Path, home: Path) -> int:
         return store.counters().get("tokens_served", 0)
 
 
-@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGHUP", "claude", "eof"])
+@pytest.mark.parametrize("how", ["SIGINT", "SIGTERM", "SIGHUP", "claude", "eof", "stdout"])
 def test_a_stopped_server_saves_its_counters_and_ends_its_command(
     project: tuple[Path, Path], how: str
 ) -> None:
@@ -159,11 +163,26 @@ def test_a_stopped_server_saves_its_counters_and_ends_its_command(
     # within the host's grace: Claude Code's SIGTERM comes 100 ms after its SIGINT
     assert took < 3.0, server.proc.stderr.read().decode() if server.proc.stderr else ""
     assert wait_for(lambda: gone(shell) and gone(background), 3.0)
-    if how != "eof":
+    if how == "stdout":  # before: it lived on until its stdin closed
+        assert server.proc.returncode == 128 + signal.SIGHUP
+    elif how != "eof":
         assert server.proc.returncode == 128 + (
             signal.SIGINT if how == "claude" else getattr(signal, how)
         )
     assert saved_tokens(root, home) > 0  # before, 0 for every signal
+
+
+def test_the_sdk_only_server_also_ends_when_its_output_is_not_read(
+    project: tuple[Path, Path],
+) -> None:
+    """``CTX_TREE_INSTANT=0`` (the SDK's own stdio server from the start) watches its
+    output the same way."""
+    root, home = project
+    server = Server(root, home, CTX_TREE_INSTANT="0")
+    server.request("tools/call", {"name": "ctx_tree_read", "arguments": {"path": "a.py"}})
+    assert server.stop("stdout") < 3.0
+    assert server.proc.returncode == 128 + signal.SIGHUP
+    assert saved_tokens(root, home) > 0
 
 
 def test_sigint_alone_ends_the_server_at_once(project: tuple[Path, Path]) -> None:
@@ -189,6 +208,26 @@ def test_a_killed_server_leaves_no_command_running(project: tuple[Path, Path]) -
     assert wait_for(lambda: gone(shell) and gone(background), 15.0), subprocess.run(
         ["ps", "-o", "pid,ppid,pgid,stat,cmd", "-e"], capture_output=True, text=True
     ).stdout
+
+
+def test_a_killed_server_leaves_no_process_its_command_moved_out_of_its_group(
+    project: tuple[Path, Path],
+) -> None:
+    """``setsid cmd &`` leaves the command's group, so ending the group missed it: the
+    reaper finds it by its command's tag."""
+    root, home = project
+    server = Server(root, home)
+    pids = root / "pids"
+    server.call(
+        "ctx_tree_bash",
+        {
+            "command": f"setsid sleep 300 > /dev/null 2>&1 & echo $! > {pids}.tmp; mv {pids}.tmp {pids}; wait"
+        },
+    )
+    assert wait_for(pids.exists, 60)
+    escaped = int(pids.read_text())
+    server.stop("SIGKILL")
+    assert wait_for(lambda: gone(escaped), 15.0)
 
 
 def spool_events(home: Path, root: Path, count: int) -> Path:

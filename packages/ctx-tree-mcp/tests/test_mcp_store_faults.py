@@ -3,15 +3,13 @@ process runs, a store that cannot be written. Each call fails alone with a clear
 answers without storing; no traceback, no "internal error", no success for a lost write.
 
 The full and read-only file systems are real: a tmpfs of a few MB and a read-only bind mount,
-each in a private mount namespace of a child process (root only; skipped elsewhere).
+each in a private mount namespace of a child process (``mounts.py``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,24 +19,7 @@ from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.read import read
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_store import Store, StoreFull, StoreGone, StoreUnwritable
-
-
-def _private_mount(script: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run ``sh -c script sh args...`` in a private mount namespace."""
-    return subprocess.run(
-        ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-
-
-needs_mounts = pytest.mark.skipif(
-    os.geteuid() != 0
-    or shutil.which("unshare") is None
-    or _private_mount("mount -t tmpfs tmpfs /mnt").returncode != 0,
-    reason="needs root and mount namespaces for a real small or read-only file system",
-)
+from mounts import needs_mounts, private_mount
 
 CLI = "from ctx_tree_mcp.cli.main import main; main()"
 
@@ -179,7 +160,7 @@ print(json.dumps(out))
 def test_a_real_full_disk_fails_each_call_alone_and_recovers(root: Path, tmp_path: Path):
     home = tmp_path / "small-disk"
     home.mkdir()
-    done = _private_mount(
+    done = private_mount(
         'mount -t tmpfs -o size=3m tmpfs "$1" && exec "$2" -c "$3" "$4" "$1" "$5"',
         str(home),
         sys.executable,
@@ -281,7 +262,7 @@ def test_a_read_only_store_still_answers_reads_greps_bash_and_searches(root: Pat
     note(writer, "a mounted read-only finding worth keeping")
     writer.close()
     before = {p.name: p.read_bytes() for p in writer.store_file.parent.iterdir()}
-    done = _private_mount(
+    done = private_mount(
         'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3" "$4" "$1" "$5"',
         str(home),
         sys.executable,
@@ -340,7 +321,7 @@ def test_a_deleted_store_that_cannot_be_made_again_falls_back_to_not_storing(
 ):
     home = tmp_path / "home"
     home.mkdir()
-    done = _private_mount(
+    done = private_mount(
         'exec "$1" -c "$2" "$3" "$4"', sys.executable, GONE_THEN_READ_ONLY, str(root), str(home)
     )
     assert done.returncode == 0, done.stderr
@@ -382,7 +363,7 @@ def test_a_store_writable_again_is_used_again_by_the_same_process(root: Path, tm
     writer = App(root, home=home)
     note(writer, "before")
     writer.close()
-    done = _private_mount(
+    done = private_mount(
         'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3" "$4" "$1"',
         str(home),
         sys.executable,

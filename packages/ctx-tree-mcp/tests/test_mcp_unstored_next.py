@@ -15,8 +15,9 @@ from answers import file_node
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.serve.server import answer
 from ctx_tree_mcp.tools.note import note
+from mounts import needs_mounts, private_mount
 from test_mcp_next_progress import parse_next
-from test_mcp_store_faults import CLI, _private_mount, needs_mounts
+from test_mcp_store_faults import CLI
 
 GET = re.compile(r"ctx_tree_get\(node_id=\"(\w+)\"|ctx-tree get (\w+)")
 
@@ -112,7 +113,7 @@ def test_on_a_read_only_store_every_cli_next_works_in_the_next_process(
     note(writer, "a finding")
     writer.close()
     (root / "fresh.py").write_text((root / "src" / "argparse_copy.py").read_text())
-    done = _private_mount(
+    done = private_mount(
         'mount --bind "$1" "$1" && mount -o remount,bind,ro "$1" && exec "$2" -c "$3" "$4" "$1" "$5"',
         str(home),
         sys.executable,

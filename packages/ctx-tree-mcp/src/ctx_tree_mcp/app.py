@@ -10,12 +10,13 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
+from ctx_tree_mcp.caches import BacklogCache, ViewCache
+from ctx_tree_mcp.calls import CallsClock
 from ctx_tree_mcp.recorder import Recorder
 from ctx_tree_mcp.store_handle import StoreHandle
 from ctx_tree_mcp.wire import spool as wire_spool
@@ -27,6 +28,8 @@ if TYPE_CHECKING:
     from ctx_tree_store import NodeRow, Store
 
     from ctx_tree_mcp.policy.paths import PathPolicy
+    from ctx_tree_mcp.providers.embedder import HttpEmbedder
+    from ctx_tree_mcp.providers.local import Model2VecEmbedder
 
 log = logging.getLogger(__name__)
 
@@ -82,46 +85,6 @@ def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
     return Path(wire_spool.spool_dir(home, root))
 
 
-class _Rooted(Protocol):
-    """What :class:`ViewCache` needs of a view: its file root node (``root.id``)."""
-
-    @property
-    def root(self) -> Node: ...
-
-
-V = TypeVar("V", bound=_Rooted)
-
-
-@dataclass
-class ViewCache:
-    """The file views served last, by file root node id (a view never changes under its id),
-    so the next read of an unchanged file skips the store (docs/data-model.md, "Cache
-    behavior"). Holds at most ``size`` views, the least recently used dropped first; the
-    :class:`App` clears it whenever its store is swapped. A view is an
-    ``engines.files.filecache.FileView``."""
-
-    size: int = 64
-    _views: OrderedDict[str, Any] = field(default_factory=OrderedDict)
-
-    def remember(self, view: V) -> V:
-        """Keep ``view`` for the next cached read of its file; returns it."""
-        self._views[view.root.id] = view
-        while len(self._views) > self.size:
-            self._views.popitem(last=False)
-        return view
-
-    def recall(self, root_id: str) -> Any | None:
-        """The view kept for the file root ``root_id``, or None."""
-        view = self._views.get(root_id)
-        if view is not None:
-            self._views.move_to_end(root_id)
-        return view
-
-    def clear(self) -> None:
-        """Forget every view (the store they came from was swapped)."""
-        self._views.clear()
-
-
 #: Tool calls between writes of the usage counters (see :meth:`App.count`).
 COUNTER_FLUSH_CALLS = 25
 
@@ -163,20 +126,13 @@ class App:
     home: Path | None = None
     #: Open the store read-only (the inspector): nothing is created, migrated or written.
     readonly: bool = False
-    #: Exit status of the last ``ctx_tree_bash`` command (``engines.shell.run.exit_status``), None
-    #: before any: ``ctx-tree bash`` exits with it.
-    command_status: int | None = field(default=None, init=False)
     #: The usage counters not written yet (:class:`UsageCounters`; :meth:`count`).
     usage: UsageCounters = field(default_factory=UsageCounters, init=False)
-    #: Tool calls running now (``run_tool``): the project index waits while it is above 0.
-    busy: int = field(default=0, init=False)
-    #: ``time.monotonic()`` when the last tool call ended: the index waits for a quiet spell.
-    last_call_end: float = field(default=0.0, init=False)
-    #: A shared double the index's worker processes read (set by ``IndexService``): ``inf``
-    #: while a tool call runs, else the ``time.monotonic()`` the last one ended.
-    calls_clock: Any = field(default=None, init=False)
-    #: ``{model: (monotonic s, count)}``: the semantic search's backlog hint, reused briefly.
-    backlog_cache: dict[str, tuple[float, int]] = field(default_factory=dict, init=False)
+    #: The tool calls running now and when the last ended (:class:`CallsClock`, marked by
+    #: ``run_tool``): the project index writes between them.
+    calls: CallsClock = field(default_factory=CallsClock, init=False)
+    #: The vector backlog counts semantic search's note gives (:class:`BacklogCache`).
+    backlogs: BacklogCache = field(default_factory=BacklogCache, init=False)
     #: The file views served last (:class:`ViewCache`), shared by :meth:`with_session`.
     views: ViewCache = field(default_factory=ViewCache, init=False)
     #: The project's store as this process holds it (:class:`StoreHandle`: lazy open, the
@@ -261,7 +217,7 @@ class App:
         return self.stores.store
 
     @cached_property
-    def _embedder(self) -> tuple[Any, str | None]:
+    def _embedder(self) -> tuple[HttpEmbedder | Model2VecEmbedder | None, str | None]:
         from ctx_tree_walkers import ProviderUnavailable
 
         from ctx_tree_mcp.providers import SettingsError, embedder_from_config
@@ -271,7 +227,7 @@ class App:
         except (SettingsError, ProviderUnavailable) as exc:
             return None, f"embedding provider not usable ({exc}): keyword results"
 
-    def embedder(self) -> tuple[Any, str | None]:
+    def embedder(self) -> tuple[HttpEmbedder | Model2VecEmbedder | None, str | None]:
         """``(provider, None)``; ``(None, None)`` when none is configured; ``(None, reason)``
         when the configured one cannot be built (unknown name, model not loadable)."""
         return self._embedder
@@ -301,9 +257,18 @@ class App:
         ``reads``, ``greps``), kept in memory and written to the store every
         :data:`COUNTER_FLUSH_CALLS` calls and at :meth:`close` (totals, and per UTC day and
         tool for the inspector): a cached read then does no write transaction of its own. A
-        crash loses at most that many calls' worth of statistics, nothing else."""
+        crash loses at most that many calls' worth of statistics, nothing else; so does a
+        store fault while writing them (a full disk, a lock held too long): logged, never
+        raised, so the call's answer stands."""
         if self.usage.add(tool, **usage):
-            self.flush_counters()
+            from ctx_tree_store import StoreError, is_busy
+
+            try:
+                self.flush_counters()
+            except Exception as exc:
+                if not (isinstance(exc, StoreError) or is_busy(exc)):
+                    raise
+                log.warning("usage counters not written: %s", exc)
 
     def flush_counters(self) -> None:
         """Write the in-memory usage counters to the store (one transaction). Thread-safe: the
@@ -322,11 +287,13 @@ class App:
             if provider is not None and hasattr(provider, "close"):
                 provider.close()
         if self.stores.opened:
-            from ctx_tree_store import StoreError
+            from ctx_tree_store import StoreError, is_busy
 
             try:
                 self.flush_counters()
-            except StoreError as exc:
+            except Exception as exc:
+                if not (isinstance(exc, StoreError) or is_busy(exc)):
+                    raise
                 log.warning("usage counters not written: %s", exc)
             if self.owns_store:
                 self.stores.close()

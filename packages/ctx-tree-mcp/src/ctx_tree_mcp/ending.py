@@ -16,7 +16,8 @@ Nothing else is waited for: a walker's or the index's batch still open is rolled
 write is one transaction; the next run does it again), the store's WAL is checkpointed by
 its next opener, and the threads, the event loop and the interpreter's teardown are
 abandoned. A later signal does not interrupt this (the host's SIGTERM 100 ms after its
-SIGINT). After :data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked
+SIGINT). A client that stops reading the server's output ends it the same way, as a SIGHUP
+(:func:`watch_output`). After :data:`STOP_WAIT_S` the process exits whatever step still runs (a store locked
 by another process). Commands are also ended when the server is killed outright:
 ``engines/shell/reaper.py``. Standard library only: the start-up path (``serve/instant.py``) imports it
 before anything else.
@@ -42,6 +43,7 @@ __all__ = [
     "run_hooks",
     "stop",
     "stopping",
+    "watch_output",
 ]
 
 #: Signals that stop the server cleanly.
@@ -139,6 +141,41 @@ def _exit(signum: int, start: float, why: str = "") -> None:
     ms = round((time.monotonic() - start) * 1000)
     _say(f"stopped by {name} in {ms} ms{' ' + why if why else ''}")
     os._exit(128 + signum)
+
+
+def watch_output(fd: int) -> None:
+    """End the server as a hangup (SIGHUP, so the steps above run) once nobody reads ``fd``,
+    its protocol output: a client that closed its end of the pipe (or socket) but not the
+    server's input would otherwise keep it, and its commands, running until it did. A
+    daemon thread waits in ``poll`` for the error or hang-up the kernel reports on the write
+    end of a pipe whose readers are all gone; a file or terminal never reports one."""
+    import select
+
+    if not hasattr(select, "poll"):  # pragma: no cover - Windows
+        return
+    import fcntl
+
+    # a private copy of the descriptor: the SDK's stdio server moves fd 1 elsewhere and
+    # writes to a copy of its own (a writer more changes nothing: the readers are watched)
+    mine = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 3)
+
+    def wait() -> None:
+        poller = select.poll()
+        poller.register(mine, 0)  # no events asked: only POLLERR, POLLHUP, POLLNVAL come
+        while True:
+            try:
+                events = poller.poll()
+            except InterruptedError:  # pragma: no cover - retried by Python since 3.5
+                continue
+            if any(mask & (select.POLLERR | select.POLLHUP) for _fd, mask in events):
+                break
+            if any(mask & select.POLLNVAL for _fd, mask in events):
+                return  # the fd was closed here: the server is ending anyway
+        if not _stopping.is_set():
+            _say("the client stopped reading the server's output; stopping")
+            os.kill(os.getpid(), signal.SIGHUP)
+
+    threading.Thread(target=wait, name="ctx-tree-output-watch", daemon=True).start()
 
 
 def install() -> None:

@@ -23,6 +23,7 @@ roots of their own (``SchemaError``, ``StoreError``, ``ChunkError``, ``ComposeEr
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 #: An unbroken run of characters longer than this in an error message (an echoed argument: a
 #: 100,000-character symbol, path or node id) is shortened, so a bad call costs the caller a
@@ -69,7 +70,9 @@ def in_words(exc: BaseException) -> str:
     return f"internal error ({type(exc).__name__}: {exc})"
 
 
-def number_flag(flag: str, example: int | float, span: str = "", *, whole: bool = True):
+def number_flag(
+    flag: str, example: int | float, span: str = "", *, whole: bool = True
+) -> Callable[[str], int | float]:
     """An argparse ``type=`` for the numeric flag ``flag``: a bad value is refused with what
     to give instead (argparse names the flag first), e.g. ``argument --budget: 'abc' is not a
     whole number; give one such as --budget 4000 (100..50000)``. ``span`` is the allowed

@@ -12,7 +12,7 @@ from urllib.parse import quote
 import apsw
 from ctx_tree_schema import MIGRATIONS, SCHEMA_VERSION
 
-from ._errors import SchemaTooOld, SchemaVersionError, StoreFull, StoreUnwritable
+from ._errors import SchemaTooOld, SchemaVersionError, StoreFull, StoreUnwritable, is_full
 
 #: How long a write waits for another process's write transaction before ``BusyError``.
 BUSY_TIMEOUT_MS = 30_000
@@ -197,8 +197,13 @@ def _connect(path: Path | str) -> apsw.Connection:
         _migrate(con, str(path))
         if not memory:
             _secure_files(Path(path))
-    except BaseException:
+    except BaseException as exc:
+        # opening an existing store may write (its -shm, a WAL recovery): a full disk then
+        # shows as a disk I/O error whose system error says so
+        full = not memory and is_full(exc, con)
         con.close()
+        if full:
+            raise StoreFull(str(path)) from exc
         raise
     return con
 
@@ -254,6 +259,10 @@ def connect_readonly(path: Path | str) -> apsw.Connection:
     with ``live=True``, plus ``query_only``), seeing other processes' commits: nothing is
     created, migrated or written, permissions are left alone.
 
+    A live reader needs room for the WAL's shared-memory file: where there is none (a full
+    disk, ``-shm`` missing on a full file system) the file is read as it is instead
+    (:func:`open_without_writing`, not live).
+
     Raises ``FileNotFoundError`` when there is no store file, :class:`SchemaVersionError` for a
     newer schema, :class:`SchemaTooOld` for an older one, ``apsw.Error`` when it cannot be
     read as a database.
@@ -261,7 +270,10 @@ def connect_readonly(path: Path | str) -> apsw.Connection:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no store at {path}: nothing was captured for this project yet")
-    con = open_without_writing(path, live=True)
+    try:
+        con = open_without_writing(path, live=True)
+    except apsw.IOError:
+        con = open_without_writing(path)
     try:
         con.set_busy_timeout(BUSY_TIMEOUT_MS)
         con.execute("PRAGMA query_only = ON")

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ctx_tree_schema import (
         Config,
         GrepMeta,
+        Node,
         PromptMeta,
         ResponseMeta,
         SummaryMeta,
@@ -244,7 +245,7 @@ def _original_bytes(event: Mapping[str, object] | None) -> int | None:
     return None
 
 
-def _latest(app: App, kind: str):
+def _latest(app: App, kind: str) -> Node | None:
     from ctx_tree_schema import Filters
 
     nodes = app.store.recent(
@@ -553,12 +554,14 @@ _HANDLERS = {
 # --- the walker ---------------------------------------------------------------------------
 
 
-def capture_walker(root: Path, home: Path | None = None):
+def capture_walker(root: Path, home: Path | None = None) -> Callable[..., IngestReport]:
     """The coordinator function (``store, config, *, now_ms, keep_going`` → report) that
     ingests ``root``'s spool on the walker thread's own store connection."""
     recorded: list[bool] = []
 
-    def run(store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]):
+    def run(
+        store: Store, config: Config, *, now_ms: int, keep_going: Callable[[], bool]
+    ) -> IngestReport:
         from ctx_tree_mcp.app import App
 
         if not recorded:

@@ -15,7 +15,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.app import App
 
 SOURCE_SUFFIXES = {
     ".py",
@@ -107,6 +110,7 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
     from ctx_tree_mcp.tools.grep import grep
     from ctx_tree_mcp.tools.read import read
     from ctx_tree_mcp.tools.search import search
+    from ctx_tree_mcp.tools.spec import answer_text
 
     tree = Path(root or path).expanduser().resolve()
     if not tree.is_dir():
@@ -139,14 +143,14 @@ def demo(path: str = ".", *, files: int = 4, root: str | None = None, keep: bool
                 rows.append(_Row(f"read query={words!r}", rel, native, _returned(text)))
         if chosen_symbol:
             pattern = rf"\b{chosen_symbol}\b"
-            text = asyncio.run(grep(app, pattern, ".", budget_tokens=2000))
+            text = answer_text(asyncio.run(grep(app, pattern, ".", budget_tokens=2000)))
             rows.append(_Row(f"grep {pattern}", ".", _rg_tokens(pattern, tree), _returned(text)))
             text = search(app, chosen_symbol.replace("_", " "), limit=5)
             top = next((ln for ln in text.splitlines() if ln.startswith("1. ")), "1. (no hit)")
             hit = top[3:].split(" node_id=")[0]  # where the best hit points, as the listing says
             rows.append(_Row(f"search {chosen_symbol!r}", _head(hit, 44), None, _returned(text)))
         broad = r"def |func |fn |function "
-        text = asyncio.run(grep(app, broad, ".", budget_tokens=2000))
+        text = answer_text(asyncio.run(grep(app, broad, ".", budget_tokens=2000)))
         rows.append(_Row(f"grep {broad!r} (broad)", ".", _rg_tokens(broad, tree), _returned(text)))
         elapsed = time.perf_counter() - started
         app.close()
@@ -181,11 +185,13 @@ def _tail(text: str, width: int) -> str:
     return text if len(text) <= width else "…" + text[-(width - 1) :]
 
 
-def _outline(app, src: Path) -> list[tuple]:
+def _outline(app: App, src: Path) -> list[tuple[str, str, int, int, int]]:
+    """``(name, kind, start, def line, end)`` of each symbol of the stored file ``src``."""
     from ctx_tree_mcp.engines.files.filecache import file_uri
 
     root = app.store.latest_by_source(file_uri(src.resolve()))
-    return [tuple(s) for s in root.metadata.get("symbols", [])] if root else []
+    symbols = root.metadata.get("symbols", []) if root else []
+    return [(str(n), str(k), int(a), int(d), int(e)) for n, k, a, d, e in symbols]
 
 
 if __name__ == "__main__":  # pragma: no cover

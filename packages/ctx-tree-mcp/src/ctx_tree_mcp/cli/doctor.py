@@ -130,6 +130,17 @@ def check_store(root: Path, home: Path) -> Check:
             f"{where} is not writable ({exc.strerror}): reads and greps answer, nothing is stored",
             "make it writable, or set CTX_TREE_HOME to a writable directory",
         )
+    from ctx_tree_mcp.store_handle import FREED_BYTES, free_bytes
+
+    free = free_bytes(where)
+    if free is not None and free < FREED_BYTES:
+        return Check(
+            "store",
+            False,
+            f"the disk of {where} is full ({free:,} bytes free): reads, greps and commands "
+            "answer from memory, nothing is stored",
+            "free space on that disk, or set CTX_TREE_HOME to a directory on another one",
+        )
     if path.is_dir():
         return Check(
             "store",
@@ -451,12 +462,12 @@ def check_sandbox(root: Path) -> Check:
         return Check("sandbox", True, f"on ({box.source}): commands run under {runtime[0]}")
     fails = box.settings.get("failIfUnavailable") is True
     effect = "every command is refused" if fails else "commands run WITHOUT it"
-    return Check(
-        "sandbox",
-        False,
-        f"on ({box.source}) but cannot start: {why}; {effect}",
-        "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)",
+    fix = (
+        "allow user namespaces (above), or set sandbox.enabled to false"
+        if why.startswith("bubblewrap")
+        else "npm install -g @anthropic-ai/sandbox-runtime (Linux: apt-get install bubblewrap socat)"
     )
+    return Check("sandbox", False, f"on ({box.source}) but cannot start: {why}; {effect}", fix)
 
 
 def server_command() -> list[str]:

@@ -26,6 +26,7 @@ from ctx_tree_mcp import __version__
 from ctx_tree_mcp.errors import ToolInputError, config_error, number_flag
 
 if TYPE_CHECKING:
+    from ctx_tree_mcp.cli.commands import Command
     from ctx_tree_mcp.tools.spec import ToolSpec
 
 PACKAGES = (
@@ -292,7 +293,7 @@ def run(args: argparse.Namespace) -> str | int | Answer:
     from ctx_tree_mcp.tools.registry import BY_NAME
 
     with cli_surface(BY_NAME):
-        command = getattr(args, "_command", None)
+        command: Command | None = getattr(args, "_command", None)  # a verb's, set by the parser
         if command is not None:
             return command.run(args)
         return _run_tool(args)
@@ -303,7 +304,7 @@ def _run_tool(args: argparse.Namespace) -> str | Answer:
 
     from ctx_tree_mcp.answers.surface import argument_name, typed_flags
     from ctx_tree_mcp.cli.commands import no_store_yet, open_app
-    from ctx_tree_mcp.tools.registry import BY_NAME, run_tool
+    from ctx_tree_mcp.tools.registry import BY_NAME, call_tool
 
     spec = BY_NAME[args._tool]
     values = tool_arguments(spec, args)
@@ -313,9 +314,10 @@ def _run_tool(args: argparse.Namespace) -> str | Answer:
                 spec.validate(values)
                 if missing := no_store_yet(app):
                     return missing
-            text = asyncio.run(run_tool(app, spec.name, values))
-            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold.
-            return Answer(text, app.command_status) if app.command_status else text
+            reply = asyncio.run(call_tool(app, spec.name, values))
+            # ``ctx-tree bash`` exits with the command's status, so `&&` and `set -e` hold;
+            # ``ctx-tree grep`` with 2 when it timed out (not an answer).
+            return Answer(reply.text, reply.status) if reply.status else reply.text
         except ToolInputError as exc:
             if exc.argument in spec.args.model_fields:  # a handler's check: name the flag
                 raise ToolInputError(argument_name(spec, exc.argument), exc.message) from None

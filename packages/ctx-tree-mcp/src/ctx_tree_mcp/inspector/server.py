@@ -31,6 +31,7 @@ from ctx_tree_mcp.inspector import api
 if TYPE_CHECKING:
     from starlette.applications import Starlette
     from starlette.requests import Request
+    from starlette.responses import JSONResponse
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
     from ctx_tree_mcp.app import App
@@ -145,7 +146,9 @@ class OnceCode:
             self.path = None
 
 
-def _json_endpoint(app: App, fn: Callable[[App, Any], dict[str, Any]]) -> Callable:
+def _json_endpoint(
+    app: App, fn: Callable[[App, Any], dict[str, Any]]
+) -> Callable[[Request], JSONResponse]:
     """A sync Starlette endpoint (run in the threadpool) answering ``fn``'s dict as JSON,
     400 with ``{"error"}`` for bad parameters, 500 for anything else (logged)."""
     from starlette.responses import JSONResponse

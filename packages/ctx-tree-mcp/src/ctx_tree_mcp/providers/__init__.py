@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ctx_tree_schema import Config
 
@@ -17,8 +17,14 @@ from ctx_tree_mcp.providers.settings import (
     embedding_settings,
 )
 
+if TYPE_CHECKING:
+    from ctx_tree_mcp.providers.embedder import HttpEmbedder
+    from ctx_tree_mcp.providers.local import Model2VecEmbedder
 
-def embedder_from_config(config: Config, env: Mapping[str, str] | None = None) -> Any | None:
+
+def embedder_from_config(
+    config: Config, env: Mapping[str, str] | None = None
+) -> HttpEmbedder | Model2VecEmbedder | None:
     """The configured embedding provider, or None (no provider: keyword search only).
 
     Raises ``SettingsError`` for an unknown provider name, ``ProviderUnavailable`` when the

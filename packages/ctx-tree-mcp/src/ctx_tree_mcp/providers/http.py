@@ -24,7 +24,7 @@ BACKOFF_CAP_S = 8.0
 
 def backoff_s(attempt: int) -> float:
     """The wait before retry ``attempt`` (0-based) when the server gave no ``Retry-After``."""
-    return min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2**attempt)
+    return min(BACKOFF_CAP_S, BACKOFF_BASE_S * 2.0**attempt)
 
 
 def parse_retry_after(value: str | None, now_s: float | None = None) -> float | None:

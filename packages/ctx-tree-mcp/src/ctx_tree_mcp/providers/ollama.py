@@ -8,7 +8,9 @@ from typing import Any
 from ctx_tree_walkers import ProviderUnavailable
 
 
-def request(base_url: str, model: str, texts: list[str], input_type: str, api_key: str | None):
+def request(
+    base_url: str, model: str, texts: list[str], input_type: str, api_key: str | None
+) -> tuple[str, dict[str, Any], dict[str, str]]:
     """``(url, body, headers)`` for one batch (``input_type`` is not part of this API)."""
     return f"{base_url}/api/embed", {"model": model, "input": texts}, {}
 

@@ -11,7 +11,9 @@ from typing import Any
 from ctx_tree_walkers import ProviderUnavailable
 
 
-def request(base_url: str, model: str, texts: list[str], input_type: str, api_key: str | None):
+def request(
+    base_url: str, model: str, texts: list[str], input_type: str, api_key: str | None
+) -> tuple[str, dict[str, Any], dict[str, str]]:
     """``(url, body, headers)`` for one batch."""
     body: dict[str, Any] = {"model": model, "input": texts, "encoding_format": "float"}
     if input_type:

@@ -21,6 +21,8 @@ stderr); the server never hangs. A JSON-RPC batch (an array) gets an "Invalid Re
 ``CTX_TREE_INSTANT=0`` runs the SDK's own stdio server instead (``server.serve``).
 """
 
+from __future__ import annotations
+
 import contextlib
 import json
 import os
@@ -28,6 +30,24 @@ import sys
 import threading
 
 from ctx_tree_mcp import ending
+
+TYPE_CHECKING = False  # typing itself is not imported at start-up (about 10 ms)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Protocol
+
+    class Engine(Protocol):
+        """What the session hands over to (``handover.Engine``, the SDK's session): answers
+        to drop by request id (already sent from here), the lines to feed it, its end."""
+
+        drop: dict[Any, Any]
+
+        def feed(self, line: str) -> None:
+            """Pass one input line on."""
+
+        def close(self) -> None:
+            """End the session (no more input)."""
+
 
 SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.json")
 #: Seconds a waiting request gives the SDK to load before it is answered with an error.
@@ -42,16 +62,20 @@ INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 
 
-def load_snapshot(path: str = SNAPSHOT) -> dict:
+def load_snapshot(path: str = SNAPSHOT) -> dict[str, Any]:
     """The start-up snapshot (``snapshot.json``): the SDK's recorded answers."""
     with open(path, encoding="utf-8") as f:
-        return json.load(f)
+        snapshot: dict[str, Any] = json.load(f)
+    return snapshot
 
 
-def negotiate(snapshot: dict, requested: object) -> str:
+def negotiate(snapshot: dict[str, Any], requested: object) -> str:
     """The protocol version the SDK would answer ``initialize`` with."""
     versions = snapshot["versions"]
-    return requested if isinstance(requested, str) and requested in versions else snapshot["latest"]
+    if isinstance(requested, str) and requested in versions:
+        return requested
+    latest: str = snapshot["latest"]
+    return latest
 
 
 def _valid_initialize(params: object) -> bool:
@@ -72,7 +96,7 @@ class Session:
     """The session before and across the handover. ``receive(line)`` is called for every
     input line (one thread); ``handover(engine)`` and ``fail(reason)`` from the loader."""
 
-    def __init__(self, snapshot: dict, write) -> None:
+    def __init__(self, snapshot: dict[str, Any], write: Callable[[str], None]) -> None:
         self.snapshot = snapshot
         self._write = write
         self.lock = threading.Lock()
@@ -80,7 +104,7 @@ class Session:
         self.replay: list[str] = []  # initialize / initialized lines answered here
         self.init_id: object = None
         self.pending: list[str] = []
-        self.engine = None
+        self.engine: Engine | None = None
         self.failed: str | None = None
         self.eof = False
         self.done = threading.Event()  # set when nothing more will be written
@@ -90,7 +114,7 @@ class Session:
         self._roots: list[object] = []  # the client's answer to roots/list
         self._roots_came = threading.Event()
 
-    def send(self, message: dict) -> None:
+    def send(self, message: dict[str, Any]) -> None:
         """Write one JSON-RPC message."""
         self._write(json.dumps(message, ensure_ascii=False, separators=(",", ":")))
 
@@ -211,7 +235,7 @@ class Session:
                 }
             )
 
-    def handover(self, engine) -> bool:
+    def handover(self, engine: Engine) -> bool:
         """Give the session to ``engine``: replay what was answered here (its answers are
         dropped), then what was waiting. False when the session already failed."""
         with self.lock:
@@ -282,7 +306,7 @@ def _claim_stdio() -> tuple[int, int]:
     return wire_in, wire_out
 
 
-def _writer(fd: int):
+def _writer(fd: int) -> Callable[[str], None]:
     """One JSON-RPC message per line to ``fd``; a client that went away (broken pipe) is
     written to no more, and the server ends at the end of its input as usual."""
     lock = threading.Lock()
@@ -326,8 +350,10 @@ def serve_instant(root: str | None = None) -> int:
     snapshot = load_snapshot()
     wire_in, wire_out = _claim_stdio()
     session = Session(snapshot, _writer(wire_out))
-    # SIGINT, SIGTERM, SIGHUP end the process within the host's grace (ending.py)
+    # SIGINT, SIGTERM, SIGHUP end the process within the host's grace (ending.py), and so
+    # does a client that stops reading the answers
     ending.install()
+    ending.watch_output(wire_out)
     loader = threading.Thread(target=_load, args=(session, root), name="ctx-tree-sdk", daemon=True)
     # The loader holds the GIL for most of a second: start it once the first message (the
     # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.

@@ -91,7 +91,7 @@ def _start_index(app: App) -> Any:
             return None
         from ctx_tree_mcp.engines.files.indexer import IndexService
 
-        index = IndexService(app)
+        index = IndexService(app.stores, app.root, app.policy, app.config, app.calls)
         index.start()
         return index
     except Exception:

@@ -123,6 +123,7 @@ def serve(root: str | None = None) -> int:
 
     # a stop signal writes the counters and ends running commands (docs/architecture.md)
     ending.install()
+    ending.watch_output(sys.stdout.fileno())  # a client that stops reading ends it too
     ending.on_stop(lambda: save_counters(app), order=20)
     try:
         anyio_run_stdio(server)

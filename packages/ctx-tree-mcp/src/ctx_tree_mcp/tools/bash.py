@@ -28,7 +28,7 @@ from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_captur
 from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
-from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Reply, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_schema import MonitorMeta
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
     from ctx_tree_mcp.engines.shell.record import Recorded
     from ctx_tree_mcp.engines.shell.run import RunResult
+    from ctx_tree_mcp.engines.shell.sandbox import Plan
 
 DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
 MAX_TIMEOUT_S = 600
@@ -127,7 +128,8 @@ def _take_ask_ticket(app: App, command: str) -> bool:
     from ctx_tree_mcp.app import spool_dir
     from ctx_tree_mcp.wire.permissions import ticket_name
 
-    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / ticket_name(command)
+    name: str = ticket_name(command)
+    path = spool_dir(app.home or ctx_tree_home(), app.root) / "asked" / name
     try:
         age = time.time() - path.stat().st_mtime
         os.unlink(path)
@@ -144,14 +146,16 @@ def bash(app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
     by the input model (``run_tool``).
     """
     command = check_command(app, command)
-    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens)
+    return _answer(app, command, _run(app, command, timeout_s, None), budget_tokens).text
 
 
 async def bash_async(
     app: App, command: str, timeout_s: int = 120, budget_tokens: int = 2000
-) -> str:
+) -> Reply:
     """:func:`bash` for the event loop (the registered handler): the command runs in a
-    worker thread; cancelling the awaiting task ends the command's process group."""
+    worker thread; cancelling the awaiting task ends the command's process group. Returns
+    the answer and the command's exit status (``engines.shell.run.exit_status``: the CLI
+    exits with it)."""
     command = check_command(app, command)
     cancel = threading.Event()
     try:
@@ -170,16 +174,45 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
     from ctx_tree_store import ctx_tree_home
 
     from ctx_tree_mcp.app import spool_dir
-    from ctx_tree_mcp.engines.shell.run import run_command
-    from ctx_tree_mcp.engines.shell.sandbox import SandboxRefused, plan_for
+    from ctx_tree_mcp.engines.shell.sandbox import (
+        SandboxRefused,
+        never_ran,
+        plan_for,
+        unavailable,
+    )
 
     private = spool_dir(app.home or ctx_tree_home(), app.root) / "sandbox"
     try:
         plan = plan_for(app.root, command, private)
     except SandboxRefused as exc:
         raise ToolInputError("command", f"refused before running: {exc}") from None
+    result = _run_plan(app, plan, timeout, cancel)
+    if plan.box is not None and not (result.timed_out or result.cancelled):
+        head, why = never_ran(plan, result.head)
+        if why is None:
+            result = dataclasses.replace(
+                result, head=head, total_bytes=result.total_bytes - len(plan.started or b"")
+            )
+        else:  # the runtime failed before the command started: nothing ran
+            try:
+                plan = unavailable(
+                    plan.box, command, f"its runtime failed before the command started ({why})"
+                )
+            except SandboxRefused as exc:
+                raise ToolInputError("command", f"not run: {exc}") from None
+            result = _run_plan(app, plan, timeout, cancel)
+    if plan.config is not None:  # the runtime's own helpers outlive the command a moment
+        # (and nothing leaves its PID namespace: the sandbox ends with its first process)
+        result = dataclasses.replace(result, stragglers=False, left_group=0)
+    return dataclasses.replace(result, note=plan.note) if plan.note else result
+
+
+def _run_plan(app: App, plan: Plan, timeout: int, cancel: threading.Event | None) -> RunResult:
+    """Run ``plan``'s command line; its runtime settings file is removed after."""
+    from ctx_tree_mcp.engines.shell.run import run_command
+
     try:
-        result = run_command(
+        return run_command(
             plan.command,
             app.root,
             timeout_s=timeout,
@@ -191,12 +224,9 @@ def _run(app: App, command: str, timeout: int, cancel: threading.Event | None) -
     finally:
         if plan.config is not None:
             plan.config.unlink(missing_ok=True)
-    if plan.config is not None:  # the runtime's own helpers outlive the command a moment
-        result = dataclasses.replace(result, stragglers=False)
-    return dataclasses.replace(result, note=plan.note) if plan.note else result
 
 
-def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
+def _answer(app: App, command: str, result: RunResult, budget: int) -> Reply:
     from ctx_tree_mcp.engines.shell.record import record_output
     from ctx_tree_mcp.engines.shell.run import output_text
 
@@ -207,29 +237,32 @@ def _answer(app: App, command: str, result: RunResult, budget: int) -> str:
         "shell": result.shell,
         "binary": binary,
     }
-    rec = record_output(
-        app,
-        text,
-        command=command,
-        cwd=str(app.root),
-        source=SOURCE,
-        exit_code=result.exit_code,
-        duration_ms=result.duration_ms,
-        # the raw size counts as cut only when bytes were dropped: colours and redraws
-        # the terminal model removed are not output lost
-        original_bytes=result.total_bytes if result.dropped_bytes else None,
-        metadata=meta,
+    # The command has run: on a full disk its output is kept in memory and answered (the
+    # answer says nothing was stored), never lost to a "call again" that would run it twice.
+    rec = app.stores.or_memory(
+        lambda: record_output(
+            app,
+            text,
+            command=command,
+            cwd=str(app.root),
+            source=SOURCE,
+            exit_code=result.exit_code,
+            duration_ms=result.duration_ms,
+            # the raw size counts as cut only when bytes were dropped: colours and redraws
+            # the terminal model removed are not output lost
+            original_bytes=result.total_bytes if result.dropped_bytes else None,
+            metadata=meta,
+        )
     )
     answer = _render(app, result, rec, binary, budget)
     from ctx_tree_mcp.engines.shell.run import exit_status
 
-    app.command_status = exit_status(result)  # the CLI exits with it
     app.count(
         "bash",
         tokens_served=estimate_tokens(answer),
         tokens_source=tokens_for_chars(result.total_bytes),
     )
-    return answer
+    return Reply(answer, exit_status(result))
 
 
 def status_line(
@@ -352,8 +385,14 @@ def _notes(result: RunResult, rec: Recorded, binary: bool, max_bytes: int) -> li
     notes = []
     if result.escaped:
         notes.append(
-            "a process that left the command's group (setsid?) still holds its output; "
-            "it keeps running and what it prints later is not captured"
+            "a process that left the command's group and cleared its environment still "
+            "holds its output; it keeps running and what it prints later is not captured"
+        )
+    if result.left_group:
+        many = result.left_group != 1
+        notes.append(
+            f"{result.left_group} process{'es' * many} the command started outside its "
+            f"process group (setsid) {'were' if many else 'was'} ended with it"
         )
     elif result.stragglers:
         notes.append("processes the command left in the background were ended")

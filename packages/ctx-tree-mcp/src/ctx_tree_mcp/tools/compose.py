@@ -36,6 +36,8 @@ from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
     from ctx_tree_mcp.app import App
 
 DESCRIPTION = (
@@ -72,13 +74,13 @@ class Args(Input):
     include_stale: Annotated[bool, Cli("also pack stale and superseded nodes")] = False
 
 
-def _header(node) -> str:
+def _header(node: Node) -> str:
     from ctx_tree_mcp.answers.describe import line
 
     return f"## {line(node)}\n"
 
 
-def _body(node, content: str) -> str:
+def _body(node: Node, content: str) -> str:
     lines = node.lines
     if node.kind.value == "file_chunk" and lines and not node.metadata.get("is_file_root"):
         return number_lines(split_lines(content), lines[0])
@@ -128,7 +130,7 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
 
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
-        ranking = longquery.rank(app, query, Filters())
+        ranking = longquery.rank(app.store, query, Filters())
         weights = ranking.weights(LONG_QUERY_FILE_DECAY)
         for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
             group = ranking.chunks[key]

@@ -17,6 +17,8 @@ from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call, node_by_id
 from ctx_tree_mcp.tools.spec import Budget, Cli, Input, NodeId, ToolSpec
 
 if TYPE_CHECKING:
+    from ctx_tree_schema import Node
+
     from ctx_tree_mcp.app import App
 
 DESCRIPTION = "Page through a stored node's full content (node ids come from manifests and search)."
@@ -92,7 +94,7 @@ def get(app: App, node_id: str, offset: int = 0, budget_tokens: int = 2000) -> s
     return text
 
 
-def _reread(node, end: int) -> str:
+def _reread(node: Node, end: int) -> str:
     """For a file chunk whose content up to character ``end`` is whole lines: the read of the
     file's lines from there (a node not in the store file can be read again, not got)."""
     rel = node.metadata.get("relpath")
@@ -105,7 +107,7 @@ def _reread(node, end: int) -> str:
     )
 
 
-def _after_chunk(app: App, node) -> str:
+def _after_chunk(app: App, node: Node) -> str:
     """For a file chunk that is not the file's end: the read of the lines after it."""
     lines = node.lines
     meta = node.metadata

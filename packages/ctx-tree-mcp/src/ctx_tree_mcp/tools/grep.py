@@ -24,10 +24,11 @@ from ctx_tree_mcp.answers.render import Manifest, fitted_answer, over_the_captur
 from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.tools.lookup import NOT_STORED, get_call
-from ctx_tree_mcp.tools.spec import Budget, Cli, Input, ToolSpec
+from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Reply, ToolSpec
 from ctx_tree_mcp.wire.redact import redact_text
 
 if TYPE_CHECKING:
+    import regex
     from ctx_tree_schema import GrepMeta
 
     from ctx_tree_mcp.app import App
@@ -95,8 +96,9 @@ async def grep(
     after_context: int | None = None,
     before_context: int | None = None,
     numbers: bool = True,
-) -> str:
-    """Handle ``ctx_tree_grep``; returns the answer text.
+) -> str | Reply:
+    """Handle ``ctx_tree_grep``; returns the answer text, or a :class:`Reply` with exit status
+    :data:`TIMED_OUT_STATUS` when the search stopped at ``grep.timeoutMs`` (not an answer).
 
     ripgrep searches; a pattern with look-around or backreferences, which ripgrep's engine
     does not have, is searched with the ``regex`` module instead (:mod:`ctx_tree_mcp.engines.grep.pygrep`).
@@ -180,9 +182,11 @@ async def grep(
     cfg = app.config.data["grep"]
     max_bytes = app.config.data["capture"]["maxBytes"]
     engine = "rg"
-    compiled: list[object] = []
+    compiled: list[regex.Pattern[str] | None] = []
 
-    def matcher() -> object | None:  # compiled once, when a long line or a lone CR needs it
+    def matcher() -> (
+        regex.Pattern[str] | None
+    ):  # compiled once, when a long line or a lone CR needs it
         if not compiled:
             compiled.append(
                 compile_pattern(
@@ -202,10 +206,13 @@ async def grep(
             excerpt=cut,
         )
     except NeedsBacktracking as need:
+        import time
+
         from ctx_tree_mcp.engines.grep import pygrep
 
         engine = f"regex ({need.feature})"
-        files = await pygrep.list_files(
+        deadline = time.monotonic() + cfg["timeoutMs"] / 1000  # listing and search share it
+        files, listed_all = await pygrep.list_files(
             files_args(target.relative, glob=glob, deny_globs=deny),
             app.root,
             cfg["timeoutMs"] / 1000,
@@ -218,10 +225,12 @@ async def grep(
             multiline=bool(multiline),
             context_lines=before,
             after_context=after,
-            timeout_s=cfg["timeoutMs"] / 1000,
+            timeout_s=max(0.0, deadline - time.monotonic()),
             max_matches=cfg["maxMatches"],
             keep_bytes=max_bytes,
         )
+        if not listed_all:
+            result.timed_out = result.listing_cut = True
     # Filter after rg too: a denylisted file must never show (e.g. reached via a symlink).
     for rel in [p for p in result.counts if app.policy.is_denied(p)]:
         result.match_count -= result.counts.pop(rel)
@@ -277,9 +286,12 @@ async def grep(
             full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
         )
     shape = _Shape(before + after > 0, target.absolute.is_file(), head_limit, bool(numbers))
+    stopped = _timeout_note(app, result, target.relative) if result.timed_out else None
 
     def body(room: int) -> tuple[str, Manifest]:
-        return _attempt(app, result, order, stored, lines, per_file, node_id, room, engine, shape)
+        return _attempt(
+            app, result, order, stored, lines, per_file, node_id, room, engine, shape, stopped
+        )
 
     # Fitted first for GREP_MANIFEST_RESERVE tokens of manifest, then for its measured cost, so
     # the final fit never cuts lines the manifest's next offset counts as shown.
@@ -293,7 +305,30 @@ async def grep(
         terse=True,
     )
     app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
-    return text
+    # A search cut short by its timeout is not an answer: `ctx-tree grep` exits 2, as grep
+    # and rg do on an error, so `&&` and `set -e` do not take it for one.
+    return Reply(text, TIMED_OUT_STATUS) if result.timed_out else text
+
+
+#: The exit status of ``ctx-tree grep`` for a search stopped at ``grep.timeoutMs``.
+TIMED_OUT_STATUS = 2
+
+
+def _timeout_note(app: App, result: GrepResult, where: str) -> str:
+    """What a search stopped at ``grep.timeoutMs`` says: what it searched, how far it got
+    (where the engine knows), that the rest may hold matches, and what to do."""
+    limit = f"{app.config.data['grep']['timeoutMs']:,} ms"
+    scope = "the project" if where in ("", ".") else where
+    if result.listing_cut:
+        got = f"while listing the files to search ({plural(result.to_search or 0, 'file')} so far)"
+    elif result.searched is not None and result.to_search is not None:
+        got = f"after {result.searched:,} of {plural(result.to_search, 'file')}"
+    else:
+        got = "before it finished"
+    return (
+        f"the search of {scope} timed out at {limit} (grep.timeoutMs) {got}; the files it had "
+        f"not reached may hold matches: narrow it ({_narrow()}) or raise grep.timeoutMs"
+    )
 
 
 def _context(name: str, value: object) -> int:
@@ -338,16 +373,15 @@ def _attempt(
     room: int,
     engine: str,
     shape: _Shape,
+    stopped: str | None = None,
 ) -> tuple[str, Manifest]:
-    """Body and manifest with ``room`` tokens for the body."""
+    """Body and manifest with ``room`` tokens for the body; ``stopped``: the search timed
+    out, and this says so (:func:`_timeout_note`)."""
     total_m, total_f = result.match_count, len(order)
     head = f"{plural(total_m, 'match', 'matches')} in {plural(total_f, 'file')}"
     manifest = Manifest(head)
-    if result.timed_out:
-        manifest.add(
-            "note",
-            f"stopped at the {app.config.data['grep']['timeoutMs']} ms timeout (grep.timeoutMs)",
-        )
+    if stopped:
+        manifest.add("incomplete", stopped)
     if result.capped:
         manifest.add(
             "note",
@@ -361,6 +395,12 @@ def _attempt(
         )
     if result.error:
         manifest.add("note", f"rg: {result.error}")
+    if result.lf_numbered:
+        manifest.add(
+            "note",
+            f"line numbers of {', '.join(result.lf_numbered[:3])} count LF line ends only "
+            "(numbering its lone-CR lines as read does timed out)",
+        )
     if engine != "rg":
         manifest.add(
             "note",
@@ -370,7 +410,8 @@ def _attempt(
     complete = not (result.timed_out or result.capped or not result.kept_all)
     if not order:
         manifest.complete = complete
-        return "no matches\n", manifest
+        # a timeout is not an answer: never "no matches" for a search that did not finish
+        return ("timed out before any match\n" if stopped else "no matches\n"), manifest
     blocks: list[str] = []
     shown: list[str] = []
     shown_matches = 0
@@ -494,7 +535,11 @@ def _check_files(
             continue
         text = data.decode("utf-8", "replace")
         if lone_cr or (b"\r" in data and LONE_CR_BYTES.search(data)):
-            renumbered = renumber(lines, text, matcher(), context[0], cut, context[1])
+            try:
+                renumbered = renumber(lines, text, matcher(), context[0], cut, context[1])
+            except TimeoutError:
+                result.lf_numbered.append(rel)
+                renumbered = None
             if renumbered is not None:
                 found = sum(line.is_match for line in renumbered)
                 change = found - sum(line.is_match for line in lines)

@@ -16,7 +16,9 @@ from pydantic import Field
 from ctx_tree_mcp.answers.budget import estimate_tokens
 from ctx_tree_mcp.answers.render import call
 from ctx_tree_mcp.engines.files.filecache import FileView, load, mark_gone
+from ctx_tree_mcp.engines.files.largefile import LARGE_FILE_BYTES
 from ctx_tree_mcp.errors import PathMissing, ToolInputError
+from ctx_tree_mcp.tools.read_large import large_answer
 from ctx_tree_mcp.tools.read_outline import entry_ids, outline_answer
 from ctx_tree_mcp.tools.read_query import by_query
 from ctx_tree_mcp.tools.read_view import (
@@ -30,6 +32,7 @@ from ctx_tree_mcp.tools.spec import Budget, Cli, Input, Sugar, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.policy.paths import ResolvedPath
 
 DESCRIPTION = (
     "Read a file within budget_tokens: whole if it fits, else outline + top/end; or by symbol, "
@@ -125,8 +128,22 @@ def read(
             app.count("read", tokens_served=estimate_tokens(text), reads=1)
             return text
     resolved, st = _resolve(app, path)
-    view = load(app, resolved, st)
     numbered = numbers is not False
+    if not (symbol or query) and st.st_size > LARGE_FILE_BYTES:
+        # a large file by lines, or its head and end: read from disk, not parsed or stored
+        large = large_answer(
+            resolved,
+            start_line or 1,
+            end_line,
+            budget,
+            numbered,
+            whole_file=start_line is None and end_line is None,
+        )
+        if large is not None:
+            text, source = large
+            app.count("read", tokens_served=estimate_tokens(text), tokens_source=source, reads=1)
+            return text
+    view = load(app, resolved, st)
     if symbol:
         text = _by_symbol(view, symbol, budget, numbered)
     elif start_line is not None or end_line is not None:
@@ -139,7 +156,7 @@ def read(
     return text
 
 
-def _resolve(app: App, path: str):
+def _resolve(app: App, path: str) -> tuple[ResolvedPath, os.stat_result]:
     try:
         return app.policy.resolve_file(path)
     except PathMissing:

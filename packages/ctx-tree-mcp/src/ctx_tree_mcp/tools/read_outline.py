@@ -19,10 +19,13 @@ from ctx_tree_mcp.answers.surface import argument_name
 from ctx_tree_mcp.engines.files.filecache import FileView
 from ctx_tree_mcp.tools.lookup import NOT_STORED
 from ctx_tree_mcp.tools.read_view import (
+    Cut,
+    continue_call,
     file_tokens,
     file_what,
     find_symbols,
     lines_of,
+    slice_lines,
     truncation_hint,
     view_manifest,
 )
@@ -99,20 +102,47 @@ def outline_text(
 
 #: Characters of a signature an outline row shows (cut with "…").
 SIGNATURE_CHARS = 100
+#: A definition line longer than this (minified code) is not a signature: its row shows the
+#: entry's label, as does a line that holds several definitions.
+SIGNATURE_LINE_CHARS = 1000
 
 
-def signature(view: FileView, entry: OutlineEntry) -> str:
+def signature(view: FileView, entry: OutlineEntry, line: str | None = None) -> str:
     """The entry's definition line as an outline row shows it: stripped, without a closing
     ``:`` or ``{``, cut at :data:`SIGNATURE_CHARS`; the entry's label when the line does not
-    name it (a Markdown heading, a JSON key)."""
-    text = " ".join(lines_of(view, entry.def_line, entry.def_line)).strip()
+    name it (a Markdown heading, a JSON key) or is longer than :data:`SIGNATURE_LINE_CHARS`.
+    ``line``: that line's text, when the caller has it."""
+    if line is None:
+        line = " ".join(lines_of(view, entry.def_line, entry.def_line))
+    text = line.strip()
     bare = entry.name.split(".")[-1]
-    if not text or bare not in text:
+    if not text or len(text) > SIGNATURE_LINE_CHARS or bare not in text:
         return entry.label
     text = text.rstrip("{:").rstrip()
     if len(text) > SIGNATURE_CHARS:
         text = text[: SIGNATURE_CHARS - 1].rstrip() + "…"
     return text
+
+
+def signatures(view: FileView) -> list[str]:
+    """:func:`signature` of every outline entry, each definition line taken once; an entry
+    whose line holds other definitions too (one-line classes, minified code) shows its
+    label: the line's head would name another one."""
+    from collections import Counter
+
+    defs = Counter(e.def_line for e in view.outline)
+    rows: list[str] = []
+    for e in view.outline:
+        if defs[e.def_line] > 1:
+            rows.append(e.label)
+        else:
+            rows.append(signature(view, e, " ".join(lines_of(view, e.def_line, e.def_line))))
+    return rows
+
+
+#: Tokens the outline must leave for the file's first lines to be shown when no whole chunk
+#: fits (a line longer than the room): below it the outline is the answer.
+MIN_LINES_ROOM = 50
 
 
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
@@ -122,19 +152,21 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     of the end of the file as fit. ``next`` reads the first definition not shown, by symbol. ``numbered``
     False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
     numbered."""
-    all_lines = lines_of(view, 1, view.total_lines)
-    whole = number_lines(all_lines, 1) if numbered else "".join(f"{ln}\n" for ln in all_lines)
-    if not note and len(whole) <= MAX_CHARS_PER_TOKEN * budget and estimate_tokens(whole) <= budget:
-        whole_manifest = view_manifest(view)
-        whole_manifest.complete = not view.root.truncated
-        if view.root.truncated:
-            whole_manifest.add("truncated", truncation_hint(view).removeprefix("; "))
-        return finish(whole, whole_manifest, budget, 0, "", terse=True)
+    # the file's characters bound its numbered text from below: past the budget, not built
+    if not note and sum(len(c.content) for c in view.chunks) <= MAX_CHARS_PER_TOKEN * budget:
+        all_lines = lines_of(view, 1, view.total_lines)
+        whole = number_lines(all_lines, 1) if numbered else "".join(f"{ln}\n" for ln in all_lines)
+        if len(whole) <= MAX_CHARS_PER_TOKEN * budget and estimate_tokens(whole) <= budget:
+            whole_manifest = view_manifest(view)
+            whole_manifest.complete = not view.root.truncated
+            if view.root.truncated:
+                whole_manifest.add("truncated", truncation_hint(view).removeprefix("; "))
+            return finish(whole, whole_manifest, budget, 0, "", terse=True)
     entries = list(view.outline)
     depth = [e.name.count(".") for e in entries]
     rows = [
-        f"{'  ' * d}{e.start}-{e.end} {signature(view, e)}"
-        for d, e in zip(depth, entries, strict=True)
+        f"{'  ' * d}{e.start}-{e.end} {sig}"
+        for d, e, sig in zip(depth, entries, signatures(view), strict=True)
     ]
     names = [f"{'  ' * d}{e.start}-{e.end} {e.label}" for d, e in zip(depth, entries, strict=True)]
     top = [d == 0 for d in depth]
@@ -142,7 +174,11 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     pick = argument_name("ctx_tree_read", "symbol")
     pick += " NAME" if pick.startswith("-") else "=NAME"
 
-    def body(room: int) -> tuple[str, tuple[int, int, str]]:
+    # The chunks as numbered lines, made once: the body is fitted more than once.
+    blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
+    costs = [estimate_tokens(b) for b in blocks]
+
+    def body(room: int) -> tuple[str, tuple[int, int, str, Cut | None]]:
         title = (
             f"{note}\n" if note else ""
         ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
@@ -150,8 +186,6 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         text, nested_note = outline_text(rows, docs, top, room_left, names)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 20
-        blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
-        costs = [estimate_tokens(b) for b in blocks]
         # The top and the end of the file, as far as the room goes, in about equal shares:
         # a module's end holds what its head does not (entry points, registrations, the last
         # definitions). The side shown less so far (the end, at first) takes its next chunk;
@@ -176,17 +210,31 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         out = head
         if top_n:
             out += f"## lines 1-{last_line}\n" + "".join(blocks[:top_n])
+        elif blocks and not resume and room >= MIN_LINES_ROOM:
+            # No chunk fits, though the outline left room (a line longer than it: minified
+            # code, one-line JSON): the first lines, or the first cut by characters, rather
+            # than no content at all.
+            first = view.chunks[0].metadata["lines"]
+            part, cut = slice_lines(
+                view, first[0], first[1], room, f"## lines {first[0]}-{first[1]}", numbered
+            )
+            if not cut.empty:
+                return out + part, (cut.shown_to, 0, nested_note, cut)
         if resume:
             out += f"## lines {resume}-{view.total_lines}\n" + "".join(blocks[end_n:])
-        return out, (last_line, resume, nested_note)
+        return out, (last_line, resume, nested_note, None)
 
-    def manifest(state: tuple[int, int, str]) -> Manifest:
-        last_line, resume, nested_note = state
+    def manifest(state: tuple[int, int, str, Cut | None]) -> Manifest:
+        last_line, resume, nested_note, cut = state
         shown = [
             f"lines {a}-{b}"
             for a, b in ((1, last_line), (resume, view.total_lines))
             if a and b >= a
         ]
+        if cut is not None and cut.partial:
+            shown.append(f"line {cut.first} in part ({cut.partial:,} characters)")
+        elif cut is not None:
+            shown.append(f"lines {cut.first}-{cut.shown_to}")
         m = view_manifest(view, "; shown: " + ", ".join(["outline", *shown]))
         if nested_note:
             m.add(
@@ -194,6 +242,11 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
                 f"{nested_note}; full outline: "
                 + (call("ctx_tree_get", node_id=view.root.id) if view.stored else NOT_STORED),
             )
+        if cut is not None:  # the line cut by characters goes on from where it was cut
+            following, more = continue_call(view, cut, numbered)
+            m.add("next", following)
+            m.add("more", more)
+            return m
         gap_end = (resume - 1) if resume else view.total_lines
         after = next((e for e in entries if last_line < e.start <= gap_end), None)
         if after is not None and len(find_symbols(view.outline, after.name)) == 1:

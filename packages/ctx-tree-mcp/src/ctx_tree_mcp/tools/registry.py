@@ -49,13 +49,11 @@ from __future__ import annotations
 
 import inspect
 import json
-import math
-import time
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
-from ctx_tree_mcp.tools.spec import ToolSpec
+from ctx_tree_mcp.tools.spec import Reply, ToolSpec
 
 if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
@@ -98,10 +96,15 @@ FROM_MEMORY = frozenset({"ctx_tree_read", "ctx_tree_grep"})
 
 
 async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> str:
+    """:func:`call_tool`'s answer text."""
+    return (await call_tool(app, name, arguments)).text
+
+
+async def call_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> Reply:
     """Validate ``arguments`` and run the tool's handler over ``app``; returns its text,
     redacted (:func:`ctx_tree_mcp.wire.redact.redact_text`) as every answer is when it leaves, on
     the MCP and the CLI surface alike: answers echo arguments, and stored text may predate a
-    redaction rule (docs/security.md).
+    redaction rule (docs/security.md), and its exit status (0 but for ``ctx_tree_bash``).
 
     Raises :class:`ToolInputError` for bad input (the handler's own checks included), and
     the store's faults (``StoreFull``, ``StoreGone``, ``StoreUnwritable``; see
@@ -112,11 +115,7 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
     spec = tool(name)
     values = spec.validate(arguments)
     app.stores.check()  # a store deleted since the last call is opened anew
-    app.busy += 1  # the project index waits meanwhile (indexer.py)
-    clock = getattr(app, "calls_clock", None)  # and so do its workers, told without a poll
-    if clock is not None:
-        clock.value = math.inf
-    try:
+    with app.calls.call():  # the project index and its workers wait meanwhile (indexer.py)
         try:
             result = spec.handler(app, **values)
             if inspect.isawaitable(result):
@@ -128,14 +127,11 @@ async def run_tool(app: App, name: str, arguments: Mapping[str, Any] | None) -> 
             result = spec.handler(app, **values)
             if inspect.isawaitable(result):
                 result = await result
-    finally:
-        app.busy -= 1
-        app.last_call_end = time.monotonic()
-        if clock is not None and not app.busy:
-            clock.value = app.last_call_end
     from ctx_tree_mcp.wire.redact import redact_text
 
-    return app.stores.answer(redact_text(result))  # plus one line when nothing is being stored
+    reply = result if isinstance(result, Reply) else Reply(result)
+    # plus one line when nothing is being stored
+    return Reply(app.stores.answer(redact_text(reply.text)), reply.status)
 
 
 def tools_list() -> list[dict[str, Any]]:

@@ -78,9 +78,24 @@ class Sugar(Generic[_Raw]):
     repeat: bool = False  # the option may be given several times; parse gets the list
 
 
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A handler's answer text with the exit status the CLI exits with (``ctx_tree_bash``:
+    its command's, so ``&&`` and ``set -e`` hold); a handler may return the text alone."""
+
+    text: str
+    status: int = 0
+
+
+def answer_text(answer: str | Reply) -> str:
+    """The text of a handler's answer, whether it came alone or as a :class:`Reply`."""
+    return answer.text if isinstance(answer, Reply) else answer
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool. ``handler(app, **fields)`` returns the answer text (may be a coroutine)."""
+    """One tool. ``handler(app, **fields)`` returns the answer text or a :class:`Reply` (may
+    be a coroutine)."""
 
     name: str
     description: str
@@ -259,30 +274,35 @@ def range_text(schema: Mapping[str, Any]) -> str:
     return f"{low}..{high}"
 
 
-def compact_schema(schema: Any) -> Any:
+def compact_schema(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The schema without pydantic's ``title`` keys, ``default: null`` and a boolean's
     ``default: false`` (an absent flag is off), with ``X | None`` written as plain ``X``
     (``anyOf [X, null]`` → ``X``): ``tools/list`` is context the agent pays for on every turn
     (all of it stays ≤ 1,500 tokens as sent; docs/architecture.md)."""
-    if isinstance(schema, dict):
-        out = {}
-        for key, value in schema.items():
-            if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
-                continue
-            if key == "default" and value is False and schema.get("type") == "boolean":
-                continue
-            out[key] = value if key == "properties" else compact_schema(value)
-        if "properties" in out:
-            out["properties"] = {k: compact_schema(v) for k, v in out["properties"].items()}
-        any_of = out.get("anyOf")
-        if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
-            plain = next(x for x in any_of if x != {"type": "null"})
-            del out["anyOf"]
-            out = {**plain, **out}
-        return out
-    if isinstance(schema, list):
-        return [compact_schema(v) for v in schema]
-    return schema
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if (key == "title" and isinstance(value, str)) or (key == "default" and value is None):
+            continue
+        if key == "default" and value is False and schema.get("type") == "boolean":
+            continue
+        out[key] = value if key == "properties" else _compact(value)
+    if "properties" in out:
+        out["properties"] = {k: _compact(v) for k, v in out["properties"].items()}
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list) and len(any_of) == 2 and {"type": "null"} in any_of:
+        plain = next(x for x in any_of if x != {"type": "null"})
+        del out["anyOf"]
+        out = {**plain, **out}
+    return out
+
+
+def _compact(value: object) -> object:
+    """:func:`compact_schema` of a schema's value: each dict in it compacted."""
+    if isinstance(value, dict):
+        return compact_schema(value)
+    if isinstance(value, list):
+        return [_compact(v) for v in value]
+    return value
 
 
 def check_text(arguments: Mapping[str, Any]) -> None:

@@ -89,9 +89,11 @@ class _Lazy:
         return self.compiled.sub(repl, string, count)
 
 
-#: A PEM private key header. ``(?:[A-Z0-9_-]+ )*`` covers RSA, EC, DSA, OPENSSH, ENCRYPTED, PGP.
-_PEM_HEAD = r"-----BEGIN (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
-_PEM_END = r"-----END (?:[A-Z0-9_-]+ )*PRIVATE KEY(?: BLOCK)?-----"
+#: A PEM private key header. ``(?:[A-Z0-9_-]{1,24} ){0,3}`` covers RSA, EC, DSA, OPENSSH,
+#: ENCRYPTED, PGP; bounded, so a header is never sought across the headers after it (a line of
+#: BEGIN markers made each start scan to the end: quadratic).
+_PEM_HEAD = r"-----BEGIN (?:[A-Z0-9_-]{1,24} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
+_PEM_END = r"-----END (?:[A-Z0-9_-]{1,24} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
 #: Around the base64 of a key body, also inside a string literal: whitespace, quotes,
 #: concatenation, brackets, ``\n`` escapes.
 _PEM_SEP = r"(?:[\s\"'`,;()\[\]+]|\\[nr])"

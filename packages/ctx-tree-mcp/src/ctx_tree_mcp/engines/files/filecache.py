@@ -24,18 +24,44 @@ import logging
 import os
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctx_tree_mcp.errors import ToolInputError
 from ctx_tree_mcp.wire.cut import REDACT_MARGIN
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import FileRootMeta, Node
+    from collections.abc import Callable
 
-    from ctx_tree_mcp.app import App
+    from ctx_tree_schema import Config, FileRootMeta, Node
+    from ctx_tree_store import Store
+
+    from ctx_tree_mcp.caches import ViewCache
     from ctx_tree_mcp.policy.paths import ResolvedPath
+    from ctx_tree_mcp.recorder import Recorder
 
 log = logging.getLogger(__name__)
+
+
+class FileParts(Protocol):
+    """What reading files through the store uses of the caller's ``App``: its store, its
+    config (``capture.maxFileBytes``), its session's recorder (the session node, the file
+    roots it references) and the file views served last."""
+
+    @property
+    def store(self) -> Store:
+        """The project's store (``App.store``)."""
+
+    @property
+    def config(self) -> Config:
+        """The merged configuration (``App.config``)."""
+
+    @property
+    def recorder(self) -> Recorder:
+        """The session's recorder (``App.recorder``)."""
+
+    @property
+    def views(self) -> ViewCache:
+        """The file views served last (``App.views``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +141,7 @@ def _outline_text(relative: str, lang: str | None, total: int, outline: list[Out
     return "\n".join([head, *(f"{e.start}-{e.end} {e.label}" for e in outline)]) + "\n"
 
 
-def reference_file(app: App, root_id: str) -> None:
+def reference_file(app: FileParts, root_id: str) -> None:
     """Give ``app``'s session a ``references`` edge to the stored file root ``root_id`` (once
     per session and file): a read of a file the store already held (the project index, another
     session) is still a file this session read, for its resume digest (docs/capture.md,
@@ -132,7 +158,7 @@ def reference_file(app: App, root_id: str) -> None:
     app.recorder.referenced.add(root_id)
 
 
-def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
+def load(app: FileParts, resolved: ResolvedPath, st: os.stat_result) -> FileView:
     """The stored view of ``resolved``, re-chunked and re-stored when the file changed.
 
     Reads at most ``capture.maxFileBytes`` (plus a redaction margin) into memory; the
@@ -157,7 +183,7 @@ def load(app: App, resolved: ResolvedPath, st: os.stat_result) -> FileView:
     ):
         reference_file(app, old.id)
         hit = app.views.recall(old.id)
-        if hit is not None:
+        if isinstance(hit, FileView):
             return hit
         chunks = tuple(c for c in store.children(old.id) if c.status.value == "live")
         return app.views.remember(
@@ -315,7 +341,7 @@ def build_nodes(
 
 
 def _store_new(
-    app: App,
+    app: FileParts,
     resolved: ResolvedPath,
     data: bytes,
     digest: str,
@@ -357,7 +383,7 @@ def _store_new(
     return view if tree.created else replace(view, cached=True)
 
 
-def _cut_redacted(data: bytes, max_bytes: int, redact_text: Any) -> bytes:
+def _cut_redacted(data: bytes, max_bytes: int, redact_text: Callable[[str], str]) -> bytes:
     """The first ``max_bytes`` of ``data``, redacted: the part and a margin after it are
     redacted first, then cut at the last line end, or (one long line, minified code) at the
     last whole character. Data that is not UTF-8 is returned cut as it is (the chunker
@@ -388,6 +414,6 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
 
 
-def mark_gone(app: App, resolved: ResolvedPath) -> None:
+def mark_gone(app: FileParts, resolved: ResolvedPath) -> None:
     """The file is gone: mark its stored root and chunks stale (no error if none stored)."""
     app.store.stale_file(file_uri(resolved.absolute))

@@ -40,8 +40,9 @@ if TYPE_CHECKING:
     from ctx_tree_schema import Config
     from ctx_tree_store import Store
 
-    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.calls import CallsClock
     from ctx_tree_mcp.policy.paths import PathPolicy
+    from ctx_tree_mcp.store_handle import StoreHandle
 
 log = logging.getLogger(__name__)
 
@@ -585,11 +586,25 @@ def status_lines(store: Store, root: Path, config: Config) -> list[str]:
 
 class IndexService:
     """The server's index thread: a first full run from start-up, then a re-check on every
-    change the watcher sees (or every ``index.pollMs``). Its own store connection; waits
-    while ``app.busy`` (a tool call runs); :meth:`stop` ends it between batches."""
+    change the watcher sees (or every ``index.pollMs``), of the project at ``root`` under
+    ``policy`` and ``config``. Its own store connection, on the file ``stores`` names; waits
+    while a tool call runs (``calls``, the App's :class:`~ctx_tree_mcp.calls.CallsClock`,
+    which it gives the shared double its workers pause by); :meth:`stop` ends it between
+    batches."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(
+        self,
+        stores: StoreHandle,
+        root: Path,
+        policy: PathPolicy,
+        config: Config,
+        calls: CallsClock,
+    ) -> None:
+        self.stores = stores
+        self.root = root
+        self.policy = policy
+        self.config = config
+        self.calls = calls
         self.state = IndexState()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -612,31 +627,30 @@ class IndexService:
     def _main(self) -> None:
         from ctx_tree_store import Store
 
-        app = self.app
+        config = self.config
         try:
-            config = app.config
-            store = Store.open(app.store_file)
+            store = Store.open(self.stores.path)
         except Exception as exc:  # the server runs on without an index
             self.state.phase, self.state.error = "failed", str(exc)
             log.warning("index not started: %s", exc)
             return
         try:
             poll = config.data["index"]["pollMs"] / 1000
-            changes = self._watch(app.root)
+            changes = self._watch(self.root)
             import multiprocessing
 
             clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
-            app.calls_clock = clock  # run_tool keeps it: the workers pause with no poll here
+            self.calls.shared = clock  # run_tool keeps it: the workers pause with no poll here
             while not self._stop.is_set():
                 try:
                     index_project(
                         store,
-                        app.root,
-                        app.policy,
+                        self.root,
+                        self.policy,
                         config,
                         state=self.state,
-                        should_yield=lambda: getattr(app, "busy", 0) > 0,
-                        idle_for=lambda: time.monotonic() - getattr(app, "last_call_end", 0.0),
+                        should_yield=self.calls.busy,
+                        idle_for=self.calls.idle_for,
                         stop=self._stop,
                         calls_clock=clock,
                     )

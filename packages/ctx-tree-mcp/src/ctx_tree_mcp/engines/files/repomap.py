@@ -18,11 +18,14 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ctx_tree_mcp.engines.files.filecache import FileParts
 
 if TYPE_CHECKING:
-    from ctx_tree_mcp.app import App
-    from ctx_tree_mcp.policy.paths import ResolvedPath
+    from pathlib import Path
+
+    from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
 
 #: Files ranked at most (the rest are counted, not ranked).
 FILES_MAX = 3000
@@ -43,6 +46,19 @@ _COMMON = frozenset(_COMMON_TEXT.split())
 MAX_DEFINERS = 3
 
 
+class MapParts(FileParts, Protocol):
+    """What a directory's map uses of the caller's ``App``: what a read does (it may read the
+    directory's files), the project root and its path policy."""
+
+    @property
+    def root(self) -> Path:
+        """The project root (``App.root``)."""
+
+    @property
+    def policy(self) -> PathPolicy:
+        """The root's path policy (``App.policy``)."""
+
+
 def _distinctive(name: str) -> bool:
     """A long compound identifier (``snake_case`` or ``camelCase``, 8 characters or more)."""
     return len(name) >= 8 and ("_" in name.strip("_") or name != name.lower())
@@ -52,7 +68,7 @@ def _weight(name: str) -> float:
     return 3.0 if _distinctive(name) else 1.0
 
 
-def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
+def _stored_files(app: MapParts, directory: ResolvedPath) -> list[tuple[str, Any]]:
     from ctx_tree_mcp.engines.files.filecache import file_uri
 
     prefix = file_uri(directory.absolute) + "/"
@@ -67,7 +83,7 @@ def _stored_files(app: App, directory: ResolvedPath) -> list[tuple[str, Any]]:
     return out
 
 
-def _load_some(app: App, directory: ResolvedPath) -> int:
+def _load_some(app: MapParts, directory: ResolvedPath) -> int:
     """Read up to :data:`LOAD_MAX` files of ``directory`` into the store (as reads); returns
     how many more it holds (left for the index)."""
     from ctx_tree_mcp.engines.files.filecache import load
@@ -108,7 +124,7 @@ def pagerank(
     return rank
 
 
-def map_answer(app: App, directory: ResolvedPath, budget: int) -> str:
+def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
     """The map of ``directory`` within ``budget`` tokens (see the module's doc)."""
     from ctx_tree_compose import estimate_tokens
 

@@ -4,12 +4,16 @@ A minified bundle or a one-line JSON file can put a match a megabyte into its on
 answer shows ``EDGE`` characters each side of the first :data:`MAX_WINDOWS` matches, joined by
 ``…``, and says how long the line is. Matches are found with the ``regex`` module (ripgrep
 already chose the line); a pattern it cannot compile, or a search over
-:data:`SEARCH_TIMEOUT_S`, falls back to the head of the line.
+:data:`SEARCH_TIMEOUT_S`, falls back to the head of the line (the latter saying so).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import regex
 
 #: Characters shown on each side of a match.
 EDGE = 80
@@ -22,7 +26,9 @@ SEARCH_TIMEOUT_S = 0.05
 SEARCH_S_PER_CHAR = 1e-6
 
 
-def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
+def compile_pattern(
+    pattern: str, *, ignore_case: bool, fixed_strings: bool
+) -> regex.Pattern[str] | None:
     """``pattern`` compiled with the ``regex`` module and ripgrep's defaults (``^``/``$`` at
     line ends), or ``None`` when it does not compile (ripgrep-only syntax)."""
     import regex
@@ -34,18 +40,19 @@ def compile_pattern(pattern: str, *, ignore_case: bool, fixed_strings: bool):
         return None
 
 
-def excerpter(matcher: Callable[[], object]) -> Callable[[str], str]:
+def excerpter(matcher: Callable[[], regex.Pattern[str] | None]) -> Callable[[str], str]:
     """A function giving the excerpt of one long line. ``matcher()`` returns the compiled
     pattern (:func:`compile_pattern`; ``None``: the head of the line); it is called once, at
     the first long line."""
-    compiled: list[object] = []
+    compiled: list[regex.Pattern[str] | None] = []
 
     def cut(line: str) -> str:
         if not compiled:
             compiled.append(matcher())
         spans: list[tuple[int, int]] = []
+        lost = False
         if (found := compiled[0]) is not None:
-            finditer = found.finditer  # type: ignore[attr-defined]
+            finditer = found.finditer
             try:
                 timeout = SEARCH_TIMEOUT_S + len(line) * SEARCH_S_PER_CHAR
                 for m in finditer(line, timeout=timeout):
@@ -53,16 +60,18 @@ def excerpter(matcher: Callable[[], object]) -> Callable[[str], str]:
                     if len(spans) == MAX_WINDOWS:
                         break
             except (TimeoutError, RecursionError):
-                spans = spans[:1]
-        return excerpt(line, spans)
+                spans, lost = spans[:1], not spans
+        return excerpt(line, spans, lost=lost)
 
     return cut
 
 
-def excerpt(line: str, spans: list[tuple[int, int]]) -> str:
+def excerpt(line: str, spans: list[tuple[int, int]], *, lost: bool = False) -> str:
     """``line`` cut to ``EDGE`` characters around each of ``spans`` (character offsets of
     matches; a long match is cut to ``2 * EDGE``), windows merged, gaps shown as ``…``, and
-    the line's length appended. No span: the first ``4 * EDGE`` characters."""
+    the line's length appended. No span: the first ``4 * EDGE`` characters; ``lost``: the
+    search for the matches timed out, which the length's note says (the head shown need not
+    hold the match)."""
     if not spans:
         windows = [(0, min(len(line), 4 * EDGE))]
     else:
@@ -79,4 +88,5 @@ def excerpt(line: str, spans: list[tuple[int, int]]) -> str:
         text = "… " + text
     if windows[-1][1] < len(line):
         text += " …"
-    return f"{text} ⟨line of {len(line):,} chars⟩"
+    missing = "; match not located in time" if lost and not spans else ""
+    return f"{text} ⟨line of {len(line):,} chars{missing}⟩"

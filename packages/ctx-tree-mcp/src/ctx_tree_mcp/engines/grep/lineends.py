@@ -37,8 +37,9 @@ def renumber(
     ``after_context`` (default: the same) after it, a line over
     ``LONG_LINE`` characters as ``cut(line)``. ``matcher`` is the pattern compiled with the
     ``regex`` module (``excerpt.compile_pattern``). ``None`` when the matches cannot be placed
-    (no matcher, a match not found again or past the end of ``text``, a search over
-    ``SEARCH_TIMEOUT_S``)."""
+    (no matcher, a match not found again or past the end of ``text``). Raises
+    ``TimeoutError`` when finding them took over ``SEARCH_TIMEOUT_S``: the caller says the
+    lines keep ripgrep's numbers (a timeout is not an answer)."""
     if matcher is None:
         return None
     kept = split_lines(text.removeprefix("\ufeff"), keepends=True)
@@ -65,7 +66,7 @@ def renumber(
                 found = True
             if not found:
                 return None
-    except (TimeoutError, RecursionError):
+    except RecursionError:
         return None
     after = context_lines if after_context is None else after_context
     shown = sorted(

@@ -12,9 +12,11 @@ away is stopped by the ``regex`` module's own timeout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ctx_tree_mcp.engines.grep.excerpt import compile_pattern, excerpter
 from ctx_tree_mcp.engines.grep.lineends import LONE_CR_BYTES
@@ -26,20 +28,40 @@ from ctx_tree_mcp.engines.grep.ripgrep import (
     start_rg,
 )
 
+if TYPE_CHECKING:
+    import regex
+
 #: Bytes read to tell a binary file (a NUL byte among them), as ripgrep does.
 BINARY_PROBE = 8192
 
 
-async def list_files(args: list[str], cwd: Path, timeout_s: float) -> list[str]:
-    """The files ``rg --files`` lists with ``args`` (see :func:`ripgrep.files_args`)."""
+async def list_files(args: list[str], cwd: Path, timeout_s: float) -> tuple[list[str], bool]:
+    """The files ``rg --files`` lists with ``args`` (see :func:`ripgrep.files_args`), and
+    whether the listing finished: at ``timeout_s`` seconds rg is stopped and the files listed
+    by then are returned with False."""
     proc = await start_rg(args, cwd, stderr=asyncio.subprocess.DEVNULL)
+    assert proc.stdout is not None
+    blocks: list[bytes] = []
+
+    async def read() -> None:
+        assert proc.stdout is not None
+        while block := await proc.stdout.read(1 << 16):
+            blocks.append(block)
+
+    finished = True
     try:
-        out, _ = await asyncio.wait_for(proc.communicate(), timeout_s)
+        await asyncio.wait_for(read(), timeout_s)
+    except TimeoutError:
+        finished = False
     finally:
         if proc.returncode is None:
-            proc.kill()
-            await proc.wait()
-    return [p.decode("utf-8", "replace").removeprefix("./") for p in out.split(b"\0") if p]
+            with contextlib.suppress(ProcessLookupError):
+                proc.kill()
+        await proc.wait()
+    names = b"".join(blocks).split(b"\0")
+    if not finished:
+        names = names[:-1]  # the last name may be cut
+    return [p.decode("utf-8", "replace").removeprefix("./") for p in names if p], finished
 
 
 async def search(
@@ -93,7 +115,7 @@ async def search(
 
 
 def _search_files(
-    matcher,
+    matcher: regex.Pattern[str],
     cwd: Path,
     files: list[str],
     multiline: bool,
@@ -103,10 +125,11 @@ def _search_files(
     keep_bytes: int,
     stop: threading.Event,
 ) -> GrepResult:
-    result = GrepResult()
+    result = GrepResult(searched=0, to_search=len(files))
     before, after = context
     cut = excerpter(lambda: matcher)
-    for rel in files:
+    for index, rel in enumerate(files):
+        result.searched = index  # files searched to the end before this one
         left = deadline - time.monotonic()
         if stop.is_set() or left <= 0:
             result.timed_out = True
@@ -151,11 +174,16 @@ def _search_files(
             )
         if result.match_count >= max_matches:
             result.capped = True
+            result.searched = index + 1
             break
+    else:
+        result.searched = len(files)
     return result
 
 
-def _match_lines(matcher, text: str, multiline: bool, room: int, timeout: float) -> set[int]:
+def _match_lines(
+    matcher: regex.Pattern[str], text: str, multiline: bool, room: int, timeout: float
+) -> set[int]:
     """1-based numbers of the lines holding a match (every line a multi-line match spans).
     Without ``multiline`` a match that would cross a line end is searched again within its
     first line, as ripgrep searches line by line. Raises ``TimeoutError`` after ``timeout``."""

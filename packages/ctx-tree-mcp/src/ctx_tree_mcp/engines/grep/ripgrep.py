@@ -91,6 +91,16 @@ class GrepResult:
     timed_out: bool = False
     capped: bool = False
     error: str = ""
+    #: Files searched to the end, and files there were to search, where the engine knows
+    #: (the ``regex`` fallback searches one file after another; ripgrep does not say).
+    searched: int | None = None
+    to_search: int | None = None
+    #: True when the listing of the files to search stopped at the timeout (``to_search``
+    #: counts those listed by then).
+    listing_cut: bool = False
+    #: Paths whose lines keep ripgrep's LF-only numbers: numbering them as read does (lone
+    #: CRs) timed out.
+    lf_numbered: list[str] = field(default_factory=list)
     #: Paths with a lone CR (a line end for read, not for rg) in a line of their output.
     lone_cr: set[str] = field(default_factory=set)
 
@@ -297,19 +307,25 @@ async def run_rg(
 
     async def consume() -> None:
         assert proc.stdout is not None
-        pending = b""
+        # The start of a line not ended yet, as the blocks that hold it: joined once, when its
+        # end arrives, so a line of 50 MB (a minified bundle) costs its size, not its size
+        # squared over 256 KB reads.
+        pending: list[bytes] = []
         while True:
             block = await proc.stdout.read(1 << 18)
             if not block:
                 break
-            block = pending + block
             end = block.rfind(b"\n") + 1
-            pending = block[end:]
-            _parse_block(block[:end], result, keep_bytes, cut, max_matches)
+            if not end:
+                pending.append(block)
+                continue
+            lines = b"".join([*pending, block[:end]]) if pending else block[:end]
+            pending = [block[end:]] if end < len(block) else []
+            _parse_block(lines, result, keep_bytes, cut, max_matches)
             if result.capped:
                 return
         if pending:
-            _parse_block(pending, result, keep_bytes, cut, max_matches)
+            _parse_block(b"".join(pending), result, keep_bytes, cut, max_matches)
 
     try:
         try:

@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters
-
-    from ctx_tree_mcp.app import App
+    from ctx_tree_store import Store
 
 #: A query with more words than this (after stopwords) is searched as a long query.
 LONG_WORDS = 8
@@ -125,14 +124,14 @@ def weighted_words(query: str) -> Counter[str]:
     return weights
 
 
-def pick_terms(app: App, query: str, count: int | None = None) -> list[str]:
+def pick_terms(store: Store, query: str, count: int | None = None) -> list[str]:
     """The ``count`` most informative words of ``query`` for this store: weight x IDF, the
     words the index does not hold left out."""
     weights = weighted_words(query)
     # identifiers whole are only in the terms column when stored as such; keep the parts too
     candidates = [w for w, _ in weights.most_common(120)]
     cap = 5000
-    df = app.store.word_counts(candidates, cap)
+    df = store.word_counts(candidates, cap)
     scored = []
     for w in candidates:
         n = df.get(w, 0)
@@ -318,7 +317,7 @@ def _idf(df: int, total: int) -> float:
     return math.log(1 + (total - df + 0.5) / (df + 0.5))
 
 
-def rank(app: App, query: str, filters: Filters) -> Ranking:
+def rank(store: Store, query: str, filters: Filters) -> Ranking:
     """Rank files and their chunks for a long ``query`` (docs/search.md#long-queries).
 
     Terms: :func:`pick_terms`, each weighted by the square root of its query weight.
@@ -334,11 +333,11 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     outline) is left out when any other chunk matches."""
     from ctx_tree_store import split_identifier
 
-    terms = pick_terms(app, query)
+    terms = pick_terms(store, query)
     if not terms:
         return Ranking([], {})
     weights = weighted_words(query)
-    post = app.store.postings(terms, filters)
+    post = store.postings(terms, filters)
     if not post.docs:
         return Ranking([], {})
     qw = {w: weights[w] ** 0.5 for w in post.tf}
@@ -381,7 +380,7 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     }
     short = sorted(aggregate, key=lambda k: -aggregate[k])[:SHORTLIST]
     # a file's length: its chunk count (files are chunked to bounded sizes)
-    lengths = app.store.child_counts(short)
+    lengths = store.child_counts(short)
     flen = {k: max(1, lengths.get(k, 0)) for k in short}
     favg = sum(flen.values()) / len(flen)
     files_total = len(file_tf)  # the files holding any term: N of the files' IDF
@@ -400,7 +399,7 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     qwords = set(weights)
     for w in list(qwords):
         qwords.update(p.lower() for p in split_identifier(w))
-    nodes = app.store.get_many(short)
+    nodes = store.get_many(short)
     for k in short:
         node = nodes.get(k)
         rel = node.metadata.get("relpath") if node is not None else None
@@ -427,7 +426,7 @@ def rank(app: App, query: str, filters: Filters) -> Ranking:
     for k in first:
         chunks[k] = _in_file_order(chunks[k], in_file, is_named, flen[k])
     if locs := locations(query):
-        _place(app, locs, short, nodes, chunks, fused)
+        _place(store, locs, short, nodes, chunks, fused)
     files = sorted(((s, k) for k, s in fused.items()), key=lambda t: -t[0])
     return Ranking(files, dict(chunks))
 
@@ -446,7 +445,7 @@ LOCATION_MAX_FILES = 3
 
 
 def _place(
-    app: App,
+    store: Store,
     locs: list[Location],
     keys: list[str],
     nodes: dict[str, Any],
@@ -480,7 +479,7 @@ def _place(
             continue
         for k in found:
             if k not in kids:
-                kids[k] = [c for c in app.store.children(k) if c.lines]
+                kids[k] = [c for c in store.children(k) if c.lines]
             at = [c for c in kids[k] if c.lines[0] <= loc.line <= c.lines[1]]
             named = []
             if loc.function:
@@ -515,7 +514,7 @@ PER_FILE = 4
 FURTHER_CHUNK = 0.8
 
 
-def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
+def search(store: Store, query: str, limit: int, filters: Filters) -> list[Any]:
     """The hits of a long ``query`` (see :func:`rank`), at most ``limit``, as
     ``ctx_tree_store.SearchHit`` with ``matched_all=False``: the chunks of the ranked files
     (at most :data:`PER_FILE` each), each scored by its file's score times its
@@ -524,7 +523,7 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
     file's), so a file's second chunk is listed above another file's best when its share of
     its file's best, times 0.8, beats that file's share of the best file: a file far ahead of
     the rest shows more of its chunks."""
-    ranking = rank(app, query, filters)
+    ranking = rank(store, query, filters)
     picked: list[tuple[float, str]] = []
     weights = ranking.weights()
     for _total, key in ranking.files:  # all of them: the hits at k are the first k at any limit
@@ -536,7 +535,7 @@ def search(app: App, query: str, limit: int, filters: Filters) -> list[Any]:
         )
     picked.sort(key=lambda t: -t[0])
     picked = picked[:limit]
-    nodes = app.store.get_many([nid for _s, nid in picked])
+    nodes = store.get_many([nid for _s, nid in picked])
     out: list[Any] = []
     from ctx_tree_store import SearchHit
 

@@ -16,16 +16,16 @@ cannot be compared with the query's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ctx_tree_mcp.errors import CtxTreeError
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import Filters, Node
+    from ctx_tree_schema import Config, Filters, Node
     from ctx_tree_store import Store, VectorHit
     from ctx_tree_walkers import EmbeddingProvider
 
-    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.caches import BacklogCache
 
 REEMBED_COMMAND = "ctx-tree reembed"
 MIXED_ERROR = (
@@ -57,21 +57,24 @@ class Hit:
     matched_all: bool | None = True
 
 
-#: How long the backlog count (two index scans, ~10 ms at 100k nodes) is reused.
-BACKLOG_TTL_S = 10.0
+class SearchParts(Protocol):
+    """What semantic and hybrid search use of the caller's ``App``: its store, its config
+    (``search.*``), its embedding provider and the backlog counts its note reuses."""
 
+    @property
+    def store(self) -> Store:
+        """The project's store (``App.store``)."""
 
-def backlog(app: App, model: str) -> int:
-    """About how many nodes lack a ``model`` vector, counted at most every
-    :data:`BACKLOG_TTL_S` seconds per process (the note is a hint, not an inventory)."""
-    import time
+    @property
+    def config(self) -> Config:
+        """The merged configuration (``App.config``)."""
 
-    now = time.monotonic()
-    cached = app.backlog_cache.get(model)
-    if cached is None or now - cached[0] > BACKLOG_TTL_S:
-        cached = (now, app.store.vector_backlog(model))
-        app.backlog_cache[model] = cached
-    return cached[1]
+    @property
+    def backlogs(self) -> BacklogCache:
+        """The vector backlog counts (``App.backlogs``)."""
+
+    def embedder(self) -> tuple[EmbeddingProvider | None, str | None]:
+        """``(provider, None)``, ``(None, None)`` when none is configured, ``(None, why)`` (``App.embedder``)."""
 
 
 def _keyword_call(query: str) -> str:
@@ -123,7 +126,7 @@ def _vector_hits(
 
 
 def search(
-    app: App, query: str, mode: str, limit: int, filters: Filters
+    app: SearchParts, query: str, mode: str, limit: int, filters: Filters
 ) -> tuple[list[Hit], list[str]]:
     """``(hits, notes)`` for ``mode`` ``semantic`` or ``hybrid``. Raises :class:`MixedModels`."""
     from ctx_tree_mcp.answers.render import plural
@@ -169,7 +172,8 @@ def search(
     if scanned is None:  # the fallback: keyword results
         return _keyword_hits(store, query, limit, filters), notes
     vector_hits, query_vector = scanned
-    behind = backlog(app, embedder.model)
+    model = embedder.model
+    behind = app.backlogs.get(model, lambda: app.store.vector_backlog(model))
     if behind:
         notes.append(
             f"about {plural(behind, 'node')} not embedded yet: `{REEMBED_COMMAND}` embeds "

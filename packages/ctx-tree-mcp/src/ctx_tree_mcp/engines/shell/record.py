@@ -13,16 +13,35 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ctx_tree_mcp.wire.redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
-    from ctx_tree_schema import MonitorMeta
+    from ctx_tree_schema import Config, MonitorMeta
+    from ctx_tree_store import Store
 
-    from ctx_tree_mcp.app import App
+    from ctx_tree_mcp.recorder import Recorder
 
-__all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
+__all__ = ["RecordParts", "Recorded", "command_uri", "keep_head_and_tail", "record_output"]
+
+
+class RecordParts(Protocol):
+    """What storing a command's output uses of the caller's ``App``: its store, its config
+    (``capture.maxBytes``) and its session's recorder."""
+
+    @property
+    def store(self) -> Store:
+        """The project's store (``App.store``)."""
+
+    @property
+    def config(self) -> Config:
+        """The merged configuration (``App.config``)."""
+
+    @property
+    def recorder(self) -> Recorder:
+        """The session's recorder (``App.recorder``)."""
+
 
 #: Statuses an older run's node may have to be superseded by a newer run.
 _SUPERSEDABLE = ("live", "stale")
@@ -100,7 +119,7 @@ def keep_head_and_tail(text: str, max_bytes: int, original_bytes: int | None = N
 
 
 def record_output(
-    app: App,
+    app: RecordParts,
     output: str,
     *,
     command: str,

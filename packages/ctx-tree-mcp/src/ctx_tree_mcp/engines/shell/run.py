@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import secrets
 import selectors
 import signal
 import subprocess
@@ -73,13 +74,17 @@ class RunResult:
     cancelled: bool
     stragglers: bool  #: background processes were still running when the shell exited
     #: The output pipe was still open after the group ended: a process that left the group
-    #: (``setsid``) holds it; it keeps running and what it prints later is not read.
+    #: and cleared its environment (so its command's tag is gone) holds it; it keeps running
+    #: and what it prints later is not read.
     escaped: bool
     duration_ms: int
     shell: str
     pgid: int  #: the command's process group (ended: nothing of it is left running)
     #: One line the answer shows under the status (e.g. it ran outside the host's sandbox).
     note: str | None = None
+    #: Processes the command started that had left its process group (``setsid cmd &``),
+    #: found by its tag and ended with it.
+    left_group: int = 0
 
     @property
     def dropped_bytes(self) -> int:
@@ -305,10 +310,14 @@ def run_command(
     Raises ``OSError`` when the shell cannot be started (nothing ran). Never leaves a
     process of the command's group running.
     """
+    from ctx_tree_mcp.engines.shell.reaper import TAG_VAR
+
     shell = user_shell()
     _start_reaper()
     start = time.monotonic()
     deadline = start + timeout_s
+    # every process the command starts inherits its tag, in its group or out of it (setsid)
+    tag = f"{os.getpid()}.{secrets.token_hex(6)}"
     # The command waits at a gate until the reaper knows its group: a server killed before
     # that closes the gate's pipe and the command never starts (nothing to outlive it).
     gate_r, gate_w = os.pipe()
@@ -320,7 +329,7 @@ def run_command(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             start_new_session=True,
-            env=command_env(),
+            env={**command_env(), TAG_VAR: tag},
         )
     except OSError:
         os.close(gate_w)
@@ -330,7 +339,7 @@ def run_command(
     pgid = proc.pid
     with _running_lock:
         _running[pgid] = proc
-    _tell_reaper(f"+{pgid}")
+    _tell_reaper(f"+{pgid} {tag}")
     try:
         os.write(gate_w, b"go\n")
     except OSError:  # pragma: no cover - the gate's shell is already gone
@@ -345,6 +354,8 @@ def run_command(
     os.set_blocking(fd, False)
     out = _Collector(keep_bytes)
     timed_out = cancelled = stragglers = escaped = False
+    left_group = 0
+    scanned = False
     exited_at: float | None = None
     try:
         with selectors.DefaultSelector() as sel:
@@ -370,15 +381,21 @@ def run_command(
                     proc.wait(timeout=max(0.0, deadline - time.monotonic()))
                 except subprocess.TimeoutExpired:  # closed its stdout but kept running
                     timed_out = True
-            if timed_out or cancelled or stragglers or _group_alive(pgid):
+            ended = timed_out or cancelled or stragglers or _group_alive(pgid)
+            if ended:
                 stragglers = stragglers or not (timed_out or cancelled)
                 _end_group(pgid, proc)
+            left_group = _end_tagged(tag)  # what left the group (setsid) goes with it
+            scanned = True
+            if ended or left_group:
                 escaped = not eof and not _drain(sel, fd, out)
     finally:
         if proc.poll() is None:
             _end_group(pgid, proc)
         proc.wait()
         proc.stdout.close()
+        if not scanned:  # left early (an error): what left the group goes all the same
+            _end_tagged(tag)
         with _running_lock:
             _running.pop(pgid, None)
         _tell_reaper(f"-{pgid}")
@@ -398,7 +415,19 @@ def run_command(
         duration_ms=round((time.monotonic() - start) * 1000),
         shell=shell,
         pgid=pgid,
+        left_group=left_group,
     )
+
+
+def _end_tagged(tag: str) -> int:
+    """End the processes still carrying command ``tag`` (they left its group: ``setsid``,
+    a daemon's double fork; reaper.py finds them); how many there were."""
+    from ctx_tree_mcp.engines.shell.reaper import end_pids, tagged
+
+    found = tagged(tag)
+    if found:
+        end_pids(found)
+    return len(found)
 
 
 def _read_some(fd: int, out: _Collector) -> bool:

@@ -9,29 +9,47 @@ limited to ``sandbox.network.allowedDomains`` and ``WebFetch(domain:…)`` allow
 rule allows is refused: there is no one to ask); ``sandbox.credentials`` (variables and files it
 hides) passed on as they are. ``sandbox.excludedCommands`` run outside it, as for the host.
 
-When the runtime cannot start (no ``srt``, or on Linux no ``bwrap``/``socat``),
+When the runtime cannot start (no ``srt``, on Linux no ``bwrap``/``socat``, or a kernel or
+container where bubblewrap cannot make its namespaces: unprivileged user namespaces off),
 ``sandbox.failIfUnavailable`` decides as it does for the host: true refuses the command, false
-runs it with a one-line warning. ``allowUnsandboxedCommands`` needs no mapping: ctx_tree_bash
-offers no way to ask for a run outside the sandbox. See ``docs/security.md``.
+runs it with a one-line warning. That is found before the command runs (a throwaway
+bubblewrap sandbox, once per process) and, should the runtime fail anyway, after: the
+sandboxed shell prints a token before it runs the command, so a run that never printed it
+never ran (:func:`never_ran`), and is refused or run outside as above, never answered with
+the runtime's own error as the command's. ``allowUnsandboxedCommands`` needs no mapping:
+ctx_tree_bash offers no way to ask for a run outside the sandbox. See ``docs/security.md``.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import secrets
 import shlex
 import shutil
+import subprocess
 import sys
 import sysconfig
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from ctx_tree_mcp.errors import CtxTreeError
 from ctx_tree_mcp.wire import permissions
+from ctx_tree_mcp.wire.denylist import simple_commands
 
-__all__ = ["Plan", "find_runtime", "host_sandbox", "plan_for", "srt_config"]
+__all__ = [
+    "Plan",
+    "bwrap_refusal",
+    "find_runtime",
+    "host_sandbox",
+    "never_ran",
+    "plan_for",
+    "srt_config",
+    "unavailable",
+]
 
 #: Where srt is looked for first: a path to its ``srt`` (or ``cli.js``) executable.
 SRT_ENV = "CTX_TREE_SRT"
@@ -41,11 +59,15 @@ SRT_ENV = "CTX_TREE_SRT"
 class Plan:
     """How one command runs: ``command`` is the shell line to run (the original, or one that
     execs the runtime around it), ``note`` a line for the answer or None, ``config`` the
-    runtime's settings file to remove after the run (None when unsandboxed)."""
+    runtime's settings file to remove after the run (None when unsandboxed). Sandboxed:
+    ``started`` is the line the sandboxed shell prints before the command (:func:`never_ran`),
+    ``box`` what turned the sandbox on."""
 
     command: str
     note: str | None = None
     config: Path | None = None
+    started: bytes | None = None
+    box: HostSandbox | None = None
 
 
 @dataclass(frozen=True)
@@ -187,7 +209,53 @@ def find_runtime() -> tuple[list[str] | None, str]:
         missing = [tool for tool in ("bwrap", "socat") if not shutil.which(tool)]
         if missing:
             return None, f"{' and '.join(missing)} not found (apt-get install bubblewrap socat)"
+        refused = bwrap_refusal(shutil.which("bwrap") or "bwrap")
+        if refused is not None:
+            return None, refused
     return [srt], ""
+
+
+#: A throwaway bubblewrap sandbox with the namespaces the runtime's sandbox has (its own
+#: user, PID and network namespaces, a fresh /proc): where it cannot start, neither can that.
+BWRAP_PROBE = (
+    "--unshare-user", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+    "--unshare-pid", "--unshare-net", "true",
+)  # fmt: skip
+#: What to do when bubblewrap cannot make its namespaces.
+NAMESPACES_FIX = (
+    "user namespaces are off here: allow them (sysctl kernel.unprivileged_userns_clone=1, "
+    "user.max_user_namespaces > 0) or turn the host's sandbox off"
+)
+
+
+@lru_cache(maxsize=4)
+def bwrap_refusal(bwrap: str) -> str | None:
+    """None when ``bwrap`` can make a sandbox here, else why not with what to do (found once
+    per process and executable: about 10 ms)."""
+    try:
+        done = subprocess.run(
+            [bwrap, *BWRAP_PROBE], capture_output=True, text=True, timeout=30, check=False
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"bubblewrap does not run ({exc})"
+    if done.returncode == 0:
+        return None
+    said = done.stderr.strip().splitlines()
+    told = said[-1] if said else f"exit {done.returncode}"
+    return f"bubblewrap cannot start ({told}); {NAMESPACES_FIX}"
+
+
+def never_ran(plan: Plan, output: bytes) -> tuple[bytes, str | None]:
+    """``output`` of a run of ``plan`` without the line the sandboxed shell printed first,
+    and None; or, when that line is not there (the runtime failed before the command
+    started), the output as it is and the runtime's words for why (its last lines)."""
+    if plan.started is None:
+        return output, None
+    at = output.find(plan.started)
+    if at >= 0:
+        return output[:at] + output[at + len(plan.started) :], None
+    said = output.decode("utf-8", "replace").strip().splitlines()
+    return output, " / ".join(line.strip() for line in said[-3:]) or "it printed nothing"
 
 
 def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
@@ -204,12 +272,7 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
         return Plan(command, note="outside the host's sandbox: sandbox.excludedCommands")
     runtime, why = find_runtime()
     if runtime is None:
-        if box.settings.get("failIfUnavailable") is True:
-            raise SandboxRefused(
-                f"the host's sandbox is on ({box.source}) but cannot start here: {why}; "
-                "sandbox.failIfUnavailable is true, so nothing ran"
-            )
-        return Plan(command, note=f"ran WITHOUT the host's sandbox ({box.source}): {why}")
+        return unavailable(box, command, why)
     private_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     fd, name = tempfile.mkstemp(prefix="srt-", suffix=".json", dir=private_dir)
     with os.fdopen(fd, "w") as f:
@@ -219,11 +282,28 @@ def plan_for(root: Path, command: str, private_dir: Path) -> Plan:
 
     scripts = sysconfig.get_path("scripts")
     shell = user_shell()
+    # Inside the sandbox a plain sh prints a token line, then execs the user's shell with the
+    # command (as $0 and $1: no quoting to get wrong): no token, the command never ran.
+    started = f"ctx-tree-started-{secrets.token_hex(8)}\n"
+    inner = f'printf \'%s\\n\' {started.strip()}; exec "$0" -c "$1"'
     wrapped = (
         f'PATH={shlex.quote(scripts)}:"$PATH" exec {shlex.join(runtime)} '
-        f"--settings {shlex.quote(name)} -- {shlex.quote(shell)} -c {shlex.quote(command)}"
+        f"--settings {shlex.quote(name)} -- /bin/sh -c {shlex.quote(inner)} "
+        f"{shlex.quote(shell)} {shlex.quote(command)}"
     )
-    return Plan(wrapped, note=box.note, config=Path(name))
+    return Plan(wrapped, note=box.note, config=Path(name), started=started.encode(), box=box)
+
+
+def unavailable(box: HostSandbox, command: str, why: str) -> Plan:
+    """The plan when the sandbox ``box`` asks for cannot start (``why``): refused with
+    :class:`SandboxRefused` when ``sandbox.failIfUnavailable`` is true, else ``command`` run
+    outside it with a note saying so."""
+    if box.settings.get("failIfUnavailable") is True:
+        raise SandboxRefused(
+            f"the host's sandbox is on ({box.source}) but cannot start here: {why}; "
+            "sandbox.failIfUnavailable is true, so nothing ran"
+        )
+    return Plan(command, note=f"ran WITHOUT the host's sandbox ({box.source}): {why}")
 
 
 def codex_box(root: Path, argv: list[str] | None = None) -> HostSandbox | None:
@@ -251,7 +331,7 @@ def codex_box(root: Path, argv: list[str] | None = None) -> HostSandbox | None:
 
 
 def _all_excluded(command: str, patterns: list[str]) -> bool:
-    simple = [" ".join(words) for words in permissions.simple_commands(command)]
+    simple = [" ".join(words) for words in simple_commands(command)]
     return bool(simple) and all(any(permissions.matches(p, c) for p in patterns) for c in simple)
 
 
