@@ -18,7 +18,7 @@ EVENTS: "dict[str, tuple[str, str | None]]" = {
     for e in ("session.start", "chat.message", "tool.execute.after", "answer")
 }
 CONTEXT = ("session.start", "tool.execute.after")
-REWRITE = "output.args of tool.execute.before (the plugin assigns the answer's args)"
+REWRITE = "output.args of tool.execute.before (ctx-tree.js does not ask the hook there yet)"
 
 #: OpenCode's tool names -> Claude Code's.
 TOOLS = {
