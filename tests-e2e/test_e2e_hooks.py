@@ -518,6 +518,27 @@ def test_a_marketplace_copy_redacts_from_its_first_event(
     assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))
 
 
+def test_a_copy_without_bytecode_caches_works(project: Path, home: Path, tmp_path: Path) -> None:
+    """A plugin copy the hook cannot keep bytecode caches in (here each ``__pycache__`` is a
+    file: no cache can be read or written, as in a read-only install): every module is
+    compiled in the process instead, and the event is the same."""
+    copy = tmp_path / "nocache" / "ctx-tree"
+    shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [p for p in copy.rglob("*") if p.is_dir()]:
+        (folder / "__pycache__").write_text("not a folder")
+    payload = json.dumps(base_payload(project, prompt=f"no caches: {TOKEN}")).encode()
+    done = subprocess.run(
+        [HOOK_PYTHON, "-I", "-S", str(copy / "hooks" / "ctx_tree_hook.py"), "prompt"],
+        input=payload, capture_output=True,
+        env={"PATH": os.environ["PATH"], "CTX_TREE_HOME": str(home),
+             "CLAUDE_PROJECT_DIR": str(project)},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert not list(copy.rglob("*.pyc"))
+    (event,) = spooled(home, project)
+    assert event["redacted"] is True and event["text"] == "no caches: [REDACTED:github_token]"
+
+
 def test_stop_without_the_last_message_reads_the_transcript(
     project: Path, home: Path, tmp_path: Path
 ) -> None:
