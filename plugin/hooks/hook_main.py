@@ -35,9 +35,8 @@ if TYPE_CHECKING:
 
 
 #: Packages of the wire's copy whose ``__init__.py`` holds nothing the hook uses (a docstring,
-#: ``__version__``, install's timeout): :func:`load` makes their module objects without
-#: running them.
-SHELLS = ("ctx_tree_mcp", "ctx_tree_mcp.wire", "ctx_tree_mcp.wire.hosts")
+#: ``__version__``): :func:`load` makes their module objects without running them.
+SHELLS = ("ctx_tree_mcp", "ctx_tree_mcp.wire")
 #: The optimization level of the bytecode :func:`load` caches and runs: 2, without docstrings
 #: (a quarter of the code a hook unmarshals; the hook reads none, and the wire asserts
 #: nothing it relies on). Its cache files are the ones ``python -OO`` would write.

@@ -3,9 +3,9 @@ their own field and tool names; the tool result comes as ``tool_result``, and St
 answer text (it is read from Copilot's ``events.jsonl``)."""
 
 from ctx_tree_mcp.wire.answer import claude_output
-from ctx_tree_mcp.wire.hosts.claude import EVENTS as CLAUDE_EVENTS
-from ctx_tree_mcp.wire.payload import arguments, common_fields, host_text, mapping, string
-from ctx_tree_mcp.wire.transcript import newest_entries, tail_lines, wait_for_answer
+from ctx_tree_mcp.wire.events import MATCHERS
+from ctx_tree_mcp.wire.hosts import arguments, common_fields, host_text
+from ctx_tree_mcp.wire.payload import CLAUDE_NAMES, mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -15,8 +15,9 @@ if TYPE_CHECKING:
 
 #: Claude Code's event names and matchers, run through this module (``copilot EVENT``).
 EVENTS = {
-    e: ("copilot " + e, CLAUDE_EVENTS[e][1])
-    for e in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
+    claude: ("copilot " + claude, MATCHERS[name])
+    for name, claude in CLAUDE_NAMES.items()
+    if claude in ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
 }
 CONTEXT = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 #: Copilot's SDK rewrites arguments (``modifiedArgs``); its command hooks are not known to.
@@ -86,12 +87,16 @@ def events_answer(
     file a moment after its Stop hook starts, so a file that is missing or holds no answer
     after the turn's message yet is read again every ``poll_s`` for at most ``wait_s``
     seconds; then '' (nothing stored rather than the previous turn's answer)."""
+    from ctx_tree_mcp.wire.transcript import wait_for_answer
+
     return wait_for_answer(lambda: _turn_answer(path, tail_bytes), wait_s, poll_s)
 
 
 def _turn_answer(path: object, tail_bytes: int) -> "tuple[str, bool]":
     """``(answer, found)``: ``found`` is False while the file is missing or its last user
     message has no assistant text after it."""
+    from ctx_tree_mcp.wire.transcript import newest_entries, tail_lines
+
     if not isinstance(path, str) or not path:
         return "", True
     try:

@@ -3,7 +3,8 @@ afterShellExecution, and every answer must be JSON (empty output is refused)."""
 
 from ctx_tree_mcp.wire.answer import merged
 from ctx_tree_mcp.wire.fastjson import dumps
-from ctx_tree_mcp.wire.payload import arguments, first_root, host_text, string
+from ctx_tree_mcp.wire.hosts import arguments, first_root, host_text
+from ctx_tree_mcp.wire.payload import string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

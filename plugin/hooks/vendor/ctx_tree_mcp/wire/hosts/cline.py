@@ -4,7 +4,8 @@ of a task with TaskStart, not UserPromptSubmit."""
 
 from ctx_tree_mcp.wire.answer import merged
 from ctx_tree_mcp.wire.fastjson import dumps, loads
-from ctx_tree_mcp.wire.payload import first_root, host_text, mapping
+from ctx_tree_mcp.wire.hosts import first_root, host_text
+from ctx_tree_mcp.wire.payload import mapping
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

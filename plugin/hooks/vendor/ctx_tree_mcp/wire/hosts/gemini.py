@@ -3,7 +3,8 @@ given at BeforeTool is dropped, so the steering hint is given at AfterTool (docs
 
 from ctx_tree_mcp.wire.answer import merged
 from ctx_tree_mcp.wire.fastjson import dumps
-from ctx_tree_mcp.wire.payload import common_fields, host_text, mapping, string
+from ctx_tree_mcp.wire.hosts import common_fields, host_text
+from ctx_tree_mcp.wire.payload import mapping, string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

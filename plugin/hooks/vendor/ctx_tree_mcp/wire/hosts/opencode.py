@@ -4,7 +4,8 @@ prompt (the session note) or after a tool's output (the steering hint)."""
 
 from ctx_tree_mcp.wire.answer import merged
 from ctx_tree_mcp.wire.fastjson import dumps
-from ctx_tree_mcp.wire.payload import arguments, host_text, string
+from ctx_tree_mcp.wire.hosts import arguments, host_text
+from ctx_tree_mcp.wire.payload import string
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
