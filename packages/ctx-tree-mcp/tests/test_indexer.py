@@ -67,6 +67,9 @@ def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> 
         first = index_project(app.store, app.root, app.policy, app.config, workers=1)
         again = index_project(app.store, app.root, app.policy, app.config, state=first)
         assert (again.stored, again.unchanged, again.skipped) == (0, 3, 1)
+        # another process (the CLI run again): the PNG is not opened again either
+        other = index_project(app.store, app.root, app.policy, app.config)
+        assert (other.todo, other.unchanged, other.skipped) == (0, 3, 1)
         target = app.root / "src" / "retry.py"
         old_root = app.store.latest_by_source(filecache.file_uri(target))
         target.write_text("def retry_forever(call):\n    while True:\n        call()\n")
@@ -281,7 +284,7 @@ def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
     import math
     import multiprocessing
 
-    from ctx_tree_mcp.engines.files import indexer
+    from ctx_tree_mcp.engines.files import index_pool as indexer
 
     clock = multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
     monkeypatch.setattr(indexer, "_calls_until", clock)
@@ -296,3 +299,178 @@ def test_a_worker_pauses_while_a_call_runs_and_a_quiet_spell_after(monkeypatch):
     assert indexer.WORKER_MAX_PAUSE_S <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0
     clock.value = time.monotonic()  # a call just ended: the quiet spell
     assert indexer.QUIET_S * 0.9 <= paused() < indexer.WORKER_MAX_PAUSE_S + 1.0
+
+
+def test_a_file_that_becomes_a_directory_is_gone(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    try:
+        (app.root / "docs").write_text("The flamingoparagraph of the old docs file.\n")
+        index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert app.store.search("flamingoparagraph")
+        (app.root / "docs").unlink()
+        (app.root / "docs").mkdir()
+        (app.root / "docs" / "guide.md").write_text("# Guide\n\nA heronparagraph now.\n")
+        state = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert (state.stored, state.gone) == (1, 1)
+        assert not app.store.search("flamingoparagraph")
+        assert app.store.search("heronparagraph")
+    finally:
+        app.close()
+
+
+def test_cli_search_without_a_server_drops_what_left_the_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ctx_tree_mcp.cli.main import main
+
+    app = _project(tmp_path)
+    root = app.root
+    app.close()
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("CLAUDE_PROJECT_DIR", raising=False)
+    monkeypatch.chdir(root)
+    (root / "src" / "extra.py").write_text(
+        "def pelican_deleted_function():\n    return 1\n\n\ndef kept_function():\n    return 2\n"
+    )
+    (root / "src" / "whole.py").write_text("def cormorant_whole_file():\n    return 3\n")
+    main(["index"])
+    main(["search", "pelican_deleted_function"])
+    assert "src/extra.py" in capsys.readouterr().out
+    later = time.time_ns() + 5_000_000
+    (root / "src" / "extra.py").write_text("def kept_function():\n    return 2\n")
+    os.utime(root / "src" / "extra.py", ns=(later, later))
+    (root / "src" / "whole.py").unlink()
+    main(["search", "pelican_deleted_function"])
+    assert "def pelican_deleted_function" not in capsys.readouterr().out
+    main(["search", "cormorant_whole_file"])
+    assert "src/whole.py" not in capsys.readouterr().out
+    main(["search", "kept_function"])  # the file's new version answers
+    assert "src/extra.py" in capsys.readouterr().out
+
+
+def _git(*args: str) -> None:
+    subprocess.run(
+        [
+            "git",
+            "-c",
+            "protocol.file.allow=always",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "user.name=t",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_files_of_an_initialised_submodule_are_indexed_and_an_empty_one_is_named(
+    tmp_path: Path,
+) -> None:
+    lib = tmp_path / "lib"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "pkg" / "vendored.py").write_text("def albatross_in_submodule():\n    return 1\n")
+    (lib / ".gitignore").write_text("*.tmp\n")
+    (lib / "pkg" / "scratch.tmp").write_text("albatross ignored\n")
+    _git("init", "-q", str(lib))
+    _git("-C", str(lib), "add", ".")
+    _git("-C", str(lib), "commit", "-qm", "lib")
+    app = _project(tmp_path)
+    try:
+        _git("init", "-q", str(app.root))
+        _git("-C", str(app.root), "submodule", "add", "-q", str(lib), "third_party/lib")
+        _git("-C", str(app.root), "submodule", "add", "-q", str(lib), "third_party/empty")
+        _git("-C", str(app.root), "commit", "-qm", "subs")
+        _git("-C", str(app.root), "submodule", "deinit", "-q", "-f", "third_party/empty")
+        state = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert "third_party/lib/pkg/vendored.py" in _live_paths(app)
+        assert not any(p.endswith("scratch.tmp") for p in _live_paths(app))  # its .gitignore
+        assert app.store.search("albatross_in_submodule")
+        assert state.submodules_empty == ["third_party/empty"]
+        from ctx_tree_mcp.engines.files.indexer import summary
+
+        assert "1 submodule not checked out (third_party/empty)" in summary(state)
+    finally:
+        app.close()
+
+
+def test_a_file_that_stalls_its_worker_is_skipped_and_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file whose read never ends (a FIFO that took a listed file's place) costs the run
+    index.fileTimeoutMs: its worker is replaced, the rest is stored, the file is named and
+    not tried again until it changes."""
+    from ctx_tree_mcp.engines.files import indexer
+
+    app = _project(tmp_path, {"index": {"fileTimeoutMs": 2500}})
+    for i in range(70):
+        (app.root / "src" / f"m{i:02d}.py").write_text(f"def f_{i}():\n    return {i}\n")
+    os.mkfifo(app.root / "src" / "stuck.py")
+    real = indexer.list_files
+
+    def with_the_fifo(*args, **kw):
+        listing = real(*args, **kw)
+        return indexer.Listing([*listing.files, ("src/stuck.py", 1, 1)], False, 0, [])
+
+    monkeypatch.setattr(indexer, "list_files", with_the_fifo)
+    try:
+        started = time.monotonic()
+        state = index_project(app.store, app.root, app.policy, app.config, workers=2)
+        assert time.monotonic() - started < 60
+        assert state.phase == "ready" and state.stored == 73 and "src/stuck.py" in state.slow
+        assert "src/stuck.py" in indexer.summary(state)
+        again = index_project(app.store, app.root, app.policy, app.config, workers=2)
+        assert again.skipped >= 2 and "src/stuck.py" in again.slow  # not opened again
+        # what is not indexed, and why, is said where a missing file would mislead
+        from ctx_tree_mcp.tools.read import read
+        from ctx_tree_mcp.tools.search import search
+
+        said = "not indexed: 1 over index.fileTimeoutMs not indexed (src/stuck.py)"
+        assert said in read(app, "src", budget_tokens=300)
+        assert said in search(app, "nothing_is_named_so")
+    finally:
+        app.close()
+
+
+def test_a_search_while_the_index_runs_says_how_far_it_is(tmp_path: Path) -> None:
+    from ctx_tree_mcp.engines.files import indexer
+    from ctx_tree_mcp.tools.search import search
+
+    app = _project(tmp_path)
+    seen: list[str] = []
+    try:
+        for i in range(120):
+            (app.root / "src" / f"m{i:03d}.py").write_text(f"def f_{i}():\n    return {i}\n")
+
+        def look(state: IndexState) -> None:
+            if state.phase == "indexing" and not seen:
+                seen.append(search(app, "nothing_is_named_so"))
+
+        index_project(app.store, app.root, app.policy, app.config, workers=1, progress=look)
+        assert "the project index is running: 0 of 124 files" in seen[0]
+        assert indexer.not_indexed(app.store) == ""  # done, nothing left out
+    finally:
+        app.close()
+
+
+def test_past_the_cap_source_goes_before_docs_and_vendored_or_fixture_files(
+    tmp_path: Path,
+) -> None:
+    app = _project(tmp_path, {"index": {"maxFiles": 3}})
+    root = app.root
+    for rel in ("vendor/lib.py", "tests/fixtures/data.py", "web/app.min.js", "src/a.py"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text("x = 1\n")
+    try:
+        listing = list_files(root, app.policy, app.config)
+        assert listing.capped
+        assert [f[0] for f in listing.files] == ["src/a.py", "src/retry.py", ".gitignore"]
+        app.config.data["index"]["maxFiles"] = 100
+        order = [f[0] for f in list_files(root, app.policy, app.config).files]
+        # uncapped, the same order: what is most useful is stored first
+        assert order[:2] == ["src/a.py", "src/retry.py"]
+        assert set(order[-4:-1]) == {"vendor/lib.py", "tests/fixtures/data.py", "web/app.min.js"}
+        assert order[-1] == "logo.png"  # named like a binary: last
+    finally:
+        app.close()

@@ -151,6 +151,18 @@ def _alive(pid: int) -> bool:
         return False
 
 
+def _detached(pids: Path) -> str:
+    """A ``sleep 30`` in a session of its own that writes its pid to ``pids`` once it is
+    there (``setsid`` first, then the pid, then ``exec``: the pid is the sleep's)."""
+    return f"setsid sh -c 'echo $$ > {pids}; exec sleep 30'"
+
+
+def _until(pids: Path) -> str:
+    """Shell that waits until ``pids`` holds the pid, so the command ends only after its
+    child left the group (else a loaded machine ends the group before ``setsid`` ran)."""
+    return f"while [ ! -s {pids} ]; do sleep 0.01; done"
+
+
 @needs_proc
 @pytest.mark.parametrize("out", ["", " > /dev/null 2>&1"], ids=["holds the output", "quiet"])
 def test_a_process_that_left_the_group_is_ended_and_reported(tmp_path: Path, out: str) -> None:
@@ -159,7 +171,7 @@ def test_a_process_that_left_the_group_is_ended_and_reported(tmp_path: Path, out
     (``(cmd &)`` was ended and reported). Its command's tag finds it: ended, and counted."""
     pids = tmp_path / "pids"
     start = time.monotonic()
-    r = _run(f"setsid sleep 30{out} & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    r = _run(f"{_detached(pids)}{out} & {_until(pids)}; echo done", tmp_path, timeout_s=20)
     pid = int(pids.read_text())
     try:
         assert time.monotonic() - start < 5
@@ -179,7 +191,7 @@ def test_a_process_that_left_the_group_and_cleared_its_environment_is_reported(
 ) -> None:
     """Without its tag nothing finds it; while it holds the output that much is said."""
     pids = tmp_path / "pids"
-    r = _run(f"env -i setsid sleep 30 & echo $! > {pids}; echo done", tmp_path, timeout_s=20)
+    r = _run(f"env -i {_detached(pids)} & {_until(pids)}; echo done", tmp_path, timeout_s=20)
     try:
         assert r.escaped and r.left_group == 0
     finally:

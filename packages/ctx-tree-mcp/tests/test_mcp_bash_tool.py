@@ -380,6 +380,11 @@ def test_a_cut_output_says_why_in_the_words_grep_uses(app: App) -> None:
 def test_the_answer_says_a_process_left_the_group_and_was_ended(app, tmp_path) -> None:
     from ctx_tree_mcp.tools.bash import bash
 
-    text = bash(app, "setsid sleep 30 > /dev/null 2>&1 & echo started")
+    pid = tmp_path / "pid"  # written by the sleep once it is in its own session
+    text = bash(
+        app,
+        f"setsid sh -c 'echo $$ > {pid}; exec sleep 30' > /dev/null 2>&1 & "
+        f"while [ ! -s {pid} ]; do sleep 0.01; done; echo started",
+    )
     assert text.startswith("started\n"), text
     assert "1 process the command started outside its process group (setsid) was ended" in text

@@ -100,3 +100,24 @@ def test_a_file_deleted_since_the_index_is_not_in_the_map(tmp_path: Path) -> Non
         assert "pkg/zz_core.py" in answer and "pkg/cart.py" in answer
     finally:
         app.close()
+
+
+def test_past_its_file_limit_the_map_keeps_source_and_says_how_many_it_ranked(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ctx_tree_mcp.engines.files import repomap
+
+    app = _project(tmp_path)
+    for i in range(3):  # alphabetically first, but docs and vendored code
+        (app.root / f"a_notes{i}.md").write_text(f"# Notes {i}\n")
+    (app.root / "vendor").mkdir()
+    (app.root / "vendor" / "aaa.py").write_text("def vendored_thing():\n    return 0\n")
+    monkeypatch.setattr(repomap, "FILES_MAX", 5)  # as 2,000 of a big tree
+    try:
+        index_project(app.store, app.root, app.policy, app.config, workers=1)
+        answer = read(app, ".", budget_tokens=4000)
+        assert "map of ./: 5 of 9 files (source first)" in answer
+        assert "pkg/zz_core.py" in answer and "a_notes0.md" not in answer
+        assert "vendor/aaa.py" not in answer
+    finally:
+        app.close()

@@ -65,6 +65,18 @@ class SteerConfig(TypedDict):
     readLines: int
 
 
+class RouteConfig(TypedDict):
+    """``route``: the host's own shell commands answered by ctx-tree (docs/routing.md).
+    ``enabled``: routing on; ``budget``: tokens a read's or a grep's answer takes at most;
+    ``runBudget``: the same for a run (tests, builds, scripts, logs); ``exclude``: commands
+    (their first words, e.g. ``"pytest"`` or ``"git log"``) never routed."""
+
+    enabled: bool
+    budget: int
+    runBudget: int
+    exclude: list[str]
+
+
 class GrepConfig(TypedDict):
     """``grep``: ripgrep's timeout (milliseconds) and match cap."""
 
@@ -120,16 +132,18 @@ class BashConfig(TypedDict):
 
 class IndexConfig(TypedDict):
     """``index``: the project index (docs/index.md). ``enabled``: the server indexes the
-    project in the background from its start; ``maxFiles``: files taken at most (a huge
-    monorepo is cut, the rest is read on demand); ``maxFileBytes``: larger files are left
+    project in the background from its start; ``maxFiles``: files taken at most (a tree past
+    it keeps the most useful files, and says so; the rest is read on demand); ``maxFileBytes``: larger files are left
     out; ``workers``: chunking processes (0: as many as cores, at most 4); ``pollMs``: how often
-    the tree is checked again for changes (0: never; a file watcher is used when available)."""
+    the tree is checked again for changes (0: never; a file watcher is used when available);
+    ``fileTimeoutMs``: a file that takes a worker longer is skipped, named in the run."""
 
     enabled: bool
     maxFiles: int
     maxFileBytes: int
     workers: int
     pollMs: int
+    fileTimeoutMs: int
 
 
 class ConfigData(TypedDict):
@@ -141,6 +155,7 @@ class ConfigData(TypedDict):
     walkers: WalkersConfig
     capture: CaptureConfig
     steer: SteerConfig
+    route: RouteConfig
     grep: GrepConfig
     embedding: EmbeddingConfig
     search: SearchConfig
@@ -185,6 +200,7 @@ DEFAULTS: ConfigData = {
         "agent": True,
     },
     "steer": {"mode": "hint", "readLines": 400},
+    "route": {"enabled": True, "budget": 2000, "runBudget": 1200, "exclude": []},
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
     "embedding": {
         "provider": "",
@@ -212,10 +228,11 @@ DEFAULTS: ConfigData = {
     "bash": {"deny": []},
     "index": {
         "enabled": True,
-        "maxFiles": 20000,
+        "maxFiles": 250000,
         "maxFileBytes": 1048576,
         "workers": 0,
         "pollMs": 10000,
+        "fileTimeoutMs": 10000,
     },
 }
 
@@ -358,6 +375,7 @@ def _as_config_data(data: dict[str, Any]) -> ConfigData:
         walkers=data["walkers"],
         capture=data["capture"],
         steer=data["steer"],
+        route=data["route"],
         grep=data["grep"],
         embedding=data["embedding"],
         search=data["search"],

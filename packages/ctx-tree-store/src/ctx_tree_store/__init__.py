@@ -21,6 +21,7 @@ from ._errors import (
     StoreUnwritable,
     is_busy,
 )
+from ._filerows import FileRows, file_rows
 from ._files import FileTree
 from ._filters import DEFAULT_STATUSES
 from ._fts import SearchHit
@@ -45,6 +46,7 @@ __all__ = [
     "MAX_DEPTH",
     "STORE_FILE",
     "DimensionMismatch",
+    "FileRows",
     "FileTree",
     "IllegalTransition",
     "InvalidVector",
@@ -71,6 +73,7 @@ __all__ = [
     "ctx_tree_home",
     "describe",
     "disk_bytes",
+    "file_rows",
     "forget",
     "is_busy",
     "list_stores",

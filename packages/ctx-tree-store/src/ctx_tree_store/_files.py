@@ -142,6 +142,25 @@ def file_versions(db: Db, uri_prefix: str) -> dict[str, tuple[int, int, str]]:
     return out
 
 
+def live_roots_under(db: Db, uri_prefix: str) -> dict[str, str]:
+    """``{source_uri: root id}`` of the live file roots whose URI starts with ``uri_prefix``
+    (one range scan of the source index; no row read)."""
+    rows = db.query(_sql.LIVE_ROOTS_UNDER, (uri_prefix, uri_prefix + "\uffff"))
+    return {str(uri): str(root_id) for uri, root_id in rows}
+
+
+def file_texts(db: Db, root_ids: Sequence[str]) -> dict[str, str]:
+    """``{root id: text}``: the live chunks of each root joined in order, i.e. the file as
+    stored (its chunks tile it), for many roots in a few queries; no metadata is read."""
+    from ._packing import unpack_content
+
+    parts: dict[str, list[str]] = {}
+    for batch, marks in _sql.in_batches(list(root_ids)):
+        for parent, content in db.query(_sql.LIVE_CHUNK_CONTENT.format(marks=marks), batch):
+            parts.setdefault(parent, []).append(unpack_content(content))
+    return {root: "".join(chunks) for root, chunks in parts.items()}
+
+
 def stale_file(db: Db, source_uri: str) -> int:
     """Mark every live root for ``source_uri`` and its live chunks ``stale`` (the file is
     gone), in one transaction; returns how many nodes changed."""

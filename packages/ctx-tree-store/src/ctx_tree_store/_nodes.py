@@ -20,6 +20,31 @@ from ._rows import new_id, now_ms
 from ._terms import index_terms
 
 
+def node_values(n: NewNode, node_id: str, ts: int) -> tuple[Any, ...]:
+    """The ``nodes`` row of ``n`` as :data:`_sql.INSERT_NODE` takes it (its
+    :data:`_sql.INSERT_NODE_WIDTH` values: packed content, hash, packed metadata, search
+    terms), created and updated at ``ts`` (epoch ms). Pure: the project index builds rows
+    in its worker processes with it (``_filerows``)."""
+    encoded = n.content.encode("utf-8", "surrogatepass")
+    kind = NodeKind(n.kind).value
+    return (
+        node_id,
+        n.parent_id,
+        kind,
+        n.source_uri,
+        pack_content(kind, n.content, encoded),
+        hash_value(kind, n.parent_id, hashlib.sha256(encoded)),
+        NodeStatus(n.status).value,
+        n.mtime,
+        ts,
+        ts,
+        int(n.truncated),
+        n.original_bytes if n.original_bytes is not None else len(encoded),
+        metadata_value(kind, n.parent_id, n.source_uri, n.metadata),
+        index_terms(n.content, n.terms),
+    )
+
+
 @dataclass(slots=True)
 class NewNode:
     """A node to insert. ``id`` and times are filled in by :meth:`Store.insert` when left empty.
@@ -58,24 +83,7 @@ def insert(
     values: list[Any] = []
     for n in nodes:
         node_id = n.id or new_id()
-        encoded = n.content.encode("utf-8", "surrogatepass")
-        kind = NodeKind(n.kind).value
-        values += (
-            node_id,
-            n.parent_id,
-            kind,
-            n.source_uri,
-            pack_content(kind, n.content, encoded),
-            hash_value(kind, n.parent_id, hashlib.sha256(encoded)),
-            NodeStatus(n.status).value,
-            n.mtime,
-            ts,
-            ts,
-            int(n.truncated),
-            n.original_bytes if n.original_bytes is not None else len(encoded),
-            metadata_value(kind, n.parent_id, n.source_uri, n.metadata),
-            index_terms(n.content, n.terms),
-        )
+        values += node_values(n, node_id, ts)
         ids.append(node_id)
     edge_rows = [(src, dst, EdgeKind(kind).value, ts) for src, dst, kind in edges]
     width = _sql.INSERT_NODE_WIDTH

@@ -90,20 +90,36 @@ FILE_VERSIONS_BY_SOURCE = (
     "FROM nodes WHERE source_uri = ? AND parent_id IS NULL "
     "AND kind = 'file_chunk' AND status IN ('live','stale') ORDER BY id DESC"
 )
+# "+kind", "+status": a range of idx_nodes_source (file roots only: the chunks are not in it),
+# not every live file chunk of idx_nodes_kind_status (30 a file).
 LIVE_FILE_VERSIONS = (
     "SELECT source_uri, mtime, json_extract(metadata, '$.size'), "
     "json_extract(metadata, '$.file_sha256') FROM nodes "
-    "WHERE source_uri >= ? AND source_uri < ? AND parent_id IS NULL "
-    "AND kind = 'file_chunk' AND status = 'live' ORDER BY id DESC"
+    f"WHERE source_uri >= ? AND source_uri < ? AND {_OUT} AND +parent_id IS NULL "
+    "AND +kind = 'file_chunk' AND +status = 'live' ORDER BY id DESC"
+)
+# "+status" in the four below: the id and parent indexes find a tree's few rows; a plain status
+# term lets the planner walk every live node through idx_nodes_status_updated instead (94 ms a
+# call on a 329k-node store, against 0.2 ms).
+# The map (docs/tools.md, "Directory map"): the live file roots under a directory, one range of
+# idx_nodes_source; then the raw content of the live chunks of many roots, in chunk order
+# (unpacked in Python: no row is turned into a Node, no metadata read).
+LIVE_ROOTS_UNDER = (
+    f"SELECT source_uri, id FROM nodes WHERE source_uri >= ? AND source_uri < ? AND {_OUT} "
+    "AND +parent_id IS NULL AND +kind = 'file_chunk' AND +status = 'live'"
+)
+LIVE_CHUNK_CONTENT = (
+    "SELECT parent_id, content FROM nodes WHERE parent_id IN ({marks}) AND +status = 'live' "
+    "ORDER BY parent_id, id"
 )
 SUPERSEDE_TREE = (
     "UPDATE nodes SET status = 'superseded', updated_at = ? "
-    "WHERE (id = ? OR parent_id = ?) AND status IN ('live','stale')"
+    "WHERE (id = ? OR parent_id = ?) AND +status IN ('live','stale')"
 )
-REVIVE_TREE = "UPDATE nodes SET status = 'live', updated_at = ? WHERE (id = ? OR parent_id = ?) AND status = 'stale'"
-STALE_TREE = "UPDATE nodes SET status = 'stale', updated_at = ? WHERE (id = ? OR parent_id = ?) AND status = 'live'"
+REVIVE_TREE = "UPDATE nodes SET status = 'live', updated_at = ? WHERE (id = ? OR parent_id = ?) AND +status = 'stale'"
+STALE_TREE = "UPDATE nodes SET status = 'stale', updated_at = ? WHERE (id = ? OR parent_id = ?) AND +status = 'live'"
 LIVE_CHILDREN = (
-    f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? AND status = 'live' ORDER BY id"
+    f"SELECT {NODE_COLUMNS} FROM nodes WHERE parent_id = ? AND +status = 'live' ORDER BY id"
 )
 SUPERSEDED_ROOTS = (
     f"SELECT {NODE_COLUMNS} FROM nodes WHERE source_uri = ? AND parent_id IS NULL "

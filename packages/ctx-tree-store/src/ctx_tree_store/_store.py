@@ -22,10 +22,11 @@ from typing import Any
 import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus
 
-from . import _files, _fts, _graph, _nodes, _postings, _upkeep, _usage, _vectors
+from . import _filerows, _files, _fts, _graph, _nodes, _postings, _upkeep, _usage, _vectors
 from ._conn import Db
 from ._db import connect, connect_readonly, disk_bytes, snapshot
 from ._errors import StoreError
+from ._filerows import FileRows
 from ._files import FileTree
 from ._filters import filter_sql
 from ._fts import SearchHit
@@ -222,6 +223,26 @@ class Store:
         """:meth:`capture_file` for many files in **one** transaction (the project index);
         ``(kept root id, created)`` per tree, in order. Raises like :meth:`capture_file`."""
         return _files.capture_files(self.db, trees, referenced_by=referenced_by)
+
+    def capture_file_rows(self, files: Sequence[FileRows], at: int) -> list[tuple[str, bool]]:
+        """:meth:`capture_files` for rows the project index built in its workers
+        (:func:`file_rows`), in one transaction; ``at``: epoch ms of the status changes.
+        ``(kept root id, created)`` per file, in order (docs/index.md)."""
+        return _filerows.capture_rows(self.db, files, at)
+
+    def live_roots_under(self, uri_prefix: str) -> dict[str, str]:
+        """``{source_uri: root id}`` of the live file roots under ``uri_prefix`` (a range of
+        the source index, no row read)."""
+        return _files.live_roots_under(self.db, uri_prefix)
+
+    def file_texts(self, root_ids: Sequence[str]) -> dict[str, str]:
+        """``{root id: the file's stored text}`` (its live chunks joined), batched."""
+        return _files.file_texts(self.db, root_ids)
+
+    def stale_files(self, uris: Sequence[str], at: int) -> int:
+        """:meth:`stale_file` for many files in one transaction; returns how many had live
+        nodes."""
+        return _filerows.stale(self.db, uris, at)
 
     def file_versions(self, uri_prefix: str) -> dict[str, tuple[int, int, str]]:
         """``{source_uri: (mtime epoch ms, size bytes, sha256)}`` of the newest live file root

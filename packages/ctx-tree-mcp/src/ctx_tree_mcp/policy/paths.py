@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from ctx_tree_mcp.answers.surface import tool_ref
 from ctx_tree_mcp.errors import PathMissing, ToolInputError
+from ctx_tree_mcp.policy.names import existing, shown
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -120,7 +121,8 @@ DENYLIST: tuple[str, ...] = tuple(pattern for pattern, _ in DENYLIST_SOURCES)
 
 @dataclass(frozen=True, slots=True)
 class ResolvedPath:
-    """A path inside the root: ``absolute`` (symlinks resolved) and ``relative`` (POSIX, to root)."""
+    """A path inside the root: ``absolute`` (symlinks resolved, the name on disk) and
+    ``relative`` (POSIX, to root, as shown: ``policy/names.py``)."""
 
     absolute: Path
     relative: str
@@ -199,6 +201,8 @@ class PathPolicy:
             raise ToolInputError(argument, "contains a NUL byte; give a plain file path")
         given = Path(path).expanduser()
         joined = given if given.is_absolute() else self.root / given
+        # a name not UTF-8, as ctx-tree shows it (%XX), when no file is named as written
+        joined = Path(existing(os.fspath(joined)))
         lexical = Path(os.path.normpath(joined))
         if not _inside(lexical, self.root):
             raise ToolInputError(
@@ -230,7 +234,7 @@ class PathPolicy:
                 argument,
                 f"{path!r} points at a denylisted secret file (docs/security.md); it is never read",
             )
-        return ResolvedPath(real, rel)
+        return ResolvedPath(real, shown(rel))
 
     def resolve_file(
         self, path: str, argument: str = "path"

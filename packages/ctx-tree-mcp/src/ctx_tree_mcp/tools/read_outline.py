@@ -15,7 +15,7 @@ from ctx_tree_mcp.answers.render import (
     number_lines,
     split_lines,
 )
-from ctx_tree_mcp.answers.surface import argument_name
+from ctx_tree_mcp.answers.surface import argument_name, on_shell
 from ctx_tree_mcp.engines.files.filecache import FileView
 from ctx_tree_mcp.tools.lookup import NOT_STORED
 from ctx_tree_mcp.tools.read_view import (
@@ -173,15 +173,17 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     docs = entry_docs(view, entry_ids(view))
     pick = argument_name("ctx_tree_read", "symbol")
     pick += " NAME" if pick.startswith("-") else "=NAME"
+    # a routed `cat` (docs/routing.md): the rows' line ranges are what the shell reads by
+    pick_note = "" if on_shell() else f"; {pick} reads one"
 
     # The chunks as numbered lines, made once: the body is fitted more than once.
     blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
     costs = [estimate_tokens(b) for b in blocks]
 
     def body(room: int) -> tuple[str, tuple[int, int, str, Cut | None]]:
-        title = (
-            f"{note}\n" if note else ""
-        ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
+        # a file without definitions (a log, a text): its top and end alone
+        outline = f"## outline ({len(entries)} symbols{pick_note})\n" if entries else ""
+        title = (f"{note}\n" if note else "") + outline
         room_left = room - 40 - estimate_tokens(title)
         text, nested_note = outline_text(rows, docs, top, room_left, names)
         head = title + (text + "\n" if text else "")
@@ -249,13 +251,29 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
             return m
         gap_end = (resume - 1) if resume else view.total_lines
         after = next((e for e in entries if last_line < e.start <= gap_end), None)
-        if after is not None and len(find_symbols(view.outline, after.name)) == 1:
+        plain = False if on_shell() and not numbered else None
+        if after is not None and on_shell():
+            m.add(
+                "next",
+                call(
+                    "ctx_tree_read",
+                    path=view.relative,
+                    start_line=after.start,
+                    end_line=after.end,
+                    numbers=plain,
+                ),
+            )
+        elif after is not None and len(find_symbols(view.outline, after.name)) == 1:
             m.add("next", call("ctx_tree_read", path=view.relative, symbol=after.name))
         elif last_line < gap_end:
             m.add(
                 "next",
                 call(
-                    "ctx_tree_read", path=view.relative, start_line=last_line + 1, end_line=gap_end
+                    "ctx_tree_read",
+                    path=view.relative,
+                    start_line=last_line + 1,
+                    end_line=gap_end,
+                    numbers=plain,
                 ),
             )
         return m

@@ -127,6 +127,10 @@ def search(
     except ValueError as exc:
         raise ToolInputError("filters", str(exc)) from None
     hits, notes = find(app, query, mode, limit, parsed)
+    from ctx_tree_mcp.engines.files.filecache import freshen
+
+    if freshen(app, [h.node for h in hits]):  # a hit's file changed on disk since: again
+        hits, notes = find(app, query, mode, limit, parsed)
     hits = [h for h in hits if not app.hidden(h.node)]
     if mode == "keyword":
         hits, weak = _without_weak_partials(hits)

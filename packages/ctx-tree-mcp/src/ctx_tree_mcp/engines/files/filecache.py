@@ -22,6 +22,8 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import stat
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
@@ -36,7 +38,7 @@ if TYPE_CHECKING:
     from ctx_tree_store import Store
 
     from ctx_tree_mcp.caches import ViewCache
-    from ctx_tree_mcp.policy.paths import ResolvedPath
+    from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
     from ctx_tree_mcp.recorder import Recorder
 
 log = logging.getLogger(__name__)
@@ -132,8 +134,19 @@ class FileView:
 
 
 def file_uri(absolute: os.PathLike[str] | str) -> str:
-    """The ``file://`` source URI of an absolute path."""
-    return "file://" + os.fspath(absolute)
+    """The ``file://`` source URI of an absolute path, its name as stored and shown
+    (``policy/names.py``: a byte that is not UTF-8 as ``%XX``)."""
+    from ctx_tree_mcp.policy.names import shown
+
+    return "file://" + shown(os.fspath(absolute))
+
+
+def uri_path(uri: str) -> str:
+    """The path to open for a ``file://`` URI :func:`file_uri` made (a ``%XX`` name back to
+    its bytes when no file is named as written)."""
+    from ctx_tree_mcp.policy.names import existing
+
+    return existing(uri.removeprefix("file://"))
 
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
@@ -262,9 +275,11 @@ def build_nodes(
     from ctx_tree_store import NewNode, new_id
 
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
+    from ctx_tree_mcp.policy.names import shown
     from ctx_tree_mcp.wire.redact import redact_text
 
     uri = file_uri(absolute)
+    absolute, relative = shown(absolute), shown(relative)
     size = len(data) if size is None else size
     try:
         data, encoding = to_utf8(data, complete=size == len(data))
@@ -412,6 +427,51 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
         return body
     redacted = redact_text(text)
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
+
+
+class CheckParts(FileParts, Protocol):
+    """What :func:`freshen` uses of the caller's ``App``: what a read does, and the root's
+    path policy."""
+
+    @property
+    def policy(self) -> PathPolicy:
+        """The root's path policy (``App.policy``)."""
+
+
+def freshen(app: CheckParts, nodes: Iterable[Node]) -> int:
+    """Check the files that ``nodes`` (search hits) come from against the disk, and bring the
+    store up to date for each one that changed since it was stored: re-stored when edited
+    (as a read does), stale when gone or no longer a file. For the answers of a process
+    with no index watching the tree (the CLI): a hit never shows what left the disk
+    (docs/index.md). Costs a ``stat`` per file; returns how many files changed."""
+    from ctx_tree_schema import NodeKind
+
+    seen: set[str] = set()
+    changed = 0
+    for node in nodes:
+        path = node.metadata.get("path")
+        if node.kind != NodeKind.FILE_CHUNK or not isinstance(path, str) or path in seen:
+            continue
+        seen.add(path)
+        try:
+            resolved = app.policy.resolve(path)
+        except ToolInputError:  # outside this root, or refused: not this process's to check
+            continue
+        try:
+            st = os.stat(resolved.absolute)
+        except OSError:
+            st = None
+        if st is not None and stat.S_ISREG(st.st_mode):
+            if st.st_mtime_ns // 1_000_000 == node.mtime:
+                continue
+            try:
+                load(app, resolved, st)
+            except ToolInputError:  # now binary or unreadable: what was stored is not it
+                app.store.stale_file(file_uri(resolved.absolute))
+        else:
+            app.store.stale_file(file_uri(resolved.absolute))
+        changed += 1
+    return changed
 
 
 def mark_gone(app: FileParts, resolved: ResolvedPath) -> None:

@@ -21,8 +21,8 @@ every ``index.pollMs``.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
+import functools
+import json
 import logging
 import os
 import re
@@ -30,11 +30,11 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ctx_tree_mcp.engines.files.index_pool import QUIET_S, Outcome, WorkerPool, prepare_batch
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Config
@@ -50,10 +50,19 @@ log = logging.getLogger(__name__)
 BATCH_FILES = 48
 #: Below this many files to (re)chunk no worker process is started.
 POOL_THRESHOLD = 64
-#: A write waits until no tool call has ended for this long (seconds) ...
-QUIET_S = 0.05
-#: ... but not longer than this (seconds), so calls back to back do not starve the index.
+#: A write waits until no tool call has ended for :data:`QUIET_S` (seconds), but not longer
+#: than this (seconds), so calls back to back do not starve the index.
 QUIET_MAX_WAIT_S = 1.0
+#: Files marked stale per transaction when they left the tree.
+GONE_BATCH = 500
+#: ``walker_state`` key of the files skipped for time: ``{rel: [mtime ms, size]}``.
+SLOW_KEY = "index.slow"
+#: ``walker_state`` key of the files found not to be text: ``{rel: [mtime ms, size]}``.
+NOT_TEXT_KEY = "index.not_text"
+#: ``walker_state`` key of the latest run's progress (:func:`_progress`).
+PROGRESS_KEY = "index.progress"
+#: Seconds between two writes of the progress while a run stores files.
+PROGRESS_S = 2.0
 
 
 @dataclass
@@ -72,6 +81,11 @@ class IndexState:
     gone: int = 0
     capped: bool = False
     too_big: int = 0
+    #: Git submodules not checked out (``git submodule update --init`` fills them): not indexed.
+    submodules_empty: list[str] = field(default_factory=list)
+    #: Files skipped for taking longer than ``index.fileTimeoutMs``: ``{rel: (mtime, size)}``,
+    #: kept in ``walker_state`` (:data:`SLOW_KEY`) and not tried again until they change.
+    slow: dict[str, tuple[int, int]] = field(default_factory=dict)
     started_ms: int = 0
     finished_ms: int = 0
     seconds: float = 0.0
@@ -99,6 +113,8 @@ class Listing:
     files: list[tuple[str, int, int]] = field(default_factory=list)  # (rel, mtime ms, size)
     capped: bool = False
     too_big: int = 0
+    #: Git submodules (or nested repositories) that are not checked out: empty directories.
+    submodules_empty: list[str] = field(default_factory=list)
 
 
 def _git_files(root: Path) -> list[str] | None:
@@ -122,7 +138,44 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     if out.returncode != 0:
         return None
-    return sorted({p for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p})
+    # an untracked nested repository is listed as "dir/"; a submodule as its directory
+    return sorted(
+        {p.rstrip("/") for p in out.stdout.decode("utf-8", "surrogateescape").split("\0") if p}
+    )
+
+
+#: Nested git work trees (submodules of submodules) followed at most this deep.
+SUBMODULE_DEPTH = 8
+
+
+def _expand_repos(root: Path, names: list[str], depth: int = 0) -> tuple[list[str], list[str]]:
+    """``(names, empty)``: ``names`` with each that is a directory holding ``.git`` (a
+    checked-out submodule, or a repository nested in the tree) replaced by its own
+    ``git ls-files`` (its own ignores applied), prefixed; the directories without ``.git``
+    (submodules not checked out) in ``empty``. One ``lstat`` per directory entry only: git
+    lists no other directory."""
+    import stat as stat_
+
+    out: list[str] = []
+    empty: list[str] = []
+    for rel in names:
+        full = root / rel
+        try:
+            st = os.lstat(full)
+        except OSError:
+            out.append(rel)
+            continue
+        if not stat_.S_ISDIR(st.st_mode):
+            out.append(rel)
+            continue
+        inner = _git_files(full) if depth < SUBMODULE_DEPTH and (full / ".git").exists() else None
+        if inner is None:
+            empty.append(rel)
+            continue
+        sub_names, sub_empty = _expand_repos(full, inner, depth + 1)
+        out += (f"{rel}/{n}" for n in sub_names)
+        empty += (f"{rel}/{n}" for n in sub_empty)
+    return out, empty
 
 
 def _walk_files(root: Path) -> list[str]:
@@ -140,6 +193,131 @@ def _walk_files(root: Path) -> list[str]:
         dirnames[:] = sorted(d for d in dirnames if not spec.match_file(f"{rel_dir}{d}/"))
         found += (f"{rel_dir}{n}" for n in filenames if not spec.match_file(f"{rel_dir}{n}"))
     return sorted(found)
+
+
+#: Directories whose files an agent rarely needs first: vendored, built, generated, fixtures,
+#: test data and translations (matched on any directory of the path, lower-cased).
+LOW_DIRS = frozenset(
+    [
+        "vendor",
+        "vendors",
+        "third_party",
+        "thirdparty",
+        "third-party",
+        "3rdparty",
+        "external",
+        "extern",
+        "node_modules",
+        "bower_components",
+        "dist",
+        "build",
+        "out",
+        "target",
+        "generated",
+        "gen",
+        "__generated__",
+        "fixtures",
+        "fixture",
+        "testdata",
+        "test_data",
+        "test-data",
+        "__snapshots__",
+        "snapshots",
+        "golden",
+        "locale",
+        "locales",
+        "i18n",
+        "l10n",
+        "site-packages",
+        ".yarn",
+    ]
+)
+#: Name endings of the same kind: minified, source maps, locks, translations, snapshots, data.
+LOW_SUFFIXES = (
+    ".min.js",
+    ".min.css",
+    ".map",
+    ".lock",
+    ".po",
+    ".pot",
+    ".snap",
+    ".csv",
+    ".tsv",
+    ".svg",
+    "_pb2.py",
+    ".pb.go",
+    ".generated.ts",
+    ".generated.cs",
+    ".g.dart",
+)
+#: Name endings of files that are almost never text (tried last: they are skipped as binary).
+BINARY_SUFFIXES = (
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".ico",
+    ".bmp",
+    ".webp",
+    ".pdf",
+    ".woff",
+    ".woff2",
+    ".ttf",
+    ".otf",
+    ".eot",
+    ".zip",
+    ".gz",
+    ".tgz",
+    ".bz2",
+    ".xz",
+    ".7z",
+    ".jar",
+    ".so",
+    ".a",
+    ".o",
+    ".bin",
+    ".exe",
+    ".dll",
+    ".dylib",
+    ".class",
+    ".pyc",
+    ".wasm",
+    ".mp3",
+    ".mp4",
+)
+_STRUCTURE = frozenset({"markdown", "json", "yaml", "toml"})
+
+
+def usefulness(rel: str) -> int:
+    """How soon the index takes ``rel``, lower first (docs/index.md, "What is indexed"):
+    0 source code (a language the chunker parses), 1 other text (docs, config, build
+    files), 2 vendored, generated, fixture, test-data and translation files, 3 files named
+    like binaries. From the path alone: no file is opened."""
+    lower = rel.lower()
+    directory, _, name = lower.rpartition("/")
+    rank = _name_usefulness(name)
+    if rank < 2 and directory and any(d in LOW_DIRS for d in directory.split("/")):
+        return 2
+    return rank
+
+
+def _name_usefulness(name: str) -> int:
+    """:func:`usefulness` from a lower-cased file name alone (cached by its last suffix)."""
+    if name.endswith(BINARY_SUFFIXES):
+        return 3
+    if name.endswith(LOW_SUFFIXES):
+        return 2
+    dot = name.rfind(".")
+    # a name without a suffix (Makefile, .bashrc) is its own key: the language's name table
+    return _suffix_usefulness(name if dot <= 0 else "f" + name[dot:])
+
+
+@functools.lru_cache(maxsize=1024)
+def _suffix_usefulness(name: str) -> int:
+    from ctx_tree_chunk import detect_language
+
+    lang = detect_language(name)
+    return 0 if lang is not None and lang not in _STRUCTURE else 1
 
 
 #: Bytes read from the head of each file to rank files beyond ``index.maxFiles``.
@@ -201,11 +379,16 @@ def list_files(
     first among equals; the listing says ``capped``."""
     import stat as stat_
 
+    from ctx_tree_mcp.policy.names import shown
+
     cfg = config.data["index"]
     cap = cfg["maxFiles"]
     names = _git_files(root)
+    empty: list[str] = []
     if names is None:
         names = _walk_files(root)
+    else:
+        names, empty = _expand_repos(root, names)
     names.sort(key=lambda p: (p.count("/"), p))
     found: list[tuple[str, int, int]] = []
     too_big = 0
@@ -222,9 +405,11 @@ def list_files(
             too_big += 1
             continue
         found.append((rel, st.st_mtime_ns // 1_000_000, st.st_size))
+    # most useful first (the order the index stores them in), shallow paths first among equals
+    found.sort(key=lambda f: usefulness(f[0]))  # stable: depth and name order kept
     if len(found) <= cap:
-        return Listing(found, False, too_big)
-    keep = set(touched)
+        return Listing(found, False, too_big, empty)
+    keep = set(touched)  # as shown (policy/names.py), as the store holds them
     if ranks is None:
         ranks = {}
     if not ranks:
@@ -232,87 +417,15 @@ def list_files(
     order = {rel: i for i, (rel, _m, _s) in enumerate(found)}
     chosen = sorted(
         found,
-        key=lambda f: (f[0] not in keep, -ranks.get(f[0], 0), order[f[0]]),
+        key=lambda f: (
+            shown(f[0]) not in keep,
+            usefulness(f[0]),
+            -ranks.get(f[0], 0),
+            order[f[0]],
+        ),
     )[:cap]
-    chosen.sort(key=lambda f: order[f[0]])  # shallow paths first, as uncapped
-    return Listing(chosen, True, too_big)
-
-
-def _prepare_batch(
-    root: str, items: list[tuple[str, int, str]], max_bytes: int
-) -> list[tuple[str, str, Any, Any]]:
-    """Worker side: per ``(rel, mtime ms, known sha256)``, ``(status, rel, root, chunks)``
-    where status is ``new`` (nodes built), ``same`` (the known hash) or ``skip`` (unreadable,
-    binary or not UTF-8). Runs in a worker process or the caller's thread."""
-    from ctx_tree_chunk import ChunkError
-
-    from ctx_tree_mcp.engines.files.filecache import build_nodes
-
-    out: list[tuple[str, str, Any, Any]] = []
-    for rel, mtime_ms, known in items:
-        _pause_for_calls()
-        absolute = os.path.join(root, rel)
-        try:
-            with open(absolute, "rb") as fh:
-                data = fh.read()
-        except OSError:
-            out.append(("skip", rel, None, None))
-            continue
-        digest = hashlib.sha256(data).hexdigest()
-        if digest == known:
-            out.append(("same", rel, None, None))
-            continue
-        try:
-            node, chunks, _outline = build_nodes(absolute, rel, data, digest, mtime_ms, max_bytes)
-        except ChunkError:
-            out.append(("skip", rel, None, None))
-            continue
-        out.append(("new", rel, node, chunks))
-    return out
-
-
-#: Niceness added to the index's worker processes: tool calls of the server go first.
-WORKER_NICE = 10
-#: How often a worker checks that the process that started it still runs (seconds).
-WORKER_PARENT_POLL_S = 0.25
-
-
-#: In a worker process: the shared clock of tool calls (``inf`` while one runs, else the
-#: ``time.monotonic()`` the last one ended; workers pause until :data:`QUIET_S` after it),
-#: set by :func:`_worker_init`.
-_calls_until: Any = None
-#: Longest pause of a worker before one file (seconds): calls back to back do not starve it.
-WORKER_MAX_PAUSE_S = 0.25
-
-
-def _pause_for_calls() -> None:
-    """Worker side, before each file: wait while the server's tool calls run (at most
-    :data:`WORKER_MAX_PAUSE_S`). The two cores a machine may have are the server's first."""
-    if _calls_until is None:
-        return
-    start = now = time.monotonic()
-    while now < _calls_until.value + QUIET_S and now - start < WORKER_MAX_PAUSE_S:
-        time.sleep(0.005)
-        now = time.monotonic()
-
-
-def _worker_init(parent: int, calls_until: Any = None) -> None:
-    """Worker start-up: lower its priority (:data:`WORKER_NICE`), keep ``calls_until`` (a
-    shared double, see :func:`_pause_for_calls`), and end the worker when ``parent`` (the
-    server, or ``ctx-tree index``) is gone, even killed outright, so no worker outlives the
-    process that started it (docs/index.md). Standard library only."""
-    global _calls_until
-    _calls_until = calls_until
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
-
-    def watch() -> None:
-        while True:
-            time.sleep(WORKER_PARENT_POLL_S)
-            if os.getppid() != parent:
-                os._exit(0)
-
-    threading.Thread(target=watch, name="ctx-tree-index-parent", daemon=True).start()
+    chosen.sort(key=lambda f: order[f[0]])  # in the listing's order, as uncapped
+    return Listing(chosen, True, too_big, empty)
 
 
 def _workers(config: Config) -> int:
@@ -347,7 +460,10 @@ def index_project(
     store's faults (``StoreFull``, ``StoreGone``, ...); a file that cannot be read or is
     not text is skipped and counted.
     """
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_store import now_ms
+
+    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
+    from ctx_tree_mcp.policy.names import shown
 
     state = state or IndexState()
     stop = stop or threading.Event()
@@ -360,43 +476,67 @@ def index_project(
     touched = [uri[len(prefix) :] for uri in known]
     listing = list_files(root, policy, config, touched=touched, ranks=state.ranks)
     state.listed, state.capped, state.too_big = len(listing.files), listing.capped, listing.too_big
-    todo: list[tuple[str, int, str]] = []
+    state.submodules_empty = listing.submodules_empty
     stats_of = {rel: (mtime_ms, size) for rel, mtime_ms, size in listing.files}
+    slow = _kept_files(store, SLOW_KEY)
+    state.slow = {rel: v for rel, v in slow.items() if rel in stats_of}
+    kept_before = (dict(slow), dict(state.not_text))
+    if not state.not_text:  # a new process (the CLI): what an earlier run found
+        state.not_text = _kept_files(store, NOT_TEXT_KEY)
+        kept_before = (kept_before[0], dict(state.not_text))
+    todo: list[tuple[str, int, str]] = []
     listed_uris = set()
     for rel, mtime_ms, size in listing.files:
-        uri = prefix + rel
+        uri = prefix + shown(rel)
         listed_uris.add(uri)
         version = known.get(uri)
         if version is not None and version[0] == mtime_ms and version[1] == size:
             state.unchanged += 1
             continue
-        if state.not_text.get(rel) == (mtime_ms, size):
+        if state.not_text.get(rel) == (mtime_ms, size) or slow.get(rel) == (mtime_ms, size):
             state.skipped += 1
             continue
         todo.append((rel, mtime_ms, version[2] if version else ""))
     state.todo = len(todo)
     state.phase = "indexing"
+    shown_at = [0.0]
+
+    def publish(force: bool = False) -> None:
+        """Keep the run's progress in the store (:func:`not_indexed` reads it in any
+        process): at the start, every :data:`PROGRESS_S` and at the end."""
+        now = time.monotonic()
+        if force or now - shown_at[0] >= PROGRESS_S:
+            shown_at[0] = now
+            store.set_walker_state(PROGRESS_KEY, json.dumps(_progress(state)))
+
+    if todo:
+        publish(force=True)
     if progress:
         progress(state)
 
-    def write(results: Iterable[tuple[str, str, Any, Any]]) -> None:
-        trees = []
-        for status, rel, node, chunks in results:
-            if status == "new":
-                trees.append((node, chunks))
-            elif status == "same":
+    def write(outcomes: Iterable[Outcome]) -> None:
+        rows = []
+        for o in outcomes:
+            if o.status == "new":
+                rows.append(o.rows)
+            elif o.status == "same":
                 state.unchanged += 1
             else:
                 state.skipped += 1
-                state.not_text[rel] = stats_of.get(rel, (0, 0))
+                if o.reason == "slow":
+                    state.slow[o.rel] = stats_of.get(o.rel, (0, 0))
+                    log.warning("index: %s skipped, over index.fileTimeoutMs", o.rel)
+                else:
+                    state.not_text[o.rel] = stats_of.get(o.rel, (0, 0))
             state.done += 1
         _wait_for_quiet(should_yield, idle_for, stop)
-        if trees:
-            created = store.capture_files(trees)
+        if rows:
+            created = store.capture_file_rows(rows, now_ms())
             state.stored += sum(1 for _id, new in created if new)
             state.unchanged += sum(1 for _id, new in created if not new)
         if progress:
             progress(state)
+        publish()
 
     batches = [todo[i : i + BATCH_FILES] for i in range(0, len(todo), BATCH_FILES)]
     max_bytes = config.data["capture"]["maxFileBytes"]  # a read stores the same nodes
@@ -405,64 +545,92 @@ def index_project(
         for batch in batches:
             if stop.is_set():
                 break
-            write(_prepare_batch(str(root), batch, max_bytes))
+            write(prepare_batch(str(root), batch, max_bytes))
     else:
         import multiprocessing
 
-        ctx = multiprocessing.get_context("spawn")
         polled = calls_clock is None and (should_yield is not None or idle_for is not None)
-        calls_until = ctx.Value("d", 0.0, lock=False) if calls_clock is None else calls_clock
-        pool = ProcessPoolExecutor(
-            max_workers=n_workers,
-            mp_context=ctx,
-            initializer=_worker_init,
-            initargs=(os.getpid(), calls_until),
+        calls_until = (
+            multiprocessing.get_context("spawn").Value("d", 0.0, lock=False)
+            if calls_clock is None
+            else calls_clock
         )
 
-        def result(fut: Future[list[tuple[str, str, Any, Any]]]) -> Any:
-            """The batch's result; meanwhile (no ``calls_clock``) tells the workers when tool
-            calls run."""
-            while polled:
-                if _calls_running(should_yield, idle_for):
-                    calls_until.value = time.monotonic()
-                with contextlib.suppress(FutureTimeout):
-                    return fut.result(timeout=0.01)
-            return fut.result()
+        def tick() -> None:
+            """Without a ``calls_clock``, tell the workers when tool calls run."""
+            if polled and _calls_running(should_yield, idle_for):
+                calls_until.value = time.monotonic()
 
+        pool = WorkerPool(
+            n_workers,
+            str(root),
+            max_bytes,
+            config.data["index"]["fileTimeoutMs"] / 1000,
+            calls_until,
+            tick,
+        )
         # a stop signal exits the process without waiting for this thread: it kills the
         # workers first (ending.py), so none outlives the server
         from ctx_tree_mcp import ending
 
-        unregister = ending.on_stop(lambda: _kill_workers(pool), order=ending.LAST)
+        unregister = ending.on_stop(pool.kill, order=ending.LAST)
         failed = True
         try:
-            pending: list[Future[list[tuple[str, str, Any, Any]]]] = [
-                pool.submit(_prepare_batch, str(root), b, max_bytes) for b in batches
-            ]
-            for fut in pending:  # in order: a batch's writes follow the listing
-                if stop.is_set():
-                    break
-                write(result(fut))
+            for outcomes in pool.run(batches, stop):
+                write(outcomes)
             failed = False
         finally:
             # a stop (or an error) does not wait for the batches queued: the workers end now
-            stopping = stop.is_set() or failed
-            pool.shutdown(wait=not stopping, cancel_futures=True)
-            if stopping:
-                _end_workers(pool)
+            pool.close(now=stop.is_set() or failed)
             unregister()
-    # files stored before and now gone from the tree: stale, as a read of them would do
+    if kept_before[0] != state.slow:
+        store.set_walker_state(SLOW_KEY, json.dumps(state.slow))
+    if kept_before[1] != state.not_text:
+        state.not_text = {rel: v for rel, v in state.not_text.items() if rel in stats_of}
+        store.set_walker_state(NOT_TEXT_KEY, json.dumps(state.not_text))
+    # files stored before and now gone from the tree (or no longer a file: a directory now):
+    # stale, as a read of them would do
     if not stop.is_set():
-        for uri in known.keys() - listed_uris:
-            if not os.path.exists(uri[len("file://") :]):
-                state.gone += 1 if store.stale_file(uri) else 0
+        gone = [u for u in known.keys() - listed_uris if not os.path.isfile(uri_path(u))]
+        for i in range(0, len(gone), GONE_BATCH):
+            state.gone += store.stale_files(gone[i : i + GONE_BATCH], now_ms())
     state.seconds = round(time.perf_counter() - t0, 3)
+    if not stop.is_set():
+        state.phase = "ready"
+    if todo or left_out(state) != json.loads(store.walker_state(PROGRESS_KEY) or "{}").get(
+        "left_out"
+    ):
+        publish(force=True)
     state.finished_ms = int(time.time() * 1000)
     state.runs += 1
     state.phase = "ready" if not stop.is_set() else state.phase
     if progress:
         progress(state)
     return state
+
+
+def _progress(state: IndexState) -> dict[str, Any]:
+    """The run as :data:`PROGRESS_KEY` keeps it: phase, files done of those to do, when it
+    started and was last written (epoch ms), and what it leaves out (:func:`left_out`)."""
+    return {
+        "phase": state.phase,
+        "done": state.done,
+        "todo": state.todo,
+        "listed": state.listed,
+        "started_ms": state.started_ms,
+        "at_ms": int(time.time() * 1000),
+        "left_out": left_out(state),
+    }
+
+
+def _kept_files(store: Store, key: str) -> dict[str, tuple[int, int]]:
+    """The files a run skipped and kept under ``key`` (:data:`SLOW_KEY`,
+    :data:`NOT_TEXT_KEY`), ``{rel: (mtime ms, size)}``: not opened again unchanged."""
+    try:
+        raw = json.loads(store.walker_state(key) or "{}")
+        return {str(k): (int(v[0]), int(v[1])) for k, v in raw.items()}
+    except (ValueError, TypeError, IndexError, AttributeError):
+        return {}
 
 
 def _calls_running(
@@ -494,40 +662,41 @@ def _wait_for_quiet(
             return
 
 
-def _kill_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGKILL the pool's worker processes and do not wait (the process is about to exit:
-    ``ending.py``; they hold nothing durable, and init reaps them)."""
-    for proc in list((getattr(pool, "_processes", None) or {}).values()):
-        with contextlib.suppress(Exception):
-            proc.kill()
-
-
-def _end_workers(pool: ProcessPoolExecutor) -> None:
-    """SIGTERM the pool's worker processes and reap them (up to 2 s each, then SIGKILL)."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.terminate()
-    for proc in procs:
-        with contextlib.suppress(Exception):
-            proc.join(2)
-            if proc.is_alive():
-                proc.kill()
-                proc.join(1)
-
-
 def summary(state: IndexState) -> str:
     """One line: ``700 files listed: 700 stored, 0 unchanged, 0 skipped, 0 gone (8.3 s)``,
     plus ``capped at index.maxFiles`` when the listing was cut."""
     line = (
         f"{state.listed} file{'s' if state.listed != 1 else ''} listed: {state.stored} stored, {state.unchanged} unchanged, "
-        f"{state.skipped} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
+        f"{state.skipped - len(state.slow)} skipped (binary or unreadable), {state.gone} gone ({state.seconds:.1f} s)"
     )
+    return line + "".join(f"; {part}" for part in left_out(state))
+
+
+def _some(names: Iterable[str]) -> str:
+    names = sorted(names)
+    return ", ".join(names[:3]) + (f", … {len(names) - 3} more" if len(names) > 3 else "")
+
+
+def left_out(state: IndexState) -> list[str]:
+    """What the run did not index and why, a phrase each (empty when it indexed every
+    listed file): said by the run's summary, and so by ``stats``, ``doctor``, the map and a
+    short search (docs/index.md, "Limits")."""
+    parts = []
+    if slow := state.slow:
+        parts.append(
+            f"{len(slow)} over index.fileTimeoutMs not indexed ({_some(slow)}): tried again "
+            "when changed"
+        )
     if state.too_big:
-        line += f"; {state.too_big} larger than index.maxFileBytes left out"
+        parts.append(f"{state.too_big} larger than index.maxFileBytes left out")
     if state.capped:
-        line += "; capped at index.maxFiles (the rest is read on demand)"
-    return line
+        parts.append("capped at index.maxFiles, the most useful kept (the rest is read on demand)")
+    if empty := state.submodules_empty:
+        parts.append(
+            f"{len(empty)} submodule{'s' if len(empty) != 1 else ''} not checked out "
+            f"({_some(empty)}): not indexed until `git submodule update --init`"
+        )
+    return parts
 
 
 def record(store: Store, state: IndexState) -> None:
@@ -541,6 +710,7 @@ def record(store: Store, state: IndexState) -> None:
         if k in ("listed", "stored", "unchanged", "skipped", "gone", "too_big", "capped")
     }
     changes["ms"] = int(state.seconds * 1000)
+    changes["submodules_empty"] = len(state.submodules_empty)
     store.record_walker_run("index", state.started_ms, state.finished_ms, summary(state), changes)
 
 
@@ -551,19 +721,41 @@ def last_run(store: Store) -> Any | None:
     return next((r for r in browse.walker_runs(store, 2000) if r.walker == "index"), None)
 
 
+#: A run whose progress was not written for this long (ms) ended mid-way (a process killed).
+STALLED_MS = 5 * 60_000
+
+
 def not_indexed(store: Store) -> str:
-    """'' once the project index has run on ``store``; before, what fills it (said by a short
-    search answer and a map built from the few files read so far, docs/index.md)."""
+    """What the project index has not stored, said by a short search answer and by the map
+    (docs/index.md, "Limits"): before any run, what fills it; while a run stores files, how
+    far it is; after a run that left files out, which and why; else ''."""
     try:
-        if last_run(store) is not None:
-            return ""
+        raw = store.walker_state(PROGRESS_KEY)
+        progress = json.loads(raw) if raw else None
+        ran = progress is not None or last_run(store) is not None
     except Exception:  # an unreadable store: the answer says what it can without this
         return ""
-    return (
-        "the project index has not run on this store yet, so only what was read, grepped or "
-        "noted is here: `ctx-tree index` stores every tracked file now (the MCP server also "
-        "indexes in the background when it starts, unless index.enabled is false)"
-    )
+    if not ran:
+        return (
+            "the project index has not run on this store yet, so only what was read, grepped "
+            "or noted is here: `ctx-tree index` stores every tracked file now (the MCP server "
+            "also indexes in the background when it starts, unless index.enabled is false)"
+        )
+    if not isinstance(progress, dict):
+        return ""
+    done, todo = int(progress.get("done", 0)), int(progress.get("todo", 0))
+    if progress.get("phase") == "indexing":
+        if int(time.time() * 1000) - int(progress.get("at_ms", 0)) < STALLED_MS:
+            return (
+                f"the project index is running: {done:,} of {todo:,} files stored or checked so "
+                "far, the rest is not searched yet (`ctx_tree_grep` searches the files now)"
+            )
+        return (
+            f"the last index run ended after {done:,} of {todo:,} files: `ctx-tree index` "
+            "stores the rest"
+        )
+    parts = progress.get("left_out") or []
+    return "not indexed: " + "; ".join(str(p) for p in parts) if parts else ""
 
 
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
 
-#: Files ranked at most (the rest are counted, not ranked).
-FILES_MAX = 3000
+#: Files ranked at most (the rest are counted, not ranked): the map stays within a second
+#: of CPU on a 38k-file tree (docs/benchmarks.md).
+FILES_MAX = 2000
 #: Files read for a map when the store holds none under the directory.
 LOAD_MAX = 300
 #: Definitions shown per file at most.
@@ -68,19 +69,24 @@ def _weight(name: str) -> float:
     return 3.0 if _distinctive(name) else 1.0
 
 
-def _stored_files(app: MapParts, directory: ResolvedPath) -> list[tuple[str, Any]]:
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+def _stored_files(app: MapParts, directory: ResolvedPath) -> tuple[list[tuple[str, Any]], int]:
+    """``(files, total)``: the live stored files under ``directory`` (``(uri, root)``), at
+    most :data:`FILES_MAX` of them, the most useful first as the index orders them (source
+    before docs, before vendored or generated files; shallow paths first), and how many the
+    store holds there."""
+    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
+    from ctx_tree_mcp.engines.files.indexer import usefulness
 
     prefix = file_uri(directory.absolute) + "/"
-    uris = sorted(app.store.file_versions(prefix))[:FILES_MAX]
-    out = []
-    for uri in uris:
-        root = app.store.latest_by_source(uri)
-        # a file deleted since it was stored is left out (no index or walker run since: the
-        # CLI runs neither), so the map names no path a read then says does not exist
-        if root is not None and root.status.value == "live" and os.path.isfile(uri[7:]):
-            out.append((uri, root))
-    return out
+    ids = app.store.live_roots_under(prefix)
+    cut = len(prefix)
+    every = sorted(ids, key=lambda u: (usefulness(u[cut:]), u.count("/"), u))
+    # a file deleted since it was stored is left out (no index or walker run since: the CLI
+    # runs neither), so the map names no path a read then says does not exist
+    uris = [u for u in every[:FILES_MAX] if os.path.isfile(uri_path(u))]
+    roots = app.store.get_many([ids[u] for u in uris])
+    out = [(u, roots[ids[u]]) for u in uris if ids[u] in roots]
+    return out, len(every)
 
 
 def _load_some(app: MapParts, directory: ResolvedPath) -> int:
@@ -132,11 +138,11 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
     from ctx_tree_mcp.answers.surface import call
     from ctx_tree_mcp.engines.files.indexer import not_indexed
 
-    files = _stored_files(app, directory)
+    files, total = _stored_files(app, directory)
     loaded, left_to_index = not files, 0
     if loaded:
         left_to_index = _load_some(app, directory)
-        files = _stored_files(app, directory)
+        files, total = _stored_files(app, directory)
     shown_dir = directory.relative
     if not files:
         return (
@@ -151,6 +157,7 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
     idents: dict[str, set[str]] = {}
     lines_of: dict[str, dict[int, str]] = {}
     meta_of: dict[str, dict[str, Any]] = {}
+    texts = app.store.file_texts([root.id for _uri, root in files])
     for _uri, root in files:
         rel = str(root.metadata.get("relpath", _uri))
         meta_of[rel] = root.metadata
@@ -162,21 +169,12 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
                 defined[short].add(rel)
                 if "." in str(name):
                     methods.add(short)
-        words: set[str] = set()
-        wanted = {int(r[3]) for r in rows}
-        got: dict[int, str] = {}
-        for chunk in app.store.children(root.id):
-            if chunk.status.value != "live":
-                continue
-            words.update(_IDENT.findall(chunk.content))
-            span = chunk.metadata.get("lines") or [0, 0]
-            for number in wanted:
-                if span[0] <= number <= span[1]:
-                    parts = chunk.content.split("\n")
-                    if 0 <= number - span[0] < len(parts):
-                        got[number] = parts[number - span[0]].strip()
-        idents[rel] = words
-        lines_of[rel] = got
+        body = texts.get(root.id, "")
+        idents[rel] = set(_IDENT.findall(body))
+        lines = body.split("\n")
+        lines_of[rel] = {
+            n: lines[n - 1].strip() for r in rows if 0 < (n := int(r[3])) <= len(lines)
+        }
     edges: dict[str, dict[str, float]] = defaultdict(lambda: defaultdict(float))
     referrers: dict[tuple[str, str], int] = defaultdict(int)
     # A name defined in many files says little about which one is meant; a method name
@@ -198,8 +196,13 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
     names = list(idents)
     rank = pagerank(edges, names)
     order = sorted(names, key=lambda r: (-rank.get(r, 0.0), r))
+    of = (
+        f"{len(order):,} of {plural(total, 'file')} (source first)"
+        if total > FILES_MAX
+        else plural(len(order), "file")
+    )
     head = (
-        f"map of {shown_dir}/: {plural(len(order), 'file')}, ranked by how much the rest of the code "
+        f"map of {shown_dir}/: {of}, ranked by how much the rest of the code "
         "refers to them (PageRank over references to their definitions)\n"
     )
     reserve = 90

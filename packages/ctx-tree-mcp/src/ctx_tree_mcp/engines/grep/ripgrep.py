@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ctx_tree_mcp.errors import CtxTreeError, ToolInputError
+from ctx_tree_mcp.policy.names import shown
 
 #: Characters above which an output line is shown as an excerpt around its matches.
 LONG_LINE = 400
@@ -244,7 +245,7 @@ def _parse_block(
             result.capped = True
             return
         # escaped (``a.py\\nnext: …``): the name stays on its line in the answer and the store
-        path = one_line(path_b.decode("utf-8", "replace"))
+        path = one_line(shown(os.fsdecode(path_b)))  # a name not UTF-8: %XX (policy/names.py)
         if path.startswith("./"):
             path = path[2:]
         if any_cr and has_lone_cr(text_b):
