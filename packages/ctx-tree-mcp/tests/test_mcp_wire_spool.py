@@ -89,7 +89,9 @@ def test_settings_merge_per_section_and_ignore_what_is_malformed(tmp_path: Path)
     assert got["capture"]["maxBytes"] == 100000  # under its minimum: absent
     assert got["capture"]["web"] is True  # wrong type: absent
     assert got["steer"]["readLines"] == 9
+    assert spool.settings(str(home), str(root)) is got  # read once per process and project
     (root / ".ctx-tree" / "config.json").write_text("{not json")
+    spool._SETTINGS.clear()
     assert spool.settings(str(home), str(root))["capture"]["bash"] is False
 
 

@@ -277,6 +277,7 @@ def waiting(base: "StrPath") -> "list[str]":
 #: The config sections the hooks read; ``generated.json`` holds their defaults.
 SECTIONS = ("capture", "steer", "bash")
 _GENERATED: "list[dict[str, Any]]" = []
+_SETTINGS: "dict[tuple[str, str], dict[str, dict[str, Any]]]" = {}
 
 
 def generated() -> "dict[str, Any]":
@@ -293,7 +294,11 @@ def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
     """The sections of :data:`SECTIONS` for the project ``root`` under the ctx-tree ``home``:
     the project file (``<root>/.ctx-tree/config.json``) beats the global one
     (``<home>/config.json``) per section, a key it leaves out is the default, and a value of
-    another type than its default's or below its minimum counts as absent."""
+    another type than its default's or below its minimum counts as absent. Read once per
+    process and project (a host event can carry two of ctx-tree's: Gemini's AfterTool)."""
+    known = _SETTINGS.get((home, root))
+    if known is not None:
+        return known
     data = generated()
     defaults: dict[str, dict[str, Any]] = data.get("hook_defaults", {})
     minimums: dict[str, Any] = data.get("minimums", {})
@@ -314,4 +319,5 @@ def settings(home: str, root: str) -> "dict[str, dict[str, Any]]":
             else default
             for key, default in section_defaults.items()
         }
+    _SETTINGS[(home, root)] = out
     return out
