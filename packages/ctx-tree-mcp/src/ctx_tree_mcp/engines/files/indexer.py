@@ -21,6 +21,7 @@ every ``index.pollMs``.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
@@ -61,6 +62,11 @@ SLOW_KEY = "index.slow"
 NOT_TEXT_KEY = "index.not_text"
 #: ``walker_state`` key of the latest run's progress (:func:`_progress`).
 PROGRESS_KEY = "index.progress"
+#: ``walker_state`` key of why the server's live index stopped while the server ran ('' while
+#: it runs): said by ``stats`` and ``doctor`` (:func:`status_lines`).
+LIVE_KEY = "index.live"
+#: Watcher failures in a row after which the server polls (``index.pollMs``) instead.
+WATCH_RETRIES = 3
 #: Seconds between two writes of the progress while a run stores files.
 PROGRESS_S = 2.0
 
@@ -758,7 +764,8 @@ def not_indexed(store: Store) -> str:
 
 
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:
-    """What ``stats`` and ``doctor`` say of the index: switch, files live, last run."""
+    """What ``stats`` and ``doctor`` say of the index: switch, files live, last run, and
+    whether the server's live updates stopped (:data:`LIVE_KEY`)."""
     from ctx_tree_mcp.policy.names import file_uri
 
     cfg = config.data["index"]
@@ -772,7 +779,13 @@ def status_lines(store: Store, root: Path, config: Config) -> list[str]:
     if run is None:
         return [head, "index: never run (the server indexes at start; `ctx-tree index` now)"]
     when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(run.finished_at / 1000))
-    return [head, f"index: last run {when}: {run.summary}"]
+    lines = [head, f"index: last run {when}: {run.summary}"]
+    if stopped := store.walker_state(LIVE_KEY):
+        lines.append(
+            f"index: live updates stopped ({stopped}): files changed since are not indexed "
+            "until the MCP server restarts; `ctx-tree index` stores them now"
+        )
+    return lines
 
 
 class IndexService:
@@ -825,7 +838,9 @@ class IndexService:
             self.state.phase, self.state.error = "failed", str(exc)
             log.warning("index not started: %s", exc)
             return
+        failures, stopped, changes = 0, "", None
         try:
+            store.set_walker_state(LIVE_KEY, "")
             poll = config.data["index"]["pollMs"] / 1000
             changes = self._watch(self.root)
             import multiprocessing
@@ -851,11 +866,27 @@ class IndexService:
                     self.state.phase, self.state.error = "failed", str(exc)
                     log.warning("index run failed: %s", exc)
                 if changes is not None:  # the next batch of file changes (or a stop)
-                    if next(changes, None) is None:
-                        break
+                    try:
+                        if next(changes, None) is None:
+                            break
+                        failures = 0
+                    except Exception as exc:  # e.g. a file name that is not UTF-8
+                        # a new watcher; the loop's next run rescans the tree for the batch lost
+                        failures += 1
+                        log.warning("file watcher failed (%s); restarted", exc)
+                        changes = self._watch(self.root) if failures < WATCH_RETRIES else None
+                        if changes is None:
+                            self.state.watcher, stopped = "", f"the file watcher failed: {exc}"
                 elif poll <= 0 or self._stop.wait(poll):
                     break
+        except Exception as exc:
+            stopped = f"the index thread failed: {exc}"
+            log.exception("index thread failed")
         finally:
+            if not self._stop.is_set():  # live updates end while the server runs on
+                with contextlib.suppress(Exception):
+                    why = stopped or ("the file watcher ended" if changes else "index.pollMs is 0")
+                    store.set_walker_state(LIVE_KEY, why)
             store.close()
 
     def _watch(self, root: Path) -> Any:
