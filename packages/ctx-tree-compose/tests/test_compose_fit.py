@@ -108,3 +108,19 @@ def test_compacted_drops_the_longest_optional_lines_first() -> None:
     assert [ln.split(":")[0] for ln in half.lines] == ["short", "keep"]
     assert half.optional == {0}
     assert [ln.split(":")[0] for ln in m.compacted().lines] == ["keep"]
+
+
+@pytest.mark.parametrize("budget", [60, 100, 150])
+def test_the_next_line_outlasts_long_notes_and_the_body(budget: int) -> None:
+    def manifest(shown: int) -> Manifest:
+        m = _manifest(shown)
+        m.lines.insert(0, "note: " + "a long note about why the output was cut " * 4)
+        m.lines.insert(1, "other files: " + ", ".join(f"file_{i}.py (20)" for i in range(8)))
+        return m
+
+    for terse in (False, True):
+        text = fit_answer(budget, _body, manifest, estimate_tokens(SOURCE), "file", terse=terse)
+        assert estimate_tokens(text) <= budget
+        assert "next: read(start_line=" in text, text
+        shown = int(text.split("-- manifest: ")[1].split(" of ")[0])
+        assert sum(ln.startswith("line ") for ln in text.splitlines()) == shown  # body kept

@@ -64,8 +64,9 @@ def finish_answer(
     ``what`` names the source in the ``tokens`` line (``"file"``, ``"listing"``). The body
     goes through ``style.guard`` first. It is expected to have been fitted already; if the
     total still exceeds the budget, the manifest's optional lines go first, then the body is
-    cut at a line boundary and says so, then the body goes altogether; a manifest alone over
-    the budget is cut.
+    cut at a line boundary and says so; a manifest alone (nearly) over the budget loses its
+    other lines, the longest first, before its head and ``next``/``more`` lines, and is
+    cut only when those alone exceed the budget.
     """
     body, manifest = _guarded(body, manifest, style)
     return _finish(body, manifest, budget, tokens_of_source, what, terse, style)
@@ -88,6 +89,9 @@ def _finish(
     rendered = manifest.render(style)
 
     def assemble(b: str) -> str:
+        return _assemble(b, rendered)
+
+    def _assemble(b: str, rendered: str) -> str:
         if terse:
             return b + rendered
         # The tokens line reports the whole answer, itself included: its own length is
@@ -110,9 +114,15 @@ def _finish(
             return text
         cut, _ = fit_lines(cut, max(0, estimate_tokens(cut) - over - 8))
         text = assemble(cut + "[…cut to fit the budget]\n")
-    if estimate_tokens(text) > budget:  # the manifest nearly fills the budget: it goes first
-        text = assemble("")
-    if estimate_tokens(text) > budget:  # pathological: manifest alone exceeds the budget
+    if estimate_tokens(text) <= budget:
+        return text
+    # The manifest nearly fills the budget: the body goes first, then the manifest's lines, the
+    # longest first, but never its head or its `next`/`more` line.
+    compact = manifest.compacted(0, style)
+    compact = compact.trimmed(lambda m: estimate_tokens(_assemble("", m.render(style))) <= budget)
+    rendered = compact.render(style)
+    text = assemble("")
+    if estimate_tokens(text) > budget:  # pathological: head and next alone exceed the budget
         text, _ = fit_lines(text, budget)
     return text
 
@@ -138,8 +148,9 @@ def fit_answer(
     rebuilt for the room the manifest really leaves: less when it is larger, more when it is
     smaller (at most 5 tries; the largest body that fits wins). The manifest's optional lines
     (the longest first) are dropped while it costs more than a quarter of the budget, or more
-    than the body (past :data:`PROPORTIONATE_FLOOR` tokens), so a small budget still gets
-    content.
+    than the body (past :data:`PROPORTIONATE_FLOOR` tokens), and any other line but its head
+    and ``next``/``more`` while it costs more than half, so a small budget still gets content and the
+    call that gets the rest.
 
     ``terse`` (see :func:`finish_answer`): the body is first built for the whole budget;
     when that leaves nothing out (:attr:`Manifest.complete`) and fits, it is the answer, with
@@ -161,6 +172,9 @@ def fit_answer(
         limit = min(budget // 4, max(estimate_tokens(body), PROPORTIONATE_FLOOR))
         if cost > limit:
             manifest = manifest.compacted(limit, style)
+            cost = estimate_tokens(manifest.render(style))
+        if cost > budget // 2:  # still more than half: lines go, never the head or `next`/`more`
+            manifest = manifest.trimmed(lambda m: estimate_tokens(m.render(style)) <= budget // 2)
             cost = estimate_tokens(manifest.render(style))
         if manifest.complete:
             cost = estimate_tokens(manifest.notes_footer(style))

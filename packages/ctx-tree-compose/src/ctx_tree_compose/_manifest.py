@@ -40,6 +40,12 @@ class Style:
 PLAIN = Style()
 
 
+#: The labels of the manifest lines that say how to get the rest (docs/tools.md): ``next``,
+#: the exact call, or ``more`` when no one call gets it. When the budget is short they are
+#: the last lines an answer gives up.
+WAY_ON_LABELS = ("next", "more")
+
+
 @dataclass
 class Manifest:
     """Lines of the manifest; :meth:`render` joins them under the ``-- <lead>: <head>`` line.
@@ -87,6 +93,17 @@ class Manifest:
         ``-- <lead>: …`` line, or ``""`` when it has none."""
         notes = [ln.removeprefix("note: ") for ln in self.lines if ln.startswith("note: ")]
         return style.escape(f"-- {style.lead}: " + "; ".join(notes)) + "\n" if notes else ""
+
+    def trimmed(self, fits: Callable[[Manifest], bool]) -> Manifest:
+        """This manifest with its lines dropped, the longest first, until ``fits(manifest)``;
+        its head and its ``next``/``more`` lines (how to get the rest) are never dropped."""
+        kept = list(self.lines)
+        for line in sorted(self.lines, key=lambda ln: -len(ln)):
+            if fits(replace(self, lines=kept, optional=set())):
+                break
+            if not line.startswith(tuple(f"{label}: " for label in WAY_ON_LABELS)):
+                kept.remove(line)
+        return replace(self, lines=kept, optional=set())
 
     def compacted(self, limit: int = 0, style: Style = PLAIN) -> Manifest:
         """The manifest without optional lines, the longest dropped first, until it costs at
