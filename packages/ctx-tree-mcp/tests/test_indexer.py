@@ -138,6 +138,8 @@ def test_cli_index_and_stats(tmp_path: Path, monkeypatch, capsys) -> None:
     out = capsys.readouterr().out
     assert "index: on; 3 files live" in out
     assert "index: last run" in out
+    assert main(["stores"]) in (0, None)  # a store filled by `index` alone names its project
+    assert str(app.root) in capsys.readouterr().out
 
 
 def test_server_indexes_in_the_background_and_can_be_switched_off(tmp_path: Path) -> None:

@@ -58,6 +58,7 @@ def index(app: App, progress: bool = False) -> str:
             bar = tqdm(total=st.todo, unit="file", file=sys.stderr, desc="indexing")
         bar.update(st.done - bar.n)
 
+    app.recorder.session_node_id()  # the store names its project (`ctx-tree stores`)
     try:
         index_project(app.store, app.root, app.policy, app.config, state=state, progress=show)
     finally:
