@@ -85,3 +85,25 @@ def test_cli_read_search_map_grep_and_doctor_name_them(
     assert "percent_literal_word" in run("read", "src/100%E9 literal.txt")
     assert "d%E8r/odd%80%FF.md" in run("grep", "zebra_marker_word")
     assert "4 files live" in run("doctor", "--no-startup")
+
+
+def test_the_cli_takes_the_real_name_and_grep_a_file_named_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """argv holds a byte that is not UTF-8 as a lone surrogate: read and grep take it as the
+    file's name; grep of one such file (or its directory, named %XX) finds its lines."""
+    root = _tree(tmp_path, git=False)
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    real = "src/" + LATIN  # as a shell passes $'src/caf\xe9_latin.py'
+    for argv, want in (
+        (["read", real], "def latin_named_function"),
+        (["grep", "latin_named", real], "1:def latin_named_function"),
+        (["grep", "latin_named", "src/" + shown(LATIN)], "1:def latin_named_function"),
+        (["grep", "zebra_marker", "d%E8r"], "zebra_marker_word"),
+    ):
+        assert main(["--root", str(root), *argv]) in (0, None)
+        assert want in capsys.readouterr().out, argv
+    # another argument with such a byte: the error says how to write one
+    with pytest.raises(SystemExit):
+        main(["--root", str(root), "grep", os.fsdecode(b"caf\xe9")])
+    assert "%XX (caf%E9.py)" in capsys.readouterr().err

@@ -238,6 +238,9 @@ def _add_tool_arguments(p: argparse.ArgumentParser, spec: ToolSpec) -> None:
 def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
     """The tool arguments given on the command line (unset ones left to the model's defaults).
 
+    A ``path`` that is not UTF-8 (a real file name, as argv gives it) becomes its stored form,
+    each such byte ``%XX`` (``policy/names.py``), which the tools read back as the byte.
+
     Raises ``ToolInputError`` (the shorthand's flag) when a shorthand such as ``--lines`` and
     the flag of an argument it sets (``--start-line``) are both given: neither would be
     obeyed silently. A shorthand that adds to a dict argument (``--kind``) combines with it.
@@ -247,6 +250,11 @@ def tool_arguments(spec: ToolSpec, args: argparse.Namespace) -> dict[str, Any]:
         for name in spec.args.model_fields
         if getattr(args, name, None) not in (None, [])  # an empty ``*`` positional: not given
     }
+    if isinstance(values.get("path"), str):  # argv holds a byte that is not UTF-8 as a lone
+        # surrogate, which no tool argument can hold: the path as stored names it (``%XX``)
+        from ctx_tree_mcp.policy.names import shown
+
+        values["path"] = shown(values["path"])
     for i, sugar in enumerate(spec.sugar):
         given = getattr(args, f"_sugar_{i}", None)
         if given is None:

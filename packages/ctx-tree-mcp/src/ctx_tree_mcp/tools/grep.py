@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Literal
@@ -177,9 +178,11 @@ async def grep(
     from ctx_tree_mcp.policy.paths import DENYLIST
 
     deny = DENYLIST  # .ctx-tree/path.deny lines are enforced by the post-filter below
+    # rg gets the name on disk: ``relative`` is as shown, a byte that is not UTF-8 as %XX
+    on_disk = os.path.relpath(target.absolute, app.policy.root)
     args = build_args(
         pattern,
-        target.relative,
+        on_disk,
         glob=glob,
         ignore_case=bool(ignore_case),
         fixed_strings=bool(fixed_strings),
@@ -222,7 +225,7 @@ async def grep(
         engine = f"regex ({need.feature})"
         deadline = time.monotonic() + cfg["timeoutMs"] / 1000  # listing and search share it
         files, listed_all = await pygrep.list_files(
-            files_args(target.relative, glob=glob, deny_globs=deny),
+            files_args(on_disk, glob=glob, deny_globs=deny),
             app.root,
             cfg["timeoutMs"] / 1000,
         )

@@ -326,5 +326,7 @@ def check_text(arguments: Mapping[str, Any]) -> None:
         if bad(key) or bad(value):
             raise ToolInputError(
                 str(key).encode("utf-8", "replace").decode(),
-                "contains a lone UTF-16 surrogate (invalid text); send valid UTF-8",
+                "contains a lone UTF-16 surrogate (invalid text; a byte that is not UTF-8 "
+                "arrives so); send valid UTF-8, and in a file name write such a byte as %XX "
+                "(caf%E9.py)",
             )
