@@ -168,3 +168,33 @@ def test_an_unknown_argument_is_refused_before_serving() -> None:
     )
     assert done.returncode == 2 and done.stdout == ""
     assert "ctx-tree-mcp: unknown argument '--bogus'" in done.stderr and "--help" in done.stderr
+
+
+def test_a_bare_server_routes_for_the_project_it_serves(tmp_path, monkeypatch) -> None:
+    """No --root and no host variable: routing starts for the root the server picks (the
+    working directory here), as doctor says it does (docs/routing.md)."""
+    from types import SimpleNamespace
+
+    from ctx_tree_mcp.app import PROJECT_VARIABLES
+    from ctx_tree_mcp.route import service
+    from ctx_tree_mcp.serve.handover import serve_session
+
+    project = tmp_path / "proj"
+    project.mkdir()
+    monkeypatch.chdir(project)
+    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "home"))
+    for name in PROJECT_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    started: list[str] = []
+    monkeypatch.setattr(
+        service,
+        "start",
+        lambda root, *a, **k: (
+            started.append(str(root)) or SimpleNamespace(decide=lambda args: "ROUTED")
+        ),
+    )
+    session = Session(load_snapshot(), lambda text: None)
+    monkeypatch.setattr(session, "handover", lambda engine: False)  # ends before serving
+    serve_session(session, None)
+    assert started == [str(project.resolve())]
+    assert session.route_decide({"tool": "Bash"}) == "ROUTED"

@@ -42,6 +42,10 @@ class Session(Protocol):
         """The project root from the client's MCP roots, or None."""
         ...
 
+    def start_routing(self, root: str, /) -> None:
+        """Start routing for the project root the server serves."""
+        ...
+
     def send_text(self, text: str, /) -> None:
         """Write one JSON-RPC line to the client."""
         ...
@@ -206,6 +210,8 @@ def serve_session(session: Session, root: str | None) -> None:
         root = session.roots_root()
         if root is not None:
             log.info("project root from the client's MCP roots: %s", root)
+        # routing waited for this root (instant.py): the one the server serves, cwd at least
+        session.start_routing(str(project_root(root)))
     app = App(project_root(root), session_key=server_session_key())
     try:
         app.config

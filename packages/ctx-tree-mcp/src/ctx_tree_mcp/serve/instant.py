@@ -201,6 +201,11 @@ class Session:
         self._roots_came.set()
         return True
 
+    def start_routing(self, root: str) -> None:
+        """Start routing for ``root``, the project root the server chose once the client's
+        MCP roots were known (:func:`_start_routing`)."""
+        _start_routing(self, root)
+
     def roots_root(self, timeout: float = ROOTS_TIMEOUT) -> str | None:
         """The directory of the first ``file://`` root the client lists, when it declared the
         ``roots`` capability; None when it did not, answered none or nothing usable, or not
@@ -379,8 +384,9 @@ def _load(session: Session, root: str | None) -> None:
 
 def _start_routing(session: Session, root: str | None) -> None:
     """Start the routing service (``route/service.py``) and hand its decision to ``session``;
-    a failure leaves routing off (logged). Only with a known project root: a root that comes
-    from the client's MCP roots is known after the handover."""
+    a failure leaves routing off (logged). Only with a known project root (``root`` or a
+    host's variable); else the handover starts it (:meth:`Session.start_routing`) with the root
+    the server picks, from the client's MCP roots or the working directory."""
     try:
         from ctx_tree_mcp.app import PROJECT_VARIABLES, project_root
 
