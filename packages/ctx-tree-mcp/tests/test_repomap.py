@@ -121,3 +121,19 @@ def test_past_its_file_limit_the_map_keeps_source_and_says_how_many_it_ranked(
         assert "vendor/aaa.py" not in answer
     finally:
         app.close()
+
+
+def test_a_directory_with_nothing_to_index_says_so(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    (app.root / "emptydir").mkdir()
+    (app.root / "assets").mkdir()
+    (app.root / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00binary")
+    try:
+        record(app.store, index_project(app.store, app.root, app.policy, app.config, workers=1))
+        for where in ("emptydir", "assets"):
+            answer = read(app, where, budget_tokens=2000)
+            assert answer.startswith(f"map of {where}/: no text files under it\n"), answer
+            assert "nothing to map or index here" in answer
+            assert "ctx-tree index" not in answer  # running it again would change nothing
+    finally:
+        app.close()

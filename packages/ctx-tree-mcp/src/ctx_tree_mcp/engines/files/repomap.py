@@ -145,11 +145,11 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
         left_to_index = _load_some(app, directory)
         files, total = _stored_files(app, directory)
     shown_dir = directory.relative
-    if not files:
+    if not files:  # what the index would store here was just read: there was none
         return (
-            f"map of {shown_dir}/: no text files stored under it yet\n"
-            "-- ctx-tree: nothing to map (the project index stores files in the background; "
-            "`ctx-tree index` now)\n"
+            f"map of {shown_dir}/: no text files under it\n"
+            "-- ctx-tree: nothing to map or index here (binary, ignored and denylisted files "
+            "are left out)\n"
         )
     # definitions: name -> files defining it; per file its identifiers and symbol rows
     defined: dict[str, set[str]] = defaultdict(set)
