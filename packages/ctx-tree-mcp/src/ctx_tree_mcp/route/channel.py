@@ -95,18 +95,22 @@ class Channel:
                 os.unlink(self.path)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        token: list[str] = []  # the command's, once its header is read
         try:
-            reply = await self._answer(reader)
+            reply = await self._answer(reader, token)
             writer.write(reply)
             await writer.drain()
         except Exception:
             log.exception("a routed command's answer failed; its output is printed as it was")
         finally:
+            if token:
+                self.router.answered(token[0])
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def _answer(self, reader: asyncio.StreamReader) -> bytes:
+    async def _answer(self, reader: asyncio.StreamReader, seen: list[str]) -> bytes:
+        """The reply to one client; the command's token goes into ``seen`` once read."""
         from ctx_tree_mcp.route.answers import answer
 
         header = await reader.readline()
@@ -116,6 +120,7 @@ class Channel:
         if len(parts) != 4 or not parts[2].isdigit():
             return b"P"
         _magic, token, budget, _kind = parts
+        seen.append(token)
         routed = self.router.take(token)
         data = await _read_all(reader)
         if routed is None:

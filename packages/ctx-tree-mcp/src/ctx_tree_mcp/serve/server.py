@@ -129,7 +129,8 @@ def serve(root: str | None = None) -> int:
         log.warning("%s", note)
     from ctx_tree_mcp.route import service
 
-    service.start(app.root, app.home, app.session_key)
+    # one clock: the index waits for the host's routed calls as for ctx-tree's own
+    app.calls = service.start(app.root, app.home, app.session_key).app.calls
     server = build_server(app)
     from ctx_tree_mcp import ending
 
