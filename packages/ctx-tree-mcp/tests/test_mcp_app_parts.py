@@ -204,11 +204,12 @@ def test_calls_clock_reads_inf_while_any_call_runs_then_the_last_end():
     clock = CallsClock()
     assert not clock.busy() and clock.idle_for() > 0
     clock.shared = shared = _Shared()
-    with clock.call():
-        assert clock.busy() and shared.value == math.inf
-        with clock.call():  # two at once: inf until the last one ends
-            pass
-        assert clock.running == 1 and shared.value == math.inf
+    clock.start()
+    assert clock.busy() and shared.value == math.inf
+    clock.start()  # two at once: inf until the last one ends
+    clock.end()
+    assert clock.running == 1 and shared.value == math.inf
+    clock.end()
     assert not clock.busy() and shared.value == clock.last_end
     assert 0 <= clock.idle_for() < 5
 
@@ -227,8 +228,9 @@ def test_calls_clock_holds_a_hosts_call_until_released_or_its_deadline():
     clock.hold("routed", 60.0)
     assert clock.busy() and clock.idle_for() < -50  # the index waits for it
     assert shared.value > clock.last_end + 50  # the workers pause by it too
-    with clock.call():
-        assert shared.value == math.inf
+    clock.start()
+    assert shared.value == math.inf
+    clock.end()
     assert clock.busy() and shared.value > clock.last_end
     clock.release("routed")
     clock.release("never-held")  # ignored

@@ -2,7 +2,7 @@
 ``App.calls``): the index writes only between calls and after a quiet spell (docs/index.md).
 
 Two kinds of call count: ctx-tree's own tool calls (``run_tool`` marks each with
-:meth:`CallsClock.call`) and the host's own calls that ctx-tree routes (the routing hook's
+:meth:`CallsClock.start`, :meth:`CallsClock.end`) and the host's own calls that ctx-tree routes (the routing hook's
 decision holds the clock with :meth:`CallsClock.hold` until the routed command's answer is
 out, :meth:`CallsClock.release`, or a deadline: a command left alone ends unseen;
 docs/routing.md).
@@ -13,25 +13,26 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class SharedDouble(Protocol):
-    """A ``multiprocessing`` shared double (``Value("d", …)``): what the index's worker
-    processes read."""
+    class SharedDouble(Protocol):
+        """A ``multiprocessing`` shared double (``Value("d", …)``): what the index's worker
+        processes read."""
 
-    value: float
+        value: float
 
 
 class CallsClock:
-    """How many tool calls run now (``run_tool`` marks each with :meth:`call`), the host's
-    calls held (:meth:`hold`, by key, each until a ``time.monotonic()`` deadline), when the
-    last one ended (``time.monotonic()`` seconds), and, once the index gives it one, a
-    :class:`SharedDouble` its worker processes pause by, told without a poll: ``inf`` while a
-    call runs, else the latest of the last end and the holds' deadlines. Only the index reads
-    it; the routing threads and the event loop write it."""
+    """How many tool calls run now, the host's calls held (:meth:`hold`, by key, each until a
+    ``time.monotonic()`` deadline), when the last one ended (``time.monotonic()`` seconds),
+    and, once the index gives it one, a :class:`SharedDouble` its worker processes pause by,
+    told without a poll: ``inf`` while a call runs, else the latest of the last end and the
+    holds' deadlines. ``run_tool`` calls :meth:`start` and, whatever happens, :meth:`end`
+    (plain calls: a context manager would cost more than the rest of this). Only the index
+    reads it; the event loop and the routing threads write it."""
 
     def __init__(self) -> None:
         self.running = 0
@@ -51,19 +52,18 @@ class CallsClock:
             self._shared = value
             self._publish()
 
-    @contextmanager
-    def call(self) -> Iterator[None]:
-        """Mark one tool call for as long as the ``with`` block runs."""
+    def start(self) -> None:
+        """A tool call begins."""
         with self._lock:
             self.running += 1
             self._publish()
-        try:
-            yield
-        finally:
-            with self._lock:
-                self.running -= 1
-                self.last_end = time.monotonic()
-                self._publish()
+
+    def end(self) -> None:
+        """A tool call ended (each :meth:`start` has one)."""
+        with self._lock:
+            self.running -= 1
+            self.last_end = time.monotonic()
+            self._publish()
 
     def hold(self, key: str, seconds: float) -> None:
         """A host's call ``key`` runs for at most ``seconds`` more (it ends then, or at

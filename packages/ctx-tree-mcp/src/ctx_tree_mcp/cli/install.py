@@ -9,8 +9,13 @@ functions that compute the new text of each one. Every edit:
   runs ``ctx_tree_hook.py``; files ctx-tree created, marked as such), everything else in the
   file is kept;
 * is idempotent: a second install changes nothing and says so;
-* keeps a backup of the file it replaces (``<file>.ctx-tree.bak``, the content before the
-  last change);
+* writes through a symbolic link (a config linked into a dotfiles repository: the link stays,
+  its target gets the change) and keeps the file's mode;
+* keeps the text it does not change as the user wrote it (JSON through
+  :func:`~ctx_tree_mcp.cli.jsonedit.edit_json`, TOML through tomlkit; YAML is written anew);
+* keeps the bytes a file held before each change in a backup beside it that is never
+  overwritten (``<file>.ctx-tree.bak``, then ``<file>.1.ctx-tree.bak``, …), with the file's
+  mode;
 * with ``dry_run`` only prints the unified diff (:mod:`difflib`).
 
 Errors: :class:`~ctx_tree_mcp.errors.ToolInputError` naming ``HOST``, ``--scope`` or the file
@@ -34,6 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.wire.hosts import (
+    HOOK_TIMEOUT_S,
+    claude,
+    cline,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    vscode,
+)
 
 #: The server's key in every host's MCP table.
 NAME = "ctx-tree"
@@ -42,42 +57,8 @@ HOOK_SCRIPT = "ctx_tree_hook.py"
 MARKER = "ctx-tree-managed"
 BACKUP_SUFFIX = ".ctx-tree.bak"
 
-#: ctx-tree's capture events and the Claude-format event names that carry them
-#: (docs/capture.md). Hosts that speak Claude's hook format (Claude Code, Codex, Copilot,
-#: VS Code) get these.
-CLAUDE_EVENTS = {
-    "SessionStart": ("session-start", None),
-    "UserPromptSubmit": ("prompt", None),
-    "PreToolUse": ("pre-tool", "Read|Grep|Bash|mcp__.*ctx_tree_bash"),
-    "PostToolUse": ("post-tool", "Read|Grep|Glob|Bash|WebFetch|WebSearch|Task|Agent"),
-    "PostToolUseFailure": ("post-tool-failure", "Bash"),
-    "Stop": ("stop", None),
-}
-#: Codex: no PostToolUseFailure event, and reads/greps go through its shell tool.
-CODEX_EVENTS = {
-    "SessionStart": None,
-    "UserPromptSubmit": None,
-    "PreToolUse": "Bash|mcp__.*ctx_tree_bash",
-    "PostToolUse": "Bash",
-    "Stop": None,
-}
-#: Gemini CLI's events the adapter maps (plugin/hooks/host_adapters.py); timeouts in ms.
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent")
-#: Cline's hook executables (one file per event).
-CLINE_EVENTS = ("TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete")
-#: Cursor's hook events (lowerCamel, flat entries).
-CURSOR_EVENTS = (
-    "sessionStart",
-    "beforeSubmitPrompt",
-    "preToolUse",
-    "postToolUse",
-    "afterShellExecution",
-    "afterAgentResponse",
-)
-#: VS Code Copilot agent mode's hook events (Claude-format names; matchers are ignored there).
-VSCODE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
-HOOK_TIMEOUT_S = 10
-
+#: Each host's hook events, the hook's arguments and matchers: ``EVENTS`` of its module in
+#: ``ctx_tree_mcp/wire/hosts/`` (the hook reads the same module for its payloads).
 SCOPES = ("user", "project")
 
 
@@ -164,8 +145,9 @@ class FileEdit:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
+    try:  # line ends as they are: a CRLF file keeps them where nothing changes
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -193,17 +175,20 @@ def _dump_json(data: dict[str, Any]) -> str:
 
 
 def _json_edit(path: Path, change: Callable[[dict[str, Any]], None]) -> FileEdit:
-    """Apply ``change`` to the JSON object in ``path``; a file left empty (``{}``) is removed
-    (its backup keeps what it held)."""
+    """Apply ``change`` to the JSON object in ``path``, the text it does not change kept as
+    written; a file left empty (``{}``) is removed (its backup keeps what it held), unless it
+    is a link (its target then holds ``{}``)."""
+    from ctx_tree_mcp.cli.jsonedit import edit_json
+
     old = _read(path)
     data = _load_json(path, old)
     before = copy.deepcopy(data)
     change(data)
     if data == before:
         return FileEdit(path, old, old)
-    if not data:
+    if not data and not path.is_symlink():
         return FileEdit(path, old, None)
-    return FileEdit(path, old, _dump_json(data))
+    return FileEdit(path, old, edit_json(old, data) if old and old.strip() else _dump_json(data))
 
 
 def _mcp_entry(flavour: str) -> dict[str, Any]:
@@ -245,8 +230,9 @@ def _set_server(table: str, flavour: str, install: bool) -> Callable[[dict[str, 
 def _claude_hooks(
     data: dict[str, Any], events: dict[str, tuple[str, str | None]], install: bool
 ) -> None:
-    """Upsert (or remove) ctx-tree's handlers in a Claude-format ``hooks`` table: other
-    handlers, groups and events are kept."""
+    """Upsert (or remove) ctx-tree's handlers in a Claude-format ``hooks`` table, one per
+    host event of ``events`` (a host module's ``EVENTS``: event -> (the hook's arguments,
+    matcher)): other handlers, groups and events are kept."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         if not install:
@@ -317,14 +303,6 @@ def _route_hooks(data: dict[str, Any], install: bool) -> None:
         data.pop("hooks", None)
 
 
-def _hosted_events(
-    host: str, names: tuple[str, ...] | dict[str, str | None]
-) -> dict[str, tuple[str, str | None]]:
-    """Events whose command is ``ctx_tree_hook.py HOST EVENT`` (the adapter entry)."""
-    items = names.items() if isinstance(names, dict) else ((n, None) for n in names)
-    return {event: (f"{host} {event}", matcher) for event, matcher in items}
-
-
 # --- per-host writers ---------------------------------------------------------------------------
 
 
@@ -341,7 +319,7 @@ def _claude(t: Target, install: bool) -> list[FileEdit]:
 
 def _claude_settings(data: dict[str, Any], install: bool) -> None:
     """Claude Code's settings: ctx-tree's capture hooks and its routing entry."""
-    _claude_hooks(data, CLAUDE_EVENTS, install)
+    _claude_hooks(data, claude.EVENTS, install)
     _route_hooks(data, install)
 
 
@@ -362,6 +340,7 @@ def _codex(t: Target, install: bool) -> list[FileEdit]:
             str(config), f"is not valid TOML ({exc}); fix it or move it away (nothing was written)"
         ) from exc
     servers = doc.get("mcp_servers")
+    ours_last = bool(doc) and list(doc)[-1] == "mcp_servers"
     if install:
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
@@ -388,9 +367,10 @@ def _codex(t: Target, install: bool) -> list[FileEdit]:
             for key in [k for k in state if str(k).startswith(prefix)]:
                 del state[key]
     new = tomlkit.dumps(doc)
+    if not install and ours_last and "mcp_servers" not in doc and new.endswith("\n\n"):
+        new = new[:-1]  # the blank line tomlkit put before the table it appended
     new_text: str | None = None if not new.strip() else (new if new != (old or "") else old)
-    events = {event: (CLAUDE_EVENTS[event][0], m) for event, m in CODEX_EVENTS.items()}
-    hooks = _json_edit(folder / "hooks.json", lambda d: _claude_hooks(d, events, install))
+    hooks = _json_edit(folder / "hooks.json", lambda d: _claude_hooks(d, codex.EVENTS, install))
     return [FileEdit(config, old, new_text), hooks]
 
 
@@ -400,7 +380,7 @@ def _gemini(t: Target, install: bool) -> list[FileEdit]:
 
     def change(data: dict[str, Any]) -> None:
         _set_server("mcpServers", "gemini", install)(data)
-        _claude_hooks(data, _hosted_events("gemini", GEMINI_EVENTS), install)
+        _claude_hooks(data, gemini.EVENTS, install)
         for groups in (data.get("hooks") or {}).values():
             for group in groups if isinstance(groups, list) else []:
                 for handler in group.get("hooks", []) if isinstance(group, dict) else []:
@@ -443,10 +423,9 @@ def _copilot(t: Target, install: bool) -> list[FileEdit]:
         mcp, hooks = folder / "mcp-config.json", folder / "hooks" / "ctx-tree.json"
     else:
         mcp, hooks = t.root / ".mcp.json", t.root / ".github" / "hooks" / "ctx-tree.json"
-    events = _hosted_events("copilot", {e: CLAUDE_EVENTS[e][1] for e in VSCODE_EVENTS})
     return [
         _json_edit(mcp, _set_server("mcpServers", "copilot", install)),
-        _json_edit(hooks, lambda d: _claude_hooks(d, events, install)),
+        _json_edit(hooks, lambda d: _claude_hooks(d, copilot.EVENTS, install)),
     ]
 
 
@@ -456,11 +435,10 @@ def _vscode(t: Target, install: bool) -> list[FileEdit]:
         hooks = t.home / ".copilot" / "hooks" / "ctx-tree.json"
     else:
         mcp, hooks = t.root / ".vscode" / "mcp.json", t.root / ".github" / "hooks" / "ctx-tree.json"
-    # the same file and entry as Copilot CLI's: one adapter reads both hosts' payloads
-    events = _hosted_events("copilot", {e: CLAUDE_EVENTS[e][1] for e in VSCODE_EVENTS})
+    # the same file and entry as Copilot CLI's: one mapping reads both hosts' payloads
     return [
         _json_edit(mcp, _set_server("servers", "vscode", install)),
-        _json_edit(hooks, lambda d: _claude_hooks(d, events, install)),
+        _json_edit(hooks, lambda d: _claude_hooks(d, vscode.EVENTS, install)),
     ]
 
 
@@ -472,12 +450,13 @@ def _cursor(t: Target, install: bool) -> list[FileEdit]:
         if install:
             data.setdefault("version", 1)
             table = data.setdefault("hooks", {})
-            for event in CURSOR_EVENTS:
-                command = hook_command("cursor", event)
+            for event, (arguments, _matcher) in cursor.EVENTS.items():
+                command = hook_command(*arguments.split())
                 if command:
                     table.setdefault(event, []).append({"command": command})
-        elif set(data) == {"version"}:
-            data.clear()
+        elif not data.get("hooks"):  # no hooks left: the version was for ours
+            data.pop("hooks", None)
+            data.pop("version", None)
 
     return [
         _json_edit(folder / "mcp.json", _set_server("mcpServers", "cursor", install)),
@@ -509,12 +488,12 @@ def _cline(t: Target, install: bool) -> list[FileEdit]:
             entry.update(disabled=False, timeout=60)
 
     edits = [_json_edit(mcp, change)]
-    for event in CLINE_EVENTS:
+    for event, (arguments, _matcher) in cline.EVENTS.items():
         path = folder / event
         old = _read(path)
         if old is not None and MARKER not in old:
             continue  # the user's own hook for this event: left alone (doctor says so)
-        command = hook_command("cline", event)
+        command = hook_command(*arguments.split())
         new = f"#!/bin/sh\n# {MARKER}: ctx-tree's Cline hook (docs/install.md)\nexec {command}\n"
         edits.append(FileEdit(path, old, new if install and command else None, executable=True))
     return edits
@@ -707,24 +686,51 @@ def diff(edit: FileEdit) -> str:
     )
 
 
-def _write(edit: FileEdit) -> None:
+def _backup(path: Path, data: bytes, mode: int) -> Path:
+    """Keep ``data``, what ``path`` held, in a backup beside it that is never overwritten:
+    ``<name>.ctx-tree.bak`` the first time, then ``<name>.1.ctx-tree.bak``, ``.2``, …; a backup
+    already holding these bytes is not made again. Created with ``mode``, the file's own (a
+    0600 config holding keys gets a 0600 backup)."""
+    n = 0
+    while True:
+        backup = path.with_name(f"{path.name}{f'.{n}' if n else ''}{BACKUP_SUFFIX}")
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            if backup.is_file() and not backup.is_symlink() and backup.read_bytes() == data:
+                return backup
+            n += 1
+            continue
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)  # whatever the umask
+            f.write(data)
+        return backup
+
+
+def _write(edit: FileEdit) -> Path | None:
+    """The one writer of a user's file: ``edit`` written through a link to its target (the
+    link stays), atomically, in the file's mode; what the file held goes to a backup
+    (:func:`_backup`), which is returned. A removed file that is a link is emptied instead."""
     path = edit.path
-    if edit.old is not None:
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        backup.write_text(edit.old, encoding="utf-8")
-        if edit.new is None:
+    real = Path(os.path.realpath(path))
+    backup = None
+    if edit.old is not None and real.is_file():
+        backup = _backup(path, real.read_bytes(), stat.S_IMODE(real.stat().st_mode))
+    if edit.new is None and not path.is_symlink():
+        if path.exists():
             path.unlink()
-            return
-    if edit.new is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.ctx-tree-tmp")
-    tmp.write_text(edit.new, encoding="utf-8")
+        return backup
+    real.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o755 if edit.executable else 0o644
-    if edit.old is not None:
-        mode = stat.S_IMODE(path.stat().st_mode) | (0o111 if edit.executable else 0)
-    tmp.chmod(mode)
-    os.replace(tmp, path)
+    if real.is_file():
+        mode = stat.S_IMODE(real.stat().st_mode) | (0o111 if edit.executable else 0)
+    tmp = real.with_name(f".{real.name}.ctx-tree-tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write((edit.new or "").encode("utf-8"))
+        os.fchmod(f.fileno(), mode)
+    os.replace(tmp, real)
+    return backup
 
 
 def apply(
@@ -748,9 +754,9 @@ def apply(
         lines += [diff(e) for e in changed]
     else:
         for edit in changed:
-            _write(edit)
+            kept = _write(edit)
             verb = "removed" if edit.new is None else ("wrote" if edit.old is None else "updated")
-            backup = f" (backup: {edit.path.name}{BACKUP_SUFFIX})" if edit.old is not None else ""
+            backup = f" (backup: {kept.name})" if kept is not None else ""
             lines.append(f"{verb} {edit.path}{backup}")
     if not changed:
         lines.append(

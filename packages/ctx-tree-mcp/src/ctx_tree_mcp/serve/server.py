@@ -51,13 +51,13 @@ def error_text(name: str, exc: BaseException) -> str:
 
 async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
     """Run one tool call: ``(text, is_error)``. Never raises (except cancellation)."""
-    from ctx_tree_mcp.tools.registry import run_tool
+    from ctx_tree_mcp.tools.registry import call_tool
 
     # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
     # costs about a millisecond of the round trip. Walkers use their own thread and
     # connection, so nothing here waits on them.
     try:
-        return await run_tool(app, name, arguments), False  # redacted by run_tool
+        return (await call_tool(app, name, arguments)).text, False  # redacted by call_tool
     except Exception as exc:
         return redact_text(error_text(name, exc)), True
 
