@@ -276,6 +276,27 @@ def test_usage_counts_per_kind(app: App, proj: Path) -> None:
         assert 0 < served < source / 3, (kind, served, source)
 
 
+def test_an_output_that_fits_is_printed_first_then_stored_and_counted(app: App, proj: Path) -> None:
+    """A routed output that fits its budget is printed as it was, and stored whole and counted
+    once the client has it (docs/routing.md)."""
+    from ctx_tree_store import browse
+
+    (proj / "mid.log").write_text("".join(f"zqevent {i} ok\n" for i in range(40)))
+    ((rewritten, out, status, native, native_status),) = _run(
+        app, [("grep -rn zqevent .", "default")], proj
+    )
+    assert rewritten and (out, status) == (native, native_status) and out.count("\n") == 40
+    app.flush_counters()
+    rows = {
+        name: value
+        for _day, tool, name, value in browse.usage_since(app.store, "2000-01-01")
+        if tool == "route:grep"
+    }
+    assert rows["tokens_served"] == rows["tokens_source"] > 0
+    (node,) = app.store.recent(kind="tool_output", limit=1)
+    assert app.store.get(node.id).content == native
+
+
 def test_the_start_up_session_answers_the_route_call_at_once() -> None:
     """Before and after the SDK's handover the hooks' call never waits: nothing routed until
     the routing service is up, then its decision."""
