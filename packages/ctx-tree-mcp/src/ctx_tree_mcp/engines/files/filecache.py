@@ -274,7 +274,7 @@ def build_nodes(
 
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
     from ctx_tree_mcp.policy.names import shown
-    from ctx_tree_mcp.wire.redact import redact_text
+    from ctx_tree_mcp.policy.redaction import redact_text
 
     uri = file_uri(absolute)
     absolute, relative = shown(absolute), shown(relative)
