@@ -26,6 +26,7 @@ Rows written before (TEXT content, full or JSON-packed metadata) are read unchan
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -85,6 +86,21 @@ def _split_uri(source_uri: str | None) -> tuple[str, str] | None:
         return None
     path, hash_, fragment = source_uri[len("file://") :].rpartition("#")
     return (path, fragment) if hash_ else None
+
+
+#: The fragment a chunk without a symbol has in its ``source_uri``: its lines (``#L3-40``).
+_LINES_FRAGMENT = re.compile(r"L\d+-\d+")
+
+
+def fragment_symbol(source_uri: str | None) -> str | None:
+    """The symbol of a file chunk whose metadata left it out (:func:`pack_metadata`): its
+    ``source_uri``'s fragment, or None when that names the chunk's lines (``#L3-40``: the
+    chunker gave it no symbol; no language names a definition so). Reads no metadata, so a
+    search over many chunks inflates none."""
+    parts = _split_uri(source_uri)
+    if parts is None or not parts[1] or _LINES_FRAGMENT.fullmatch(parts[1]):
+        return None
+    return parts[1]
 
 
 def pack_metadata(
