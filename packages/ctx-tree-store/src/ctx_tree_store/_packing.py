@@ -58,6 +58,10 @@ META_DICT = (
 )
 
 
+#: ``json.dumps(value, separators=(",", ":"))`` without making an encoder each call.
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
 def pack_content(kind: str, text: str, encoded: bytes) -> str | bytes:
     """The value stored in ``nodes.content`` for ``text`` (``encoded``: its UTF-8 bytes,
     surrogates passed): a zlib BLOB for a long enough file chunk that shrinks, else ``text``."""
@@ -134,7 +138,7 @@ def metadata_value(
     """The value stored in ``nodes.metadata`` for a node's ``meta``: a packed BLOB (see the
     module docstring) for a file chunk under a root with a ``file://`` URI, else JSON text."""
     packed = pack_metadata(kind, parent_id, source_uri, meta)
-    text = json.dumps(packed, separators=(",", ":")) if packed else "{}"
+    text = _COMPACT_JSON.encode(packed) if packed else "{}"
     if packed is meta or source_uri is None:
         return text
     # a 2 KB window and small hash tables: 6 us a row (a default deflate state costs ~100 us
