@@ -204,10 +204,11 @@ def test_calls_clock_reads_inf_while_any_call_runs_then_the_last_end():
     clock = CallsClock()
     assert not clock.busy() and clock.idle_for() > 0
     clock.shared = shared = _Shared()
-    with clock.call():
-        assert clock.busy() and shared.value == math.inf
-        with clock.call():  # two at once: inf until the last one ends
-            pass
-        assert clock.running == 1 and shared.value == math.inf
+    clock.start()
+    assert clock.busy() and shared.value == math.inf
+    clock.start()  # two at once: inf until the last one ends
+    clock.end()
+    assert clock.running == 1 and shared.value == math.inf
+    clock.end()
     assert not clock.busy() and shared.value == clock.last_end
     assert 0 <= clock.idle_for() < 5

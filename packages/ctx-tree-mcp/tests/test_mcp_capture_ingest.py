@@ -127,6 +127,20 @@ def test_bash_output_is_stored_redacted_with_monitor_metadata(app: App) -> None:
     assert node.source_uri == command_uri(f"echo {TOKEN}", str(app.root))
 
 
+def test_a_routed_command_is_not_captured_again(app: App) -> None:
+    """Its whole output was stored by the server that answered it (docs/routing.md); the hook
+    saw only the answer, under the rewritten command."""
+    routed = (
+        "set -o pipefail; pytest -q 2>&1 | /usr/bin/python3 -I -S /x/route_client.py run 1200 /s t1"
+    )
+    put(app, {"kind": "bash", "command": routed, "text": "3 lines of output\n"})
+    put(app, {"kind": "bash", "command": "pytest -q", "text": OUTPUT})
+    report = ingest(app)
+    assert (report.stored, report.skipped) == (1, 1)
+    (node,) = nodes(app, "tool_output")
+    assert node.metadata["command"] == "pytest -q"
+
+
 @pytest.mark.parametrize(
     "command",
     ["env", "printenv", "ls && /usr/bin/env", "aws s3 ls", "cat .env", "sort < config/.env.local"],

@@ -110,3 +110,37 @@ def test_head_limit_counts_separators_as_head_does(app, root):
     native = rg(root, "-n", "-B", "2", "def ", "src/decoder.py").splitlines(keepends=True)
     assert "--\n" in native[:5]  # the case at hand: a separator within the first five lines
     assert body == "".join(native[:5]) and "head_limit 5 shown" in manifest
+
+
+def test_count_and_files_modes_answer_in_the_shape_asked(app, root) -> None:
+    """``grep -c`` / ``-l`` (and SWE-agent's ``search_dir``) get counts or names, not lines:
+    the same counts and files rg gives, most matches first."""
+    want = {
+        line.rsplit(":", 1)[0]: int(line.rsplit(":", 1)[1])
+        for line in rg(root, "-c", PATTERN).splitlines()
+    }
+    counted = run(app, PATTERN, output_mode="count")
+    got = {line.rsplit(":", 1)[0]: int(line.rsplit(":", 1)[1]) for line in counted.splitlines()}
+    assert got == want
+    assert list(got.values()) == sorted(got.values(), reverse=True)
+    names = run(app, PATTERN, output_mode="files_with_matches")
+    assert sorted(names.splitlines()) == sorted(want)
+    assert "def decode" not in counted + names  # no matching line shown
+
+
+def test_a_count_answer_that_does_not_fit_says_what_is_left(app, root) -> None:
+    for i in range(60):
+        (root / "src" / f"m{i:02d}.py").write_text("x = 1\n" * (i + 1))
+    text = asyncio.run(grep(app, r"^x = 1$", output_mode="count", budget_tokens=150))
+    rows = [ln for ln in text.splitlines() if ln.startswith("src/m")]
+    assert 0 < len(rows) < 60
+    assert rows[0] == "src/m59.py:60"  # most matches first
+    assert "not shown: " in text and "ctx_tree_get(" in text
+    assert f"{60 - len(rows)} files with" in text
+
+
+def test_an_unknown_output_mode_is_refused(app) -> None:
+    from ctx_tree_mcp.tools.registry import BY_NAME
+
+    with pytest.raises(ToolInputError, match="output_mode"):
+        BY_NAME["ctx_tree_grep"].validate({"pattern": "x", "output_mode": "lines"})

@@ -231,3 +231,29 @@ def test_zed_config_matches_its_documented_schema(where):
     data = json.loads((home / ".config/zed/settings.json").read_text())
     entry = data["context_servers"]["ctx-tree"]
     assert set(entry) <= {"command", "args", "env"} and isinstance(entry["command"], str)
+
+
+def test_claude_install_turns_routing_on_and_uninstall_takes_it_off(where):
+    """The routing entry (docs/routing.md): mcp_tool hooks calling the ctx-tree server this
+    install registers, one per if-condition; the user's own PreToolUse hooks are kept."""
+    home, root = where
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    mine = {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "mine"}]}]
+        }
+    }
+    settings.write_text(json.dumps(mine))
+    apply("claude", "user", root, home=home)
+    groups = json.loads(settings.read_text())["hooks"]["PreToolUse"]
+    route = [h for g in groups for h in g["hooks"] if h.get("tool") == "ctx_tree_route"]
+    assert route and {h["server"] for h in route} == {"ctx-tree"}
+    assert {h["type"] for h in route} == {"mcp_tool"} and "Bash(pytest *)" in {
+        h["if"] for h in route
+    }
+    assert any(h.get("command") == "mine" for g in groups for h in g["hooks"])
+    registered = json.loads((home / ".claude.json").read_text())["mcpServers"]
+    assert "ctx-tree" in registered
+    apply("claude", "user", root, install=False, home=home)
+    assert json.loads(settings.read_text()) == mine

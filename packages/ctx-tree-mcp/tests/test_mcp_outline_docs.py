@@ -8,7 +8,7 @@ import re
 from answers import file_node
 from ctx_tree_compose import estimate_tokens as tokens
 from ctx_tree_mcp.tools.read import read
-from ctx_tree_mcp.tools.read_outline import outline_text
+from ctx_tree_mcp.tools.read_outline import OUTLINE_CODE_MIN, outline_text
 
 BODY = "".join(
     f"    total += step({i}, 'padding that makes the file too big to show')\n" for i in range(12)
@@ -40,8 +40,10 @@ def test_a_long_outline_drops_the_docs_before_dropping_rows():
     everything = [True] * 20
     documented = "\n".join(f"{r} — {d}" if d else r for r, d in zip(rows, docs, strict=True))
     plain = "\n".join(rows)
-    assert outline_text(rows, docs, everything, tokens(documented)) == (documented, "")
-    assert outline_text(rows, docs, everything, tokens(documented) - 1) == (plain, "")
+    # an outline with signatures leaves OUTLINE_CODE_MIN of the room for code
+    room = tokens(documented) + OUTLINE_CODE_MIN
+    assert outline_text(rows, docs, everything, room) == (documented, "")
+    assert outline_text(rows, docs, everything, room - 1) == (plain, "")
     nested = [i % 2 == 0 for i in range(20)]
     assert outline_text(rows, docs, nested, tokens(plain) - 1) == (
         "\n".join(rows[::2]),

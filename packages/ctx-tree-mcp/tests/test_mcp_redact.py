@@ -121,6 +121,8 @@ def test_more_standard_formats_are_redacted(text, tag):
         "Bench0TOKEN1=Zx8Qw7Er6Ty5Ui4Op3 and X_TOKEN: 'Zx8Qw7Er6Ty5Ui4Op3'",
         "[REDACTED:aws_access_key] SECRET_KEY=Zx8Qw7Er6Ty5Ui4Op3",
         "_TOKEN=Zx8Qw7Er6Ty5Ui4Op3",
+        "see git+https://bob:Zx8Qw7Er6Ty5Ui4Op3@example.test/x and ://u:Zx8Qw7Er6@h",
+        "a.b-c+d://u:Zx8Qw7Er6Ty5Ui4Op3@h (x)://y:Zx8Qw7Er6Ty5Ui4Op3@h",
     ],
 )
 def test_the_assignment_rule_skips_only_words_no_match_can_use(
@@ -128,13 +130,14 @@ def test_the_assignment_rule_skips_only_words_no_match_can_use(
 ) -> None:
     """The rules with a plain-Python pre-check (the secret assignment: only around name words
     that a ``:``/``=`` follows or precedes within 8 characters; the environment secret: not
-    after an ASCII letter or digit, not inside a redaction mark) give the result of trying
-    their regex at every trigger."""
+    after an ASCII letter or digit, not inside a redaction mark; the URL password: only
+    where a scheme's letter ends before ``://``) give the result of trying their regex at
+    every trigger."""
     from ctx_tree_mcp.wire import redact as module
 
     quick = module.redact(text)
     checked = [r for r in module._RULES if r.near is not None]
-    assert len(checked) == 2
+    assert len(checked) == 3  # the assignment, environment-name and URL rules
     for rule in checked:
         monkeypatch.setattr(rule, "near", None)
     assert module.redact(text) == quick

@@ -250,11 +250,14 @@ def test_every_entry_point_is_linear(
     assert_linear(run, shape)
 
 
-#: The patterns as they were written before they were made linear: what they match is what
-#: the linear ones must match.
+#: The patterns as they would be written with ``(?:_WORD)+`` (backtracking): what they match
+#: is what the linear ones must match.
 WORD = r"(?:[A-Z]+(?![a-z])|[A-Z]?[a-z]+)"
 REWRITTEN = {
-    "_WORDS": rf"_*(?:{WORD})+[0-9]{{0,3}}(?:[-_./:]+(?:{WORD})+[0-9]{{0,3}})*_*",
+    "_WORDS": (
+        rf"[-_./:]*(?:[0-9]{{1,3}}[-_./:]+)?(?:{WORD})+[0-9]{{0,3}}"
+        rf"(?:[-_./:]+(?:{WORD})+[0-9]{{0,3}})*[-_./:]*"
+    ),
     "_CAMEL": r"_*[A-Za-z][a-z]+(?:[-_./:]*[A-Z]?[a-z]+)*_*",
 }
 

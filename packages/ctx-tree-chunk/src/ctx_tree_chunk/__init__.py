@@ -13,13 +13,15 @@ does not import tree-sitter and nothing touches the network.
 
 from ._api import chunk_bytes, chunk_file, grammar_problems, supported_languages
 from ._languages import detect_language
-from ._types import BinaryContentError, Chunk, ChunkedFile, ChunkError, Symbol
+from ._types import BinaryContentError, Chunk, ChunkedFile, ChunkError, Import, Reference, Symbol
 
 __all__ = [
     "BinaryContentError",
     "Chunk",
     "ChunkError",
     "ChunkedFile",
+    "Import",
+    "Reference",
     "Symbol",
     "__version__",
     "chunk_bytes",

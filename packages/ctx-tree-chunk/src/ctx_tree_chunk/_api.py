@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
+from typing import Any
 
 from ._languages import (
     RENDERED_LANGUAGES,
@@ -48,6 +49,7 @@ def chunk_bytes(
     *,
     max_chunk_tokens: int = 600,
     count_tokens: Callable[[str], int] | None = None,
+    references: bool = False,
 ) -> ChunkedFile:
     """Split a file's bytes into chunks that tile it, and list its definitions.
 
@@ -63,6 +65,9 @@ def chunk_bytes(
         count_tokens: token counter; default ``ceil(len(text) / 4)`` (characters / 4).
             A custom counter is applied per line while packing and to whole chunks when
             deciding whether to split.
+        references: also find the names the code uses and its imports (same parse; a
+            language without ``queries/references/<language>.scm`` has none), and the
+            bases of its classes.
 
     Returns:
         A :class:`ChunkedFile`; empty input gives no chunks and ``total_lines == 0``. A
@@ -106,15 +111,17 @@ def chunk_bytes(
     chunks: list[Chunk] | None = None
     symbols: list[Symbol] = []
     has_errors = False
+    refs_found: dict[str, Any] | None = {} if references else None
     if language in TREE_SITTER_LANGUAGES:
         from ._code import chunk_code
 
         try:
             chunks, symbols, has_errors = chunk_code(
-                language, data[offset:], offset, lines, max_chunk_tokens
+                language, data[offset:], offset, lines, max_chunk_tokens, refs_found
             )
         except (ImportError, LookupError, OSError, RecursionError):
             chunks, symbols, has_errors = None, [], False  # grammar unavailable: windows
+            refs_found = None
     elif language in SFC_LANGUAGES:
         from ._sfc import chunk_sfc
 
@@ -135,6 +142,16 @@ def chunk_bytes(
             lines.chunk(a, b, None, "window", "fallback")
             for a, b in split_range(lines, 0, lines.n - 1, max_chunk_tokens, _blank_rows(lines))
         ]
+    if refs_found:
+        return ChunkedFile(
+            language,
+            lines.n,
+            tuple(chunks),
+            tuple(symbols),
+            has_errors,
+            references=tuple(refs_found.get("references", ())),
+            imports=tuple(refs_found.get("imports", ())),
+        )
     return ChunkedFile(language, lines.n, tuple(chunks), tuple(symbols), has_errors)
 
 

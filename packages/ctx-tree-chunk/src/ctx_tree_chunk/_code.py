@@ -483,9 +483,18 @@ class _Assembler:
 
 
 def chunk_code(
-    language: str, raw: bytes, offset: int, lines: Lines, max_tokens: int
+    language: str,
+    raw: bytes,
+    offset: int,
+    lines: Lines,
+    max_tokens: int,
+    found: dict[str, Any] | None = None,
 ) -> tuple[list[Chunk], list[Symbol], bool]:
-    """Chunk source code; ``raw`` is the input without a BOM (``offset`` bytes dropped)."""
+    """Chunk source code; ``raw`` is the input without a BOM (``offset`` bytes dropped).
+
+    With ``found`` (a dict), the same parse also yields the file's references: ``found``
+    gets ``references`` and ``imports`` (lists), and the symbols their ``bases``
+    (``_refs.py``); lines are those of ``raw``."""
     from tree_sitter import Parser
 
     lang, query, infos = _language(language)
@@ -499,6 +508,16 @@ def chunk_code(
     asm = _Assembler(lines, max_tokens, root, spans)
     asm.region(0, lines.n - 1, roots, None)
     chunks = asm.finish("tree-sitter")
+    bases: dict[str, list[str]] = {}
+    if found is not None:
+        from ._refs import extract
+
+        live = [d for d in defs if not d.merged]
+        functions = [(d.start_byte, d.end_byte) for d in live if d.kind in ("function", "method")]
+        classes = [(d.start_byte, d.end_byte, d.qname) for d in live if d.kind in _TYPE_CONTAINERS]
+        refs, imported, bases = extract(language, root, functions, classes)
+        found["references"] = refs
+        found["imports"] = imported
     symbols = [
         Symbol(
             name=d.qname,
@@ -508,6 +527,7 @@ def chunk_code(
             end_line=d.end_row + 1,
             parent=d.parent_name,
             doc=d.doc,
+            bases=tuple(bases.get(d.qname, ())),
         )
         for d in defs
         if not d.merged

@@ -35,6 +35,12 @@ def query_file(language: str) -> str:
     return f"{QUERY_OF.get(language, language)}.scm"
 
 
+def references_file(language: str) -> str:
+    """Path under ``queries/`` of ``language``'s references query (it may not exist: then the
+    language has no references)."""
+    return f"references/{QUERY_OF.get(language, language)}.scm"
+
+
 # Single-file components: markup whose <script> blocks are parsed (see ``_sfc.py``).
 SFC_LANGUAGES: tuple[str, ...] = ("vue", "svelte")
 

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BinaryContentError", "Chunk", "ChunkError", "ChunkedFile", "Symbol"]
+__all__ = [
+    "BinaryContentError",
+    "Chunk",
+    "ChunkError",
+    "ChunkedFile",
+    "Import",
+    "Reference",
+    "Symbol",
+]
 
 
 class ChunkError(ValueError):
@@ -73,6 +81,9 @@ class Symbol:
             and tag lines stripped, whitespace collapsed, at most 300 characters (cut at a
             word, ending with "…"); ``None`` when there is none, and for Markdown
             headings, data-file keys and notebook or component sections.
+        bases: the base classes (and implemented interfaces) a class's definition names, as
+            written (``("Base", "mod.Mixin")``); found only when references were asked for
+            (:func:`ctx_tree_chunk.chunk_bytes`), else ``()``.
     """
 
     name: str
@@ -82,6 +93,48 @@ class Symbol:
     end_line: int
     parent: str | None
     doc: str | None = None
+    bases: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A use of a name in code: a call, or any other mention of it (a value, a type, a
+    decorator, a base class), as ``queries/references/<language>.scm`` finds them.
+
+    Attributes:
+        name: the identifier used (``get_outdated_files``).
+        receiver: what it is looked up on, as written: ``"self.env"`` for
+            ``self.env.get_outdated_files``, ``"os.path"`` for ``os.path.join``; ``"*"`` when
+            that is no plain dotted name (``f(x).name``, ``a[0].name``); ``None`` for a bare
+            name.
+        line: 1-based line of the reference.
+        call: whether it is called (``f(...)``, ``new F(...)``, a decorator).
+    """
+
+    name: str
+    receiver: str | None
+    line: int
+    call: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Import:
+    """A name an import binds in the file.
+
+    Attributes:
+        local: the name bound (``np`` for ``import numpy as np``; ``BuildEnvironment`` for
+            ``from sphinx.environment import BuildEnvironment``; ``*`` for a wildcard).
+        module: the module as written: ``numpy``, ``.env`` (relative, Python), ``./util``
+            (a path, JavaScript), ``github.com/a/b/pkg`` (Go), ``java.util.List``.
+        name: the name imported from the module, ``None`` when the module itself is bound,
+            ``"*"`` for a wildcard and ``"default"`` for a default import.
+        line: 1-based line of the import.
+    """
+
+    local: str
+    module: str
+    name: str | None
+    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +151,9 @@ class ChunkedFile:
         rendered: for a file whose chunks tile a rendering of it rather than its bytes (a
             Jupyter notebook: its cells as text), that rendering; lines, byte offsets and
             ``total_lines`` are then the rendering's. ``None`` otherwise.
+        references: the names the code uses, in source order, when they were asked for
+            and the language has a references query (``queries/references/``), else ``()``.
+        imports: the names its imports bind, in source order (same condition).
     """
 
     language: str | None
@@ -106,3 +162,5 @@ class ChunkedFile:
     symbols: tuple[Symbol, ...]
     has_errors: bool
     rendered: str | None = None
+    references: tuple[Reference, ...] = ()
+    imports: tuple[Import, ...] = ()

@@ -9,21 +9,22 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ctx_tree_schema import Node
 
+    class Rooted(Protocol):
+        """What :class:`ViewCache` needs of a view: its file root node (``root.id``)."""
 
-class Rooted(Protocol):
-    """What :class:`ViewCache` needs of a view: its file root node (``root.id``)."""
-
-    @property
-    def root(self) -> Node:
-        """The view's file root node."""
+        @property
+        def root(self) -> Node:
+            """The view's file root node."""
 
 
-V = TypeVar("V", bound=Rooted)
+V = TypeVar("V", bound="Rooted")
 
 
 @dataclass
@@ -60,14 +61,14 @@ class ViewCache:
 BACKLOG_TTL_S = 10.0
 
 
-@dataclass
 class BacklogCache:
     """About how many nodes lack a vector of each embedding model, as semantic search's note
     gives it (docs/search.md): counted at most every ``ttl_s`` seconds per model (the note is
     a hint, not an inventory)."""
 
-    ttl_s: float = BACKLOG_TTL_S
-    _counts: dict[str, tuple[float, int]] = field(default_factory=dict)
+    def __init__(self, ttl_s: float = BACKLOG_TTL_S) -> None:
+        self.ttl_s = ttl_s
+        self._counts: dict[str, tuple[float, int]] = {}
 
     def get(self, model: str, count: Callable[[], int]) -> int:
         """The backlog of ``model``: the one counted less than ``ttl_s`` ago, else ``count()``

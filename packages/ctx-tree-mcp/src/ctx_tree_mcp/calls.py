@@ -6,43 +6,42 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Protocol
+from typing import TYPE_CHECKING
 
+if TYPE_CHECKING:
+    from typing import Protocol
 
-class SharedDouble(Protocol):
-    """A ``multiprocessing`` shared double (``Value("d", …)``): what the index's worker
-    processes read."""
+    class SharedDouble(Protocol):
+        """A ``multiprocessing`` shared double (``Value("d", …)``): what the index's worker
+        processes read."""
 
-    value: float
+        value: float
 
 
 class CallsClock:
-    """How many tool calls run now (``run_tool`` marks each with :meth:`call`), when the last
-    one ended (``time.monotonic()`` seconds), and, once the index gives it one, a
+    """How many tool calls run now, when the last one ended (``time.monotonic()`` seconds), and, once the index gives it one, a
     :class:`SharedDouble` its worker processes pause by, told without a poll: ``inf`` while a
-    call runs, else when the last one ended. Only the index reads it."""
+    call runs, else when the last one ended. ``run_tool`` calls :meth:`start` and, whatever
+    happens, :meth:`end` (plain calls: a context manager would cost more than the rest of
+    this). Only the index reads it."""
 
     def __init__(self) -> None:
         self.running = 0
         self.last_end = 0.0
         self.shared: SharedDouble | None = None
 
-    @contextmanager
-    def call(self) -> Iterator[None]:
-        """Mark one tool call for as long as the ``with`` block runs."""
+    def start(self) -> None:
+        """A tool call begins."""
         self.running += 1
-        shared = self.shared
-        if shared is not None:
-            shared.value = math.inf
-        try:
-            yield
-        finally:
-            self.running -= 1
-            self.last_end = time.monotonic()
-            if shared is not None and not self.running:
-                shared.value = self.last_end
+        if self.shared is not None:
+            self.shared.value = math.inf
+
+    def end(self) -> None:
+        """A tool call ended (each :meth:`start` has one)."""
+        self.running -= 1
+        self.last_end = time.monotonic()
+        if self.shared is not None and not self.running:
+            self.shared.value = self.last_end
 
     def busy(self) -> bool:
         """True while a tool call runs."""

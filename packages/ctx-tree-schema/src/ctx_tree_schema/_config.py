@@ -65,6 +65,18 @@ class SteerConfig(TypedDict):
     readLines: int
 
 
+class RouteConfig(TypedDict):
+    """``route``: the host's own shell commands answered by ctx-tree (docs/routing.md).
+    ``enabled``: routing on; ``budget``: tokens a read's or a grep's answer takes at most;
+    ``runBudget``: the same for a run (tests, builds, scripts, logs); ``exclude``: commands
+    (their first words, e.g. ``"pytest"`` or ``"git log"``) never routed."""
+
+    enabled: bool
+    budget: int
+    runBudget: int
+    exclude: list[str]
+
+
 class GrepConfig(TypedDict):
     """``grep``: ripgrep's timeout (milliseconds) and match cap."""
 
@@ -143,6 +155,7 @@ class ConfigData(TypedDict):
     walkers: WalkersConfig
     capture: CaptureConfig
     steer: SteerConfig
+    route: RouteConfig
     grep: GrepConfig
     embedding: EmbeddingConfig
     search: SearchConfig
@@ -187,6 +200,7 @@ DEFAULTS: ConfigData = {
         "agent": True,
     },
     "steer": {"mode": "hint", "readLines": 400},
+    "route": {"enabled": True, "budget": 2000, "runBudget": 1200, "exclude": []},
     "grep": {"timeoutMs": 20000, "maxMatches": 20000},
     "embedding": {
         "provider": "",
@@ -361,6 +375,7 @@ def _as_config_data(data: dict[str, Any]) -> ConfigData:
         walkers=data["walkers"],
         capture=data["capture"],
         steer=data["steer"],
+        route=data["route"],
         grep=data["grep"],
         embedding=data["embedding"],
         search=data["search"],

@@ -25,7 +25,9 @@ class FileRootMeta(TypedDict, total=False):
     its content the outline. ``size`` and ``truncated_at_bytes`` are bytes; ``symbols`` holds
     ``[name, kind, start_line, def_line, end_line]`` rows; ``rendered`` says the lines are
     those of a rendering (a notebook's cells as text), not of the file's bytes; ``encoding``
-    names a file's encoding when it was not UTF-8 (its text is stored as UTF-8)."""
+    names a file's encoding when it was not UTF-8 (its text is stored as UTF-8); ``imports``
+    holds ``[local name, module, imported name or null]`` rows and ``bases`` each class's base
+    classes as written, for the reference graph (docs/search.md)."""
 
     path: str
     relpath: str
@@ -40,12 +42,16 @@ class FileRootMeta(TypedDict, total=False):
     symbols: list[list[str | int]]
     truncated_at_bytes: int
     encoding: str
+    imports: list[list[str | None]]
+    bases: dict[str, list[str]]
 
 
 class FileChunkMeta(TypedDict, total=False):
     """``file_chunk`` child of a file root (``file:///abs/path#Symbol`` or ``#L10-40``).
     ``doc`` is the doc summary of the symbol the chunk starts (first paragraph of its
-    docstring or doc comments, at most 300 characters), present only when there is one."""
+    docstring or doc comments, at most 300 characters), present only when there is one;
+    ``refs`` the names its code uses (``name``, ``receiver.name``, ``*.name``), present only
+    when it uses any (docs/search.md, "References between symbols")."""
 
     path: str
     relpath: str
@@ -56,6 +62,7 @@ class FileChunkMeta(TypedDict, total=False):
     kind: str
     chunking: str
     doc: str
+    refs: list[str]
 
 
 class GrepMeta(TypedDict, total=False):

@@ -38,6 +38,7 @@ from ._nodes import NewNode
 from ._postings import Postings
 from ._rows import content_hash, new_id, now_ms
 from ._store import Store
+from ._symbols import SymbolChunk, symbol_of
 from ._terms import query_words, split_identifier
 from ._vectors import DimensionMismatch, InvalidVector, VectorHit, VectorUnavailable, unusable
 
@@ -65,6 +66,7 @@ __all__ = [
     "StoreGone",
     "StoreInfo",
     "StoreUnwritable",
+    "SymbolChunk",
     "VectorHit",
     "VectorUnavailable",
     "__version__",
@@ -86,6 +88,7 @@ __all__ = [
     "resolve_store_path",
     "split_identifier",
     "store_path",
+    "symbol_of",
     "unusable",
 ]
 

@@ -199,6 +199,24 @@ FTS_VOCAB_POSTINGS = (
     "GROUP BY doc, col LIMIT ?"
 )
 FTS_PHRASE_ROWIDS = "SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?"
+# Live chunks under a file root matching an FTS5 expression, newest first (_symbols.py).
+SYMBOL_CHUNKS = (
+    "SELECT n.id, n.parent_id, n.source_uri, n.metadata FROM fts JOIN nodes n "
+    "ON n.rowid = fts.rowid WHERE fts MATCH ? AND n.kind = 'file_chunk' "
+    "AND n.status = 'live' AND n.parent_id IS NOT NULL ORDER BY fts.rowid DESC LIMIT ?"
+)
+# The live chunks of a file root with one of two source URIs (a symbol, its first part).
+# (``+status``, ``+kind``: the parent's index, not the status or kind one, which would scan
+# every live node.)
+ROOT_CHUNK_BY_URI = (
+    "SELECT id, parent_id, source_uri, metadata FROM nodes "
+    "WHERE parent_id = ? AND +status = 'live' AND source_uri IN (?, ?)"
+)
+# The live chunks of a file root, without their content (_symbols.py).
+ROOT_CHUNKS = (
+    "SELECT id, parent_id, source_uri, metadata FROM nodes "
+    "WHERE parent_id = ? AND +status = 'live' AND +kind = 'file_chunk'"
+)
 FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
 # a packed (BLOB) metadata is not inflated: its chunk's symbol is its source_uri's fragment
 POSTING_DOCS = (

@@ -8,7 +8,7 @@ shared by threads: a re-entrant lock serialises its use of the one apsw connecti
 ``_conn.Db``) to the part that does each job, where the SQL and its rules live: writes in
 ``_nodes``, file versions in ``_files``, reads and walks in ``_graph``, keyword search in
 ``_fts`` and ``_postings``, the walkers' queries in ``_upkeep``, counts in ``_usage``,
-vectors in ``_vectors``.
+vectors in ``_vectors``, symbol chunks by name in ``_symbols``.
 """
 
 from __future__ import annotations
@@ -22,7 +22,18 @@ from typing import Any
 import apsw
 from ctx_tree_schema import EdgeKind, Filters, Node, NodeKind, NodeStatus
 
-from . import _filerows, _files, _fts, _graph, _nodes, _postings, _upkeep, _usage, _vectors
+from . import (
+    _filerows,
+    _files,
+    _fts,
+    _graph,
+    _nodes,
+    _postings,
+    _symbols,
+    _upkeep,
+    _usage,
+    _vectors,
+)
 from ._conn import Db
 from ._db import connect, connect_readonly, disk_bytes, snapshot
 from ._errors import StoreError
@@ -34,6 +45,7 @@ from ._graph import Neighbor, NodeSize
 from ._nodes import NewNode
 from ._postings import Postings
 from ._rows import now_ms
+from ._symbols import SymbolChunk
 
 
 class Store:
@@ -253,6 +265,24 @@ class Store:
         """Mark every live root for ``source_uri`` and its live chunks ``stale`` (the file is
         gone), in one transaction; returns how many nodes changed."""
         return _files.stale_file(self.db, source_uri)
+
+    def chunks_defining(self, name: str, limit: int = _symbols.LOOKUP_MAX) -> list[SymbolChunk]:
+        """Live file chunks whose symbol's last part is ``name``, newest first, of at most
+        ``limit`` candidates (docs/search.md, "References between symbols")."""
+        return _symbols.defining(self.db, name, limit)
+
+    def chunks_mentioning(self, name: str, limit: int = _symbols.LOOKUP_MAX) -> list[SymbolChunk]:
+        """Live file chunks whose code holds every word of ``name``, newest first, at most
+        ``limit``: the candidates for a name's users."""
+        return _symbols.mentioning(self.db, name, limit)
+
+    def chunk_named(self, root_id: str, uri: str, symbol: str) -> SymbolChunk | None:
+        """The live chunk of file root ``root_id`` (URI ``uri``) that starts ``symbol``."""
+        return _symbols.chunk_named(self.db, root_id, uri, symbol)
+
+    def chunks_of(self, root_id: str) -> list[SymbolChunk]:
+        """The live chunks of file root ``root_id``, without their content."""
+        return _symbols.chunks_of(self.db, root_id)
 
     def restore_version(self, old_root_id: str, replaced_root_id: str | None, *, mtime: int) -> str:
         """Store a live copy of an earlier version of a file (``old_root_id``'s tree) with

@@ -1,11 +1,13 @@
-"""Which surface an answer is written for, MCP (the default) or the CLI, and the one place that
-writes a call, a tool name or an argument name in that surface's syntax.
+"""Which surface an answer is written for, MCP (the default), the CLI or the host's shell, and
+the one place that writes a call, a tool name or an argument name in that surface's syntax.
 
 Hints (``next:`` lines, "use … to find one") and errors must be something the reader can type:
 over MCP ``ctx_tree_read(path="a.py", start_line=170)``, on the CLI
-``ctx-tree read a.py --lines 170:``. Handlers never format calls themselves; they call
-:func:`call`, :func:`tool_ref` and :func:`argument_name`. The CLI runs its command inside
-:func:`cli_surface`.
+``ctx-tree read a.py --lines 170:``, and in an answer to a routed shell command (docs/routing.md)
+the native command ``sed -n '170,220p' a.py`` where there is one, else the CLI's. Handlers never
+format calls themselves; they call :func:`call`, :func:`tool_ref` and :func:`argument_name`.
+The CLI runs its command inside :func:`cli_surface`, a routed answer inside
+:func:`shell_surface`.
 """
 
 from __future__ import annotations
@@ -52,7 +54,7 @@ class _SpecView(Protocol):
     def flag_of(self, name: str, /) -> str: ...
 
 
-#: ``"mcp"`` or ``"cli"``; a context variable, so concurrent MCP calls are unaffected.
+#: ``"mcp"``, ``"cli"`` or ``"shell"``; a context variable, so concurrent MCP calls are unaffected.
 SURFACE: ContextVar[str] = ContextVar("ctx_tree_surface", default="mcp")
 #: The tools by name while a CLI command runs, for their verbs and flags (MCP syntax needs
 #: none); given by the caller, so this module does not depend on the tool registry.
@@ -90,15 +92,56 @@ def cli_surface(tools: Mapping[str, _SpecView]) -> Iterator[None]:
         _CLI_TOOLS.reset(tools_token)
 
 
+@contextmanager
+def shell_surface(tools: Mapping[str, _SpecView]) -> Iterator[None]:
+    """Within the block, hints are written as shell commands: a line range as ``sed -n``
+    (:func:`shell_call`), anything else as the CLI writes it (``tools`` as for
+    :func:`cli_surface`)."""
+    token, tools_token = SURFACE.set("shell"), _CLI_TOOLS.set(tools)
+    try:
+        yield
+    finally:
+        SURFACE.reset(token)
+        _CLI_TOOLS.reset(tools_token)
+
+
 def on_cli() -> bool:
-    """True while a CLI command runs (hints are then written as CLI commands)."""
-    return SURFACE.get() == "cli"
+    """True while a CLI command runs, or a routed shell command is answered (hints are then
+    written as commands)."""
+    return SURFACE.get() in ("cli", "shell")
+
+
+def on_shell() -> bool:
+    """True while a routed shell command is answered (:func:`shell_surface`)."""
+    return SURFACE.get() == "shell"
+
+
+def shell_call(tool: str, values: Mapping[str, object]) -> str | None:
+    """The native command for a call, when there is one: ``ctx_tree_read`` of a line range is
+    ``sed -n 'A,Bp' PATH``, or ``nl -ba PATH | sed -n 'A,Bp'`` with numbers (the default);
+    None for any other call."""
+    if tool != "ctx_tree_read" or set(values) - {"path", "start_line", "end_line", "numbers"}:
+        return None
+    if "start_line" not in values and "end_line" not in values:
+        return None
+    first = values.get("start_line") or 1
+    last = values.get("end_line")
+    script = f"{first},{'$' if last is None else last}p"
+    path = shlex.quote(str(values["path"]))
+    if values.get("numbers", True) is False:
+        return f"sed -n {shlex.quote(script)} {path}"
+    return f"nl -ba {path} | sed -n {shlex.quote(script)}"
 
 
 def call(tool: str, **args: object) -> str:
     """An exact call of ``tool`` with ``args`` (``None`` values left out), in the surface's
-    syntax: ``ctx_tree_get(node_id="01J…", offset=120)`` or ``ctx-tree get 01J… --offset 120``."""
+    syntax: ``ctx_tree_get(node_id="01J…", offset=120)``, ``ctx-tree get 01J… --offset 120``,
+    or in a routed answer ``sed -n '120,180p' a.py`` for a line range."""
     values = {k: v for k, v in args.items() if v is not None}
+    if on_shell():
+        native = shell_call(tool, values)
+        if native is not None:
+            return native
     if on_cli():
         spec = _spec(tool)
         if spec is not None:

@@ -480,6 +480,10 @@ def _bash(app: App, event: dict[str, Any]) -> str:
 
     command = _text(event, "command")
     cwd = Path(str(event.get("cwd") or app.root))
+    from ctx_tree_mcp.wire.route import is_routed
+
+    if is_routed(command):  # ctx-tree answered it and stored its whole output (docs/routing.md)
+        return "skipped"
     if (
         refusal(command, app.config.data["bash"]["deny"])
         # it printed a secret file: its output is not kept, redacted or not

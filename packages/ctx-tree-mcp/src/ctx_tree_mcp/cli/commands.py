@@ -340,6 +340,42 @@ def _inspect_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-browser", action="store_true", help="only print the URL")
 
 
+def _savings(args: argparse.Namespace) -> str:
+    """What routing would have saved on this project's past Claude Code sessions
+    (``route/past.py``, docs/routing.md)."""
+    from pathlib import Path
+
+    from ctx_tree_mcp.route import past
+
+    with open_app(args) as app:
+        where = Path(args.transcripts) if args.transcripts else past.transcript_dir(app.root)
+        files = (
+            sorted(where.glob("*.jsonl"), key=lambda p: p.stat().st_mtime) if where.is_dir() else []
+        )
+        if not files:
+            raise ToolInputError(
+                "--transcripts",
+                f"no transcripts (*.jsonl) in {where}; give the folder that holds them",
+            )
+        files = files[-args.last :] if args.last else files
+        settings = app.config.data["route"]
+        return past.report(app.root, files, settings["budget"], settings["runBudget"])
+
+
+def _savings_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="folder of Claude Code transcripts (default: this project's under ~/.claude/projects)",
+    )
+    p.add_argument(
+        "--last",
+        type=number_flag("--last", 10, ">= 1", whole=True),
+        default=0,
+        help="only the N most recent sessions (default: all)",
+    )
+
+
 #: Every CLI-only command, in ``--help`` order (after the tool verbs).
 COMMANDS: tuple[Command, ...] = (
     Command("walk", "run the walkers once (for cron and tests)", _walk, _walk_args),
@@ -357,6 +393,12 @@ COMMANDS: tuple[Command, ...] = (
         _index,
     ),
     Command("stats", "node counts by kind and status, store size, tokens served vs stored", _stats),
+    Command(
+        "savings",
+        "what routing would have saved on this project's past Claude Code sessions",
+        _savings,
+        _savings_args,
+    ),
     Command("stores", "every store: project path, size, node count, last use", _stores),
     Command(
         "forget",

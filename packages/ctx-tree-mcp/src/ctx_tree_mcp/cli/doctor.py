@@ -4,7 +4,8 @@ Checks: Python, uv, rg, the tree-sitter grammars, the store's directory and perm
 the configuration, the embedding provider (when one is configured: it answers, its vectors
 length matches the store's, the embedding walker is not failing or rate-limited), the
 summarizer (when on: today's tokens against its cap, its last failure), the Claude Code
-plugin's hooks (when a plugin with ``hooks/hooks.json`` is found), the host's Bash rules and
+plugin's hooks (when a plugin with ``hooks/hooks.json`` is found), routing (on or off, its
+socket's directory, its client's start-up, whether a hook asks ctx-tree), the host's Bash rules and
 sandbox that ``ctx_tree_bash`` applies, and the MCP server's measured start-up time (spawn →
 ``initialize`` answered).
 Nothing is written: the store is opened read-only, writability is probed with a temporary
@@ -417,6 +418,66 @@ def check_hooks(root: Path) -> Check | None:
     return Check("hooks", True, f"{len(commands)} hook commands in {hooks_file}")
 
 
+def check_routing(root: Path, home: Path) -> Check | None:
+    """Routing (docs/routing.md): switched on or off, a private directory for its socket, the
+    client starting under a real interpreter (its start-up in ms), and whether a hook asks
+    ctx-tree at all (the plugin's ``hooks.json`` or Claude Code's settings). None when the
+    configuration cannot be read (the config check says why)."""
+    from ctx_tree_schema import ConfigError, load_config
+
+    from ctx_tree_mcp.route.channel import socket_dir
+    from ctx_tree_mcp.route.router import client_path, interpreter
+
+    try:
+        settings = load_config(home, root).data["route"]
+    except ConfigError:
+        return None
+    if not settings["enabled"]:
+        return Check("routing", True, "off (route.enabled is false)")
+    where = socket_dir(str(home))
+    if where is None:
+        return Check(
+            "routing",
+            False,
+            "no private directory for its socket (CTX_TREE_HOME/run, XDG_RUNTIME_DIR, tmp)",
+            "set XDG_RUNTIME_DIR, or a shorter CTX_TREE_HOME",
+        )
+    started = time.perf_counter()
+    done = subprocess.run(
+        [interpreter(), "-I", "-S", client_path()], input=b"ok\n", capture_output=True, timeout=30
+    )
+    ms = (time.perf_counter() - started) * 1000
+    if done.stdout != b"ok\n":
+        return Check("routing", False, f"the client does not run under {interpreter()}", "")
+    asked = _routing_hook_found(root)
+    budgets = f"budgets {settings['budget']:,}/{settings['runBudget']:,} tokens"
+    hook = asked or "no hook asks ctx-tree yet: commands run as they are (ctx-tree install claude)"
+    return Check(
+        "routing", True, f"on; socket in {where}; client starts in {ms:.0f} ms; {budgets}; {hook}"
+    )
+
+
+def _routing_hook_found(root: Path) -> str:
+    """Where a ``ctx_tree_route`` hook is configured (the plugin, Claude Code's settings), or
+    ``""``."""
+    plugin = find_plugin(root)
+    candidates = [plugin / "hooks" / "hooks.json"] if plugin else []
+    config_dir = os.environ.get("CLAUDE_CONFIG_DIR") or str(Path.home() / ".claude")
+    candidates += [
+        Path(config_dir) / "settings.json",
+        root / ".claude" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ]
+    for path in candidates:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if '"ctx_tree_route"' in text:
+            return f"hooked in {path}"
+    return ""
+
+
 #: The ``initialize`` request the start-up measurement sends (raw JSON-RPC, one line).
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -558,6 +619,7 @@ def doctor(root: Path, home: Path, *, startup: bool = True) -> tuple[str, int]:
         ("embedding", lambda: check_embedding(root, home)),
         ("summarizer", lambda: check_summarizer(root, home)),
         ("hooks", lambda: check_hooks(root)),
+        ("routing", lambda: check_routing(root, home)),
         ("bash rules", lambda: check_bash_rules(root)),
         ("sandbox", lambda: check_sandbox(root)),
     ]

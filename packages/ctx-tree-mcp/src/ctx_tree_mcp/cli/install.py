@@ -9,8 +9,13 @@ functions that compute the new text of each one. Every edit:
   runs ``ctx_tree_hook.py``; files ctx-tree created, marked as such), everything else in the
   file is kept;
 * is idempotent: a second install changes nothing and says so;
-* keeps a backup of the file it replaces (``<file>.ctx-tree.bak``, the content before the
-  last change);
+* writes through a symbolic link (a config linked into a dotfiles repository: the link stays,
+  its target gets the change) and keeps the file's mode;
+* keeps the text it does not change as the user wrote it (JSON through
+  :func:`~ctx_tree_mcp.cli.jsonedit.edit_json`, TOML through tomlkit; YAML is written anew);
+* keeps the bytes a file held before each change in a backup beside it that is never
+  overwritten (``<file>.ctx-tree.bak``, then ``<file>.1.ctx-tree.bak``, …), with the file's
+  mode;
 * with ``dry_run`` only prints the unified diff (:mod:`difflib`).
 
 Errors: :class:`~ctx_tree_mcp.errors.ToolInputError` naming ``HOST``, ``--scope`` or the file
@@ -164,8 +169,9 @@ class FileEdit:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
+    try:  # line ends as they are: a CRLF file keeps them where nothing changes
+        with open(path, encoding="utf-8", newline="") as f:
+            return f.read()
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
@@ -193,17 +199,20 @@ def _dump_json(data: dict[str, Any]) -> str:
 
 
 def _json_edit(path: Path, change: Callable[[dict[str, Any]], None]) -> FileEdit:
-    """Apply ``change`` to the JSON object in ``path``; a file left empty (``{}``) is removed
-    (its backup keeps what it held)."""
+    """Apply ``change`` to the JSON object in ``path``, the text it does not change kept as
+    written; a file left empty (``{}``) is removed (its backup keeps what it held), unless it
+    is a link (its target then holds ``{}``)."""
+    from ctx_tree_mcp.cli.jsonedit import edit_json
+
     old = _read(path)
     data = _load_json(path, old)
     before = copy.deepcopy(data)
     change(data)
     if data == before:
         return FileEdit(path, old, old)
-    if not data:
+    if not data and not path.is_symlink():
         return FileEdit(path, old, None)
-    return FileEdit(path, old, _dump_json(data))
+    return FileEdit(path, old, edit_json(old, data) if old and old.strip() else _dump_json(data))
 
 
 def _mcp_entry(flavour: str) -> dict[str, Any]:
@@ -288,6 +297,35 @@ def _claude_hooks(
         del data["hooks"]
 
 
+def _route_hooks(data: dict[str, Any], install: bool) -> None:
+    """Upsert (or remove) the PreToolUse entry that routes the host's own commands
+    (``wire.route.claude_hook_entry``: ``mcp_tool`` hooks calling the ``ctx-tree`` server this
+    install registers; docs/routing.md). Other handlers are kept."""
+    from ctx_tree_mcp.wire.route import claude_hook_entry
+
+    hooks = data.setdefault("hooks", {}) if install else data.get("hooks")
+    if not isinstance(hooks, dict):
+        return
+    groups = hooks.get("PreToolUse")
+    kept = [
+        g
+        for g in (groups if isinstance(groups, list) else [])
+        if not (
+            isinstance(g, dict)
+            and isinstance(g.get("hooks"), list)
+            and any(isinstance(h, dict) and h.get("tool") == "ctx_tree_route" for h in g["hooks"])
+        )
+    ]
+    if install:
+        kept.insert(0, claude_hook_entry("ctx-tree"))
+    if kept:
+        hooks["PreToolUse"] = kept
+    else:
+        hooks.pop("PreToolUse", None)
+    if not hooks:
+        data.pop("hooks", None)
+
+
 def _hosted_events(
     host: str, names: tuple[str, ...] | dict[str, str | None]
 ) -> dict[str, tuple[str, str | None]]:
@@ -306,8 +344,14 @@ def _claude(t: Target, install: bool) -> list[FileEdit]:
         mcp, settings = t.root / ".mcp.json", t.root / ".claude" / "settings.json"
     return [
         _json_edit(mcp, _set_server("mcpServers", "claude", install)),
-        _json_edit(settings, lambda d: _claude_hooks(d, CLAUDE_EVENTS, install)),
+        _json_edit(settings, lambda d: _claude_settings(d, install)),
     ]
+
+
+def _claude_settings(data: dict[str, Any], install: bool) -> None:
+    """Claude Code's settings: ctx-tree's capture hooks and its routing entry."""
+    _claude_hooks(data, CLAUDE_EVENTS, install)
+    _route_hooks(data, install)
 
 
 def _codex_dir(t: Target) -> Path:
@@ -327,6 +371,7 @@ def _codex(t: Target, install: bool) -> list[FileEdit]:
             str(config), f"is not valid TOML ({exc}); fix it or move it away (nothing was written)"
         ) from exc
     servers = doc.get("mcp_servers")
+    ours_last = bool(doc) and list(doc)[-1] == "mcp_servers"
     if install:
         if servers is None:
             servers = tomlkit.table(is_super_table=True)
@@ -353,6 +398,8 @@ def _codex(t: Target, install: bool) -> list[FileEdit]:
             for key in [k for k in state if str(k).startswith(prefix)]:
                 del state[key]
     new = tomlkit.dumps(doc)
+    if not install and ours_last and "mcp_servers" not in doc and new.endswith("\n\n"):
+        new = new[:-1]  # the blank line tomlkit put before the table it appended
     new_text: str | None = None if not new.strip() else (new if new != (old or "") else old)
     events = {event: (CLAUDE_EVENTS[event][0], m) for event, m in CODEX_EVENTS.items()}
     hooks = _json_edit(folder / "hooks.json", lambda d: _claude_hooks(d, events, install))
@@ -441,8 +488,9 @@ def _cursor(t: Target, install: bool) -> list[FileEdit]:
                 command = hook_command("cursor", event)
                 if command:
                     table.setdefault(event, []).append({"command": command})
-        elif set(data) == {"version"}:
-            data.clear()
+        elif not data.get("hooks"):  # no hooks left: the version was for ours
+            data.pop("hooks", None)
+            data.pop("version", None)
 
     return [
         _json_edit(folder / "mcp.json", _set_server("mcpServers", "cursor", install)),
@@ -672,24 +720,51 @@ def diff(edit: FileEdit) -> str:
     )
 
 
-def _write(edit: FileEdit) -> None:
+def _backup(path: Path, data: bytes, mode: int) -> Path:
+    """Keep ``data``, what ``path`` held, in a backup beside it that is never overwritten:
+    ``<name>.ctx-tree.bak`` the first time, then ``<name>.1.ctx-tree.bak``, ``.2``, …; a backup
+    already holding these bytes is not made again. Created with ``mode``, the file's own (a
+    0600 config holding keys gets a 0600 backup)."""
+    n = 0
+    while True:
+        backup = path.with_name(f"{path.name}{f'.{n}' if n else ''}{BACKUP_SUFFIX}")
+        try:
+            fd = os.open(backup, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        except FileExistsError:
+            if backup.is_file() and not backup.is_symlink() and backup.read_bytes() == data:
+                return backup
+            n += 1
+            continue
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)  # whatever the umask
+            f.write(data)
+        return backup
+
+
+def _write(edit: FileEdit) -> Path | None:
+    """The one writer of a user's file: ``edit`` written through a link to its target (the
+    link stays), atomically, in the file's mode; what the file held goes to a backup
+    (:func:`_backup`), which is returned. A removed file that is a link is emptied instead."""
     path = edit.path
-    if edit.old is not None:
-        backup = path.with_name(path.name + BACKUP_SUFFIX)
-        backup.write_text(edit.old, encoding="utf-8")
-        if edit.new is None:
+    real = Path(os.path.realpath(path))
+    backup = None
+    if edit.old is not None and real.is_file():
+        backup = _backup(path, real.read_bytes(), stat.S_IMODE(real.stat().st_mode))
+    if edit.new is None and not path.is_symlink():
+        if path.exists():
             path.unlink()
-            return
-    if edit.new is None:
-        return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.ctx-tree-tmp")
-    tmp.write_text(edit.new, encoding="utf-8")
+        return backup
+    real.parent.mkdir(parents=True, exist_ok=True)
     mode = 0o755 if edit.executable else 0o644
-    if edit.old is not None:
-        mode = stat.S_IMODE(path.stat().st_mode) | (0o111 if edit.executable else 0)
-    tmp.chmod(mode)
-    os.replace(tmp, path)
+    if real.is_file():
+        mode = stat.S_IMODE(real.stat().st_mode) | (0o111 if edit.executable else 0)
+    tmp = real.with_name(f".{real.name}.ctx-tree-tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write((edit.new or "").encode("utf-8"))
+        os.fchmod(f.fileno(), mode)
+    os.replace(tmp, real)
+    return backup
 
 
 def apply(
@@ -713,9 +788,9 @@ def apply(
         lines += [diff(e) for e in changed]
     else:
         for edit in changed:
-            _write(edit)
+            kept = _write(edit)
             verb = "removed" if edit.new is None else ("wrote" if edit.old is None else "updated")
-            backup = f" (backup: {edit.path.name}{BACKUP_SUFFIX})" if edit.old is not None else ""
+            backup = f" (backup: {kept.name})" if kept is not None else ""
             lines.append(f"{verb} {edit.path}{backup}")
     if not changed:
         lines.append(

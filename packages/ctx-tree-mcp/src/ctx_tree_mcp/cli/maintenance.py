@@ -101,8 +101,32 @@ def stats(app: App) -> str:
         + f"\n\ntokens stored (chars/4): {tokens_for_chars(stored_chars):,}\n"
         f"tokens served: {served:,}; the whole sources would have been {source:,}{share}\n"
         f"calls: {plural(counters.get('reads', 0), 'read')}, {plural(counters.get('greps', 0), 'grep')}\n"
+        + routed_table(app)
         + "".join(f"{line}\n" for line in status_lines(app.store, app.root, app.config))
     )
+
+
+def routed_table(app: App) -> str:
+    """Per kind of routed command (docs/routing.md): how many, the tokens the host would have
+    passed the model and what it passed; ``""`` when nothing was routed."""
+    from ctx_tree_store import browse
+    from tabulate import tabulate
+
+    per: dict[str, dict[str, int]] = {}
+    for _day, tool, name, value in browse.usage_since(app.store, "0000-00-00"):
+        if tool.startswith("route:"):
+            counts = per.setdefault(tool.removeprefix("route:"), {})
+            counts[name] = counts.get(name, 0) + value
+    if not per:
+        return ""
+    rows = []
+    for kind in sorted(per):
+        c = per[kind]
+        source, served = c.get("tokens_source", 0), c.get("tokens_served", 0)
+        share = f"{served / source:.2f}" if source else "-"
+        rows.append([kind, c.get("routed", 0), f"{source:,}", f"{served:,}", share])
+    table = tabulate(rows, headers=["routed", "commands", "native tokens", "passed", "ratio"])
+    return f"\n{table}\n\n"
 
 
 def _size(size: int) -> str:

@@ -50,7 +50,7 @@ class AnthropicSummarizer:
     ) -> None:
         self.api_key, self._model, self.base_url = api_key, model, base_url.rstrip("/")
         self.timeout_ms, self.max_input_chars = timeout_ms, max_input_chars
-        self._http = client()
+        self._http = client(self.base_url)
 
     @property
     def model(self) -> str:

@@ -95,7 +95,7 @@ class HttpEmbedder:
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
         self._api = APIS[settings.provider]
-        self._http = client()
+        self._http = client(settings.base_url)
         self._dims = settings.dimensions
         self._lock = threading.Lock()
         self.max_batch = 0

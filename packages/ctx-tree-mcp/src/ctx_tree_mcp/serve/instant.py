@@ -33,7 +33,7 @@ from ctx_tree_mcp import ending
 
 TYPE_CHECKING = False  # typing itself is not imported at start-up (about 10 ms)
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from typing import Any, Protocol
 
     class Engine(Protocol):
@@ -58,6 +58,9 @@ LOADER_DELAY = 0.05
 ROOTS_TIMEOUT = 1.0
 #: The id of the one ``roots/list`` request the server sends.
 ROOTS_ID = "ctx-tree-roots/list"
+#: The hooks' hidden routing tool (``route/router.py``), answered by this module's session
+#: from the routing service, which starts without the SDK (docs/routing.md).
+ROUTE_TOOL = "ctx_tree_route"
 INVALID_REQUEST = -32600
 INTERNAL_ERROR = -32603
 
@@ -113,6 +116,8 @@ class Session:
         self.initialized = threading.Event()  # notifications/initialized came
         self._roots: list[object] = []  # the client's answer to roots/list
         self._roots_came = threading.Event()
+        #: The routing service's decision (``route/service.py``), once it is started.
+        self.route_decide: Callable[[Mapping[str, Any]], str] | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         """Write one JSON-RPC message."""
@@ -140,6 +145,8 @@ class Session:
                 }
             )
             return
+        if ROUTE_TOOL in line and self._route(line):
+            return
         if ROOTS_ID in line and self._take_roots(line):
             return
         if "notifications/initialized" in line:
@@ -151,6 +158,33 @@ class Session:
                 self._refuse(line)
             elif not self._answer(line):
                 self.pending.append(line)
+
+    def _route(self, line: str) -> bool:
+        """Answer the hooks' ``ctx_tree_route`` call here, before and after the handover: the
+        routing service (``route/service.py``) decides, or nothing is routed while it is not
+        up (docs/routing.md). False for any other line."""
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            return False
+        params = msg.get("params") if isinstance(msg, dict) else None
+        if not (
+            isinstance(params, dict)
+            and msg.get("method") == "tools/call"
+            and "id" in msg
+            and params.get("name") == ROUTE_TOOL
+        ):
+            return False
+        text = ""
+        decide = self.route_decide
+        if decide is not None:
+            try:
+                text = decide(params.get("arguments") or {})
+            except Exception as exc:  # never: Router.decide catches; the command runs as it is
+                sys.stderr.write(f"ctx-tree: routing failed: {exc}\n")
+        result = {"content": [{"type": "text", "text": text}], "isError": False}
+        self.send({"jsonrpc": "2.0", "id": msg["id"], "result": result})
+        return True
 
     def _take_roots(self, line: str) -> bool:
         """True when ``line`` is the client's answer to our ``roots/list`` (kept, not fed to
@@ -210,7 +244,9 @@ class Session:
                 {"jsonrpc": "2.0", "id": msg["id"], "result": answers[self.version]["initialize"]}
             )
             return True
-        if self.version is None or self.pending:
+        if self.version is None:
+            return False
+        if self.pending:
             return False
         if method == "notifications/initialized" and "id" not in msg and len(self.replay) == 1:
             self.replay.append(line)
@@ -341,6 +377,22 @@ def _load(session: Session, root: str | None) -> None:
             session.done.set()
 
 
+def _start_routing(session: Session, root: str | None) -> None:
+    """Start the routing service (``route/service.py``) and hand its decision to ``session``;
+    a failure leaves routing off (logged). Only with a known project root: a root that comes
+    from the client's MCP roots is known after the handover."""
+    try:
+        from ctx_tree_mcp.app import PROJECT_VARIABLES, project_root
+
+        if root is None and not any(os.environ.get(v) for v in PROJECT_VARIABLES):
+            return
+        from ctx_tree_mcp.route import service
+
+        session.route_decide = service.start(project_root(root)).decide
+    except Exception as exc:  # routing is optional: the server goes on without it
+        sys.stderr.write(f"ctx-tree: routing off: {type(exc).__name__}: {exc}\n")
+
+
 def serve_instant(root: str | None = None) -> int:
     """Serve MCP on stdio for ``root`` (default ``$CLAUDE_PROJECT_DIR`` or the cwd) until EOF."""
     if os.environ.get("CTX_TREE_INSTANT", "1") == "0":
@@ -359,9 +411,14 @@ def serve_instant(root: str | None = None) -> int:
     # client's initialize, sent at once) is answered, or after LOADER_DELAY if none came.
     start = threading.Lock()
 
+    routing = threading.Thread(
+        target=_start_routing, args=(session, root), name="ctx-tree-route-start", daemon=True
+    )
+
     def start_loader() -> None:
         if start.acquire(blocking=False):
             sys.setswitchinterval(0.001)  # answers from here wait less behind the imports
+            routing.start()
             loader.start()
 
     delay = threading.Timer(LOADER_DELAY, start_loader)
@@ -382,6 +439,10 @@ def serve_instant(root: str | None = None) -> int:
     # the client is gone: nobody reads a running command's answer, so end it now
     ending.begin()
     ending.end_children()
+    if session.route_decide is not None:
+        from ctx_tree_mcp.route import service
+
+        service.stop()
     session.end_of_input()
     session.done.wait()
     timer.cancel()

@@ -51,23 +51,27 @@ def error_text(name: str, exc: BaseException) -> str:
 
 async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
     """Run one tool call: ``(text, is_error)``. Never raises (except cancellation)."""
-    from ctx_tree_mcp.tools.registry import run_tool
+    from ctx_tree_mcp.tools.registry import call_tool
 
     # Store handlers run on the event loop: a cached read takes ~2 ms, and a thread hop
     # costs about a millisecond of the round trip. Walkers use their own thread and
     # connection, so nothing here waits on them.
     try:
-        return await run_tool(app, name, arguments), False  # redacted by run_tool
+        return (await call_tool(app, name, arguments)).text, False  # redacted by call_tool
     except Exception as exc:
         return redact_text(error_text(name, exc)), True
 
 
 def build_server(app: App, walkers: bool = True) -> Server:
     """The SDK's low-level ``Server`` serving every registered tool over ``app``; with
-    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``)."""
+    ``walkers``, the walker coordinator runs while it serves (``lifecycle.py``). The hooks'
+    hidden ``ctx_tree_route`` tool is answered by the process's routing service
+    (``route/service.py``, docs/routing.md) and never listed."""
     import mcp_types as types
     from mcp.server.lowlevel import Server
 
+    from ctx_tree_mcp.route import service
+    from ctx_tree_mcp.route.router import TOOL
     from ctx_tree_mcp.serve.lifecycle import no_walkers, walkers_lifespan
     from ctx_tree_mcp.tools.registry import tools_list
 
@@ -83,6 +87,11 @@ def build_server(app: App, walkers: bool = True) -> Server:
         return listed[0]
 
     async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        if params.name == TOOL:
+            text, is_error = service.decide(params.arguments or {}), False
+            return types.CallToolResult(
+                content=[types.TextContent(type="text", text=text)], is_error=is_error
+            )
         text, is_error = await answer(app, params.name, params.arguments)
         return types.CallToolResult(
             content=[types.TextContent(type="text", text=text)], is_error=is_error
@@ -118,6 +127,9 @@ def serve(root: str | None = None) -> int:
         return 2
     if note := config.unknown_summary():
         log.warning("%s", note)
+    from ctx_tree_mcp.route import service
+
+    service.start(app.root, app.home, app.session_key)
     server = build_server(app)
     from ctx_tree_mcp import ending
 
@@ -129,6 +141,7 @@ def serve(root: str | None = None) -> int:
         anyio_run_stdio(server)
     finally:
         ending.end_children()
+        service.stop()
         app.close()
     return 0
 

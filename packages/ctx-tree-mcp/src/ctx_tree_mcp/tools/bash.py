@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.engines.shell.run import RunResult
     from ctx_tree_mcp.engines.shell.sandbox import Plan
 
-DESCRIPTION = "Run a shell command: exit code, errors, test summaries, tail. Output is stored."
+DESCRIPTION = "Run a shell command; output stored, a digest (errors, tail) returned."
 MAX_TIMEOUT_S = 600
 SOURCE = "ctx_tree_bash"
 #: Budgets (tokens) under which the manifest may drop its ``next`` call and lists the omitted

@@ -108,13 +108,20 @@ def seeds_for(app: App, seed_ids: Any, query: str | None) -> Any:
 
 
 def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[str, float]]:
-    """``(seed ids, ranks)``: ``seed_ids`` as given with no ranks; else, for a long query
+    """``(seed ids, ranks)``: ``seed_ids`` as given, with a long query's
+    :func:`long_query_ranks` (the nodes around the seeds are scored by that ranking) or
+    else no ranks; else, for a long query
     (docs/search.md#long-queries), the best chunks of the best files of its ranking, each
     ranked by its file's weight (:data:`LONG_QUERY_FILE_DECAY` to the power of the file's
     rank) times its own score relative to its file's best chunk, at most :data:`LONG_QUERY_SEEDS`, best first, with those ranks;
     for a short query, the ids of its top :data:`QUERY_SEEDS` search hits. Raises
     ``ToolInputError`` (``seed_ids``) with neither, or (``query``) when the query finds
     nothing."""
+    from ctx_tree_mcp.engines.search import longquery
+
+    if seed_ids and isinstance(query, str) and longquery.is_long(query):
+        # given seeds and a long query: the query's own ranking scores what lies around them
+        return seed_ids, long_query_ranks(app, query)
     if seed_ids or (seed_ids is None and not query):
         return seed_ids, {}
     if not query or not isinstance(query, str) or not query.strip():
@@ -125,18 +132,11 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
         )
     from ctx_tree_schema import Filters
 
-    from ctx_tree_mcp.engines.search import longquery
     from ctx_tree_mcp.tools.search import find
 
     ranks: dict[str, float] = {}
     if longquery.is_long(query):
-        ranking = longquery.rank(app.store, query, Filters())
-        weights = ranking.weights(LONG_QUERY_FILE_DECAY)
-        for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
-            group = ranking.chunks[key]
-            top = group[0][0] or 1.0
-            for chunk_score, _rowid, nid in group[:LONG_QUERY_SEEDS]:
-                ranks[nid] = weights[key] * (chunk_score / top)
+        ranks = long_query_ranks(app, query)
         order = sorted(ranks, key=lambda i: -ranks[i])
         nodes = app.store.get_many(order[: LONG_QUERY_SEEDS * 2])
         ids = [i for i in order if i in nodes and not app.hidden(nodes[i])][:LONG_QUERY_SEEDS]
@@ -151,11 +151,31 @@ def query_seeds(app: App, seed_ids: Any, query: str | None) -> tuple[Any, dict[s
     return ids, ranks
 
 
+def long_query_ranks(app: App, query: str) -> dict[str, float]:
+    """``{chunk id: rank}`` of a long query's ranking (docs/search.md#long-queries): the
+    chunks of its best :data:`LONG_QUERY_SEEDS` files, each its file's weight
+    (:data:`LONG_QUERY_FILE_DECAY` to the power of the file's rank) times its own score
+    relative to its file's best chunk."""
+    from ctx_tree_schema import Filters
+
+    from ctx_tree_mcp.engines.search import longquery
+
+    ranking = longquery.rank(app.store, query, Filters())
+    weights = ranking.weights(LONG_QUERY_FILE_DECAY)
+    ranks: dict[str, float] = {}
+    for _score, key in ranking.files[:LONG_QUERY_SEEDS]:
+        group = ranking.chunks[key]
+        top = group[0][0] or 1.0
+        for chunk_score, _rowid, nid in group[:LONG_QUERY_SEEDS]:
+            ranks[nid] = weights[key] * (chunk_score / top)
+    return ranks
+
+
 class _RankedGraph(StoreGraph):
     """The store's graph whose query rank is a long query's own ranking of the seeds."""
 
-    def __init__(self, store: Any, ranks: dict[str, float]) -> None:
-        super().__init__(store)
+    def __init__(self, store: Any, ranks: dict[str, float], root: str | None = None) -> None:
+        super().__init__(store, root)
         self.ranks = ranks
 
     def fts_rank(self, query: str, node_ids: Any) -> dict[str, float]:
@@ -213,7 +233,8 @@ def plan(
             "seed_ids",
             f"{', '.join(denied)}: from a file on the denylist, not shown; leave it out",
         )
-    graph = _RankedGraph(app.store, ranks) if ranks else StoreGraph(app.store)
+    root = str(app.root)
+    graph = _RankedGraph(app.store, ranks, root) if ranks else StoreGraph(app.store, root)
     # The seeds (at most 50, packed first) are charged exactly what rendering adds to their
     # content's size, so a small seed at a small budget is packed exactly when it fits.
     exact = {

@@ -80,7 +80,9 @@ def neighbors(
     app: App, node_id: str, depth: int = 1, edge_kinds: list[str] | None = None, limit: int = 50
 ) -> str:
     """Handle ``ctx_tree_neighbors``: nodes within ``depth`` hops, nearest first, one per line
-    with ``d=<hops> via=<parent|child|edge kind:out|in>``.
+    with ``d=<hops> via=<parent|child|edge kind:out|in>``; a symbol chunk's callees and
+    callers read ``via=references:out <name as used>`` / ``references:in <name as used>``
+    (docs/search.md, "References between symbols").
 
     Raises ``ToolInputError`` for an unknown node or edge kind (``depth`` and ``limit`` come
     validated by the input model, ``run_tool``).
@@ -100,10 +102,14 @@ def neighbors(
                 "edge_kinds",
                 f"unknown edge kind in {edge_kinds!r}; one of: {', '.join(k.value for k in EdgeKind)}",
             ) from None
+    from ctx_tree_mcp.engines.files.refgraph import walk
+
     start = node_by_id(app, node_id)
-    found = app.store.neighbors(start.id, depth=depth, edge_kinds=kinds, limit=limit + 1)
+    found = walk(app.store, str(app.root), start, depth, kinds, limit + 1)
     rows = [
-        line(n.node, f" d={n.depth} via={n.via}") for n in found[:limit] if not app.hidden(n.node)
+        line(node, f" d={hops} via={via}")
+        for node, hops, via in found[:limit]
+        if not app.hidden(node)
     ]
     more = f"raise limit (now {limit})" if len(found) > limit else ""
     depth_arg, kinds_arg = (argument_name("ctx_tree_neighbors", a) for a in ("depth", "edge_kinds"))

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from pydantic import Field
 
@@ -34,10 +34,7 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.app import App
     from ctx_tree_mcp.engines.grep.ripgrep import GrepResult, Line
 
-DESCRIPTION = (
-    "ripgrep (.gitignore respected) within budget_tokens; full output stored; a manifest "
-    "only if lines were left out."
-)
+DESCRIPTION = "ripgrep (.gitignore respected) within budget_tokens; full output stored."
 
 
 #: The most ``head_limit`` lines (the schema gives only its minimum, to keep ``tools/list`` small).
@@ -72,8 +69,15 @@ class Args(Input):
     ] = True
     head_limit: Annotated[
         int | None,
-        Field(ge=1, description="as | head -n N"),
+        Field(ge=1),
         Cli("show only the first N output lines, as `| head -n N`"),
+    ] = None
+    output_mode: Annotated[
+        Literal["count", "files_with_matches"] | None,
+        Cli(
+            "`count`: matches per file (`grep -c`); `files_with_matches`: names only "
+            "(`grep -l`); default: the lines"
+        ),
     ] = None
     budget_tokens: Budget = 2000
 
@@ -96,6 +100,7 @@ async def grep(
     after_context: int | None = None,
     before_context: int | None = None,
     numbers: bool = True,
+    output_mode: str | None = None,
 ) -> str | Reply:
     """Handle ``ctx_tree_grep``; returns the answer text, or a :class:`Reply` with exit status
     :data:`TIMED_OUT_STATUS` when the search stopped at ``grep.timeoutMs`` (not an answer).
@@ -118,6 +123,10 @@ async def grep(
     ``head_limit`` shows the first N output lines (match, context and ``--`` lines, in the
     answer's order) as ``| head -n N`` would; the full output is stored all the same. A search of one
     file prints ``line:text`` without the path, as ``rg -n PATTERN FILE`` does.
+
+    ``output_mode`` ``count`` answers ``path:N`` per file with matches (``grep -c``),
+    ``files_with_matches`` the file names (``grep -l``), most matches first, within the budget;
+    the stored output is the same as for ``content``.
     """
     from ctx_tree_mcp.engines.grep.excerpt import compile_pattern, excerpter
     from ctx_tree_mcp.engines.grep.ripgrep import (
@@ -285,6 +294,14 @@ async def grep(
         full_tokens = (
             full_tokens * result.output_bytes // max(1, len(full.encode("utf-8", "replace")))
         )
+    if output_mode in ("count", "files_with_matches"):
+        text = _per_file_answer(app, result, order, node_id, budget, output_mode, full_tokens)
+        app.count("grep", tokens_served=estimate_tokens(text), tokens_source=full_tokens, greps=1)
+        return Reply(text, TIMED_OUT_STATUS) if result.timed_out else text
+    if output_mode is not None:
+        raise ToolInputError(
+            "output_mode", f"{output_mode!r}: give count or files_with_matches, or leave it out"
+        )
     shape = _Shape(before + after > 0, target.absolute.is_file(), head_limit, bool(numbers))
     stopped = _timeout_note(app, result, target.relative) if result.timed_out else None
 
@@ -329,6 +346,45 @@ def _timeout_note(app: App, result: GrepResult, where: str) -> str:
         f"the search of {scope} timed out at {limit} (grep.timeoutMs) {got}; the files it had "
         f"not reached may hold matches: narrow it ({_narrow()}) or raise grep.timeoutMs"
     )
+
+
+def _per_file_answer(
+    app: App,
+    result: GrepResult,
+    order: list[str],
+    node_id: str,
+    budget: int,
+    mode: str,
+    full_tokens: int,
+) -> str:
+    """``output_mode`` ``count`` (``path:N``) or ``files_with_matches`` (``path``), files with
+    the most matches first, as many as fit; the manifest counts the rest."""
+    rows = [f"{p}:{result.counts[p]}" if mode == "count" else p for p in order]
+
+    def body(room: int) -> tuple[str, Manifest]:
+        shown: list[str] = []
+        used = 0
+        for row in rows:
+            cost = estimate_tokens(row + "\n")
+            if used + cost > room:
+                break
+            shown.append(row)
+            used += cost
+        total_m = result.match_count
+        m = Manifest(f"{plural(total_m, 'match', 'matches')} in {plural(len(order), 'file')}")
+        rest = order[len(shown) :]
+        if not rest:
+            m.complete = not (result.timed_out or result.capped or not result.kept_all)
+        else:
+            left = sum(result.counts[p] for p in rest)
+            m.add(
+                "not shown", f"{plural(len(rest), 'file')} with {plural(left, 'match', 'matches')}"
+            )
+            get = get_call(app, node_id)
+            m.add("next", get or f"the matches are {NOT_STORED}")
+        return ("\n".join(shown) + "\n" if shown else "no matches\n"), m
+
+    return fitted_answer(budget, body, lambda m: m, full_tokens, "full output", terse=True)
 
 
 def _context(name: str, value: object) -> int:

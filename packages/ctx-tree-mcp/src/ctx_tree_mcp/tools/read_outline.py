@@ -15,7 +15,7 @@ from ctx_tree_mcp.answers.render import (
     number_lines,
     split_lines,
 )
-from ctx_tree_mcp.answers.surface import argument_name
+from ctx_tree_mcp.answers.surface import argument_name, on_shell
 from ctx_tree_mcp.engines.files.filecache import FileView
 from ctx_tree_mcp.tools.lookup import NOT_STORED
 from ctx_tree_mcp.tools.read_view import (
@@ -69,31 +69,42 @@ def entry_docs(view: FileView, ids: list[str]) -> list[str]:
     return docs
 
 
+#: Tokens of a whole read's room an outline with signatures leaves for code at least (else
+#: the outline shows names only).
+OUTLINE_CODE_MIN = 300
+
+
 def outline_text(
     rows: list[str],
     docs: list[str],
     top: list[bool],
     room: int,
     names: list[str] | None = None,
+    folded: list[str] | None = None,
 ) -> tuple[str, str]:
     """The outline rows within ``room`` tokens, and a note on what is not listed: every row
-    with its doc summary (``" — doc"``), else every row without, else every row as its
-    ``names`` form (line range and name, no signature), else the top-level rows (``top[i]``),
-    else those cut to fit."""
+    with its doc summary (``" — doc"``), else every row without, when that leaves
+    :data:`OUTLINE_CODE_MIN` tokens of the room for code; else the ``names`` form (line
+    range and name, no signature), else the ``folded`` form (each top-level row with its
+    members' names on it), the first that takes at most half the room (the other half shows
+    code), else the first that fits; else the top-level rows (``top[i]``), else those cut to
+    fit."""
+    rich: list[list[str]] = []
     if any(docs):
-        text = "\n".join(
-            f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)
-        )
-        if estimate_tokens(text) <= room:
+        rich.append([f"{row} — {doc}" if doc else row for row, doc in zip(rows, docs, strict=True)])
+    rich.append(rows)
+    for form in rich:
+        text = "\n".join(form)
+        if estimate_tokens(text) <= room - OUTLINE_CODE_MIN:
             return text, ""
-    text = "\n".join(rows)
-    if estimate_tokens(text) <= room:
-        return text, ""
+    compact = [f for f in (names, folded) if f is not None] or [rows]
+    for limit in (room // 2, room):
+        for form in compact:
+            text = "\n".join(form)
+            if estimate_tokens(text) <= limit:
+                return text, ""
     if names is not None:
         rows = names
-        text = "\n".join(rows)
-        if estimate_tokens(text) <= room:
-            return text, ""
     text = "\n".join(row for row, is_top in zip(rows, top, strict=True) if is_top)
     if estimate_tokens(text) <= room:
         return text, f"{len(rows) - sum(top)} nested symbols not listed"
@@ -145,11 +156,33 @@ def signatures(view: FileView) -> list[str]:
 MIN_LINES_ROOM = 50
 
 
+def _folded(entries: list[OutlineEntry], depth: list[int]) -> list[str]:
+    """The outline's top-level rows, each with its direct members' names after it
+    (``862-1649 class Plotter: __init__ save show …``): every name of a class at a third of
+    a row each."""
+    out: list[str] = []
+    for i, (e, d) in enumerate(zip(entries, depth, strict=True)):
+        if d:
+            continue
+        members = [
+            m.name.rsplit(".", 1)[-1]
+            for m, md in zip(entries[i + 1 :], depth[i + 1 :], strict=True)
+            if md == 1 and m.name.startswith(e.name + ".")
+        ]
+        out.append(f"{e.start}-{e.end} {e.label}" + (f": {' '.join(members)}" if members else ""))
+    return out
+
+
+#: Fewest tokens of a chunk cut to fill an outline answer's last room (fewer: left empty).
+PART_MIN_TOKENS = 40
+
+
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many lines of the top and
-    of the end of the file as fit. ``next`` reads the first definition not shown, by symbol. ``numbered``
+    of the end of the file as fit (whole chunks in about equal shares, then the room left to
+    the side shown less, cut at a line). ``next`` reads the first definition not shown, by symbol. ``numbered``
     False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
     numbered."""
     # the file's characters bound its numbered text from below: past the budget, not built
@@ -169,21 +202,24 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         for d, e, sig in zip(depth, entries, signatures(view), strict=True)
     ]
     names = [f"{'  ' * d}{e.start}-{e.end} {e.label}" for d, e in zip(depth, entries, strict=True)]
+    folded = _folded(entries, depth)
     top = [d == 0 for d in depth]
     docs = entry_docs(view, entry_ids(view))
     pick = argument_name("ctx_tree_read", "symbol")
     pick += " NAME" if pick.startswith("-") else "=NAME"
+    # a routed `cat` (docs/routing.md): the rows' line ranges are what the shell reads by
+    pick_note = "" if on_shell() else f"; {pick} reads one"
 
     # The chunks as numbered lines, made once: the body is fitted more than once.
     blocks = [number_lines(split_lines(c.content), c.metadata["lines"][0]) for c in view.chunks]
     costs = [estimate_tokens(b) for b in blocks]
 
     def body(room: int) -> tuple[str, tuple[int, int, str, Cut | None]]:
-        title = (
-            f"{note}\n" if note else ""
-        ) + f"## outline ({len(entries)} symbols; {pick} reads one)\n"
+        # a file without definitions (a log, a text): its top and end alone
+        outline = f"## outline ({len(entries)} symbols{pick_note})\n" if entries else ""
+        title = (f"{note}\n" if note else "") + outline
         room_left = room - 40 - estimate_tokens(title)
-        text, nested_note = outline_text(rows, docs, top, room_left, names)
+        text, nested_note = outline_text(rows, docs, top, room_left, names, folded)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 20
         # The top and the end of the file, as far as the room goes, in about equal shares:
@@ -207,9 +243,31 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
                 break
         last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
         resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
+        top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
+        # The room no whole chunk fits goes to the side shown less, cut at a line: the last
+        # lines of the end's next chunk, or the first lines of the top's.
+        if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
+            if end_used <= top_used:
+                chunk = view.chunks[end_n - 1]
+                lines = split_lines(chunk.content)
+                first = chunk.metadata["lines"][0]
+                k = len(lines)
+                while (
+                    k > 0
+                    and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
+                ):
+                    k -= 1
+                if k < len(lines):
+                    end_text = number_lines(lines[k:], first + k) + end_text
+                    resume = first + k
+            else:
+                part, _cut = fit_lines(blocks[top_n], room - 10)
+                if part.endswith("\n"):
+                    top_text += part
+                    last_line += part.count("\n")
         out = head
-        if top_n:
-            out += f"## lines 1-{last_line}\n" + "".join(blocks[:top_n])
+        if last_line:
+            out += f"## lines 1-{last_line}\n" + top_text
         elif blocks and not resume and room >= MIN_LINES_ROOM:
             # No chunk fits, though the outline left room (a line longer than it: minified
             # code, one-line JSON): the first lines, or the first cut by characters, rather
@@ -221,7 +279,7 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
             if not cut.empty:
                 return out + part, (cut.shown_to, 0, nested_note, cut)
         if resume:
-            out += f"## lines {resume}-{view.total_lines}\n" + "".join(blocks[end_n:])
+            out += f"## lines {resume}-{view.total_lines}\n" + end_text
         return out, (last_line, resume, nested_note, None)
 
     def manifest(state: tuple[int, int, str, Cut | None]) -> Manifest:
@@ -249,13 +307,29 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
             return m
         gap_end = (resume - 1) if resume else view.total_lines
         after = next((e for e in entries if last_line < e.start <= gap_end), None)
-        if after is not None and len(find_symbols(view.outline, after.name)) == 1:
+        plain = False if on_shell() and not numbered else None
+        if after is not None and on_shell():
+            m.add(
+                "next",
+                call(
+                    "ctx_tree_read",
+                    path=view.relative,
+                    start_line=after.start,
+                    end_line=after.end,
+                    numbers=plain,
+                ),
+            )
+        elif after is not None and len(find_symbols(view.outline, after.name)) == 1:
             m.add("next", call("ctx_tree_read", path=view.relative, symbol=after.name))
         elif last_line < gap_end:
             m.add(
                 "next",
                 call(
-                    "ctx_tree_read", path=view.relative, start_line=last_line + 1, end_line=gap_end
+                    "ctx_tree_read",
+                    path=view.relative,
+                    start_line=last_line + 1,
+                    end_line=gap_end,
+                    numbers=plain,
                 ),
             )
         return m

@@ -115,7 +115,8 @@ async def call_tool(app: App, name: str, arguments: Mapping[str, Any] | None) ->
     spec = tool(name)
     values = spec.validate(arguments)
     app.stores.check()  # a store deleted since the last call is opened anew
-    with app.calls.call():  # the project index and its workers wait meanwhile (indexer.py)
+    app.calls.start()  # the project index and its workers wait meanwhile (indexer.py)
+    try:
         try:
             result = spec.handler(app, **values)
             if inspect.isawaitable(result):
@@ -127,11 +128,13 @@ async def call_tool(app: App, name: str, arguments: Mapping[str, Any] | None) ->
             result = spec.handler(app, **values)
             if inspect.isawaitable(result):
                 result = await result
+    finally:
+        app.calls.end()
     from ctx_tree_mcp.wire.redact import redact_text
 
-    reply = result if isinstance(result, Reply) else Reply(result)
+    text, status = result if isinstance(result, Reply) else (result, 0)
     # plus one line when nothing is being stored
-    return Reply(app.stores.answer(redact_text(reply.text)), reply.status)
+    return Reply(app.stores.answer(redact_text(text)), status)
 
 
 def tools_list() -> list[dict[str, Any]]:

@@ -85,7 +85,9 @@ def find(
 
         if longquery.is_long(query):  # a pasted issue or trace: docs/search.md#long-queries
             return longquery.search(app.store, query, limit, filters), []
-        return list(app.store.search(query, limit=limit, filters=filters)), []
+        from ctx_tree_mcp.engines.search import rerank
+
+        return rerank.keyword(app.store, query, limit, filters), []
     from ctx_tree_mcp.engines.search.retrieval import MixedModels
     from ctx_tree_mcp.engines.search.retrieval import search as vector_search
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Generic, TypeVar
+from typing import Annotated, Any, Generic, NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -78,8 +78,7 @@ class Sugar(Generic[_Raw]):
     repeat: bool = False  # the option may be given several times; parse gets the list
 
 
-@dataclass(frozen=True, slots=True)
-class Reply:
+class Reply(NamedTuple):
     """A handler's answer text with the exit status the CLI exits with (``ctx_tree_bash``:
     its command's, so ``&&`` and ``set -e`` hold); a handler may return the text alone."""
 

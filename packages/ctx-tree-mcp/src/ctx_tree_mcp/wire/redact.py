@@ -16,12 +16,13 @@ rule:
   command's output.
 * **Assignments**: the value after a secret-like name (``password``, ``pwd``, ``secret``,
   ``token``, ``api_key``, ``AccountKey``, ``credential``, …) and ``=``, ``:``, ``:=`` or ``=>``,
-  in code, YAML, ``.env`` and ``;``-separated connection strings. Only values shaped like a
-  secret are redacted: a quoted password of any characters, or a value of 16+ characters with
-  high Shannon entropy. Ordinary constants are kept: values holding spaces, identifiers and
-  header names made of words (``x-session-token-header-name``), paths, URLs, numbers and
-  placeholders (``${VAR}``, ``changeme``, ``<password>``). Where configuration, not code, sets
-  a password or token (a ``.env`` line, a connection string), even a word is one.
+  in code, YAML, ``.env`` and ``;``-separated connection strings, and a password given in
+  prose (``the password is …``). Whether a value given to a password is one is decided by
+  one rule, :func:`_is_password`, by where it is written; for other names only values of 16+
+  characters with high Shannon entropy are secrets. Ordinary constants are kept: values
+  holding spaces, identifiers and header names made of words
+  (``x-session-token-header-name``), code, paths, URLs, numbers and placeholders (``${VAR}``,
+  ``changeme``, ``<password>``).
 
 Every rule runs only when the lower-cased text holds one of its trigger literals (a substring
 test is ~40x cheaper than a regex scan, and most text holds no secret); the assignment rule is
@@ -37,6 +38,8 @@ redacts a corpus exactly as the server's Python does.
 """
 
 from __future__ import annotations
+
+import sys
 
 #: Names only type checkers import (mypy takes any ``TYPE_CHECKING`` for true): ``typing``
 #: would load ``re``, and importing ``re`` costs a hook's process ~27M instructions.
@@ -127,7 +130,7 @@ _NAME = (
 #: or 4) or bare (group 5: up to whitespace, ``;``, ``,``, a quote or a closing bracket).
 _ASSIGN_SOURCE = (
     r"(" + _NAME + r")[A-Za-z0-9_.-]*"
-    r"[\"'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=(?!=)|:=|=>|[:=])[ \t]*"
+    r"[\"'\]]{0,2}[ \t]*(?::[ \t]*[A-Za-z_][\w.\[\]|, ]{0,40}?[ \t]*=(?!=)|:=|=>|:(?!:)|=)[ \t]*"
     r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|`([^`\n]{1,400})`|([^\s\"'`,;<>(){}\[\]]{1,400}))"
 )
 _ASSIGN = _Lazy("(?i)" + _ASSIGN_SOURCE)
@@ -174,8 +177,8 @@ class _Rule:
     hook's process ~6 ms)."""
 
     __slots__ = (
-        "anchored", "back", "folded", "gate", "group", "head", "keep", "near", "pattern",
-        "replace", "tag", "token", "triggers",
+        "anchored", "back", "folded", "gate", "gate_first", "group", "head", "keep", "near",
+        "pattern", "replace", "tag", "token", "triggers",
     )  # fmt: skip
 
     def __init__(
@@ -190,6 +193,7 @@ class _Rule:
         anchored: bool = False,
         back: int = 8,
         gate: _Lazy | None = None,
+        gate_first: bool = False,
         replace: Callable[[re.Match[str]], str] | None = None,
         near: Callable[[str, int, int, dict[str, object]], bool] | None = None,
         token: _Token | None = None,
@@ -222,6 +226,9 @@ class _Rule:
         #: a cheaper pattern (a literal first) every match holds: the rule runs only where a
         #: trigger alone is too common (``:`` for ``.pgpass`` lines)
         self.gate = gate
+        #: the gate costs less than looking for the triggers (many of them, or common ones):
+        #: it is searched first unless every trigger is already known (the hooks' scan)
+        self.gate_first = gate_first
         #: the match's replacement, for a rule that hides more than one part of its match
         #: (default: ``group`` becomes ``[REDACTED:<tag>]``)
         self.replace = replace
@@ -243,9 +250,11 @@ def _anchored_rule(
     )
 
 
-#: Word characters as ``re``'s ``\\w`` has them for ``str`` patterns: alphanumerics and ``_``.
-def _word(c: str) -> bool:
-    return c.isalnum() or c == "_"
+#: A token starts and ends where no letter or digit is beside it: ``re``'s ``\\b`` with ``_``
+#: taken for a separator, as file names use it (``backup_ghp_….txt``, ``dir_AKIA…/``):
+#: ``(?<![^\\W_])`` and ``(?![^\\W_])``.
+def _joins(c: str) -> bool:
+    return c.isalnum()
 
 
 class _Run:
@@ -287,9 +296,9 @@ class _TokenMatch:
 
 class _Token:
     """A token of fixed shape, matched without ``re`` (a hook's process that meets one need
-    not load it): at a word start (``\\b``), one of ``alternatives``, each a sequence of
-    literals (a tuple of case-sensitive spellings) and :class:`_Run` s, then a word boundary
-    when ``boundary``. The same matches as the regular expression it documents: a run is
+    not load it): where no letter or digit is before it (:func:`_joins`), one of
+    ``alternatives``, each a sequence of literals (a tuple of case-sensitive spellings) and
+    :class:`_Run` s, then, when ``boundary``, no letter or digit. The same matches as the regular expression it documents: a run is
     greedy and gives back characters only to reach the final boundary; a run other than the
     last is followed by a literal whose first character it cannot hold, so it never has to.
 
@@ -331,7 +340,7 @@ class _Token:
 
     def _try(self, text: str, pos: int) -> tuple[_TokenMatch | None, int]:
         """The match at ``pos`` or None, and the first start after ``pos`` that may match."""
-        if pos and _word(text[pos - 1]):
+        if pos and _joins(text[pos - 1]):
             return None, pos + 1
         resume = len(text)
         for alternative, skips in zip(self.alternatives, self.skips):
@@ -366,10 +375,10 @@ class _Token:
                 continue
             for size in range(longest, part.lo - 1, -1):  # give back to reach a boundary
                 cut = at + size
-                if _word(text[cut - 1]) != (cut < n and _word(text[cut])):
+                if not (cut < n and _joins(text[cut])):
                     return cut, first_run_end
             return -1, first_run_end
-        if self.boundary and (at < n and _word(text[at])) == _word(text[at - 1]):
+        if self.boundary and at < n and _joins(text[at]):
             return -1, first_run_end
         return at, first_run_end
 
@@ -433,13 +442,23 @@ _WORD = r"(?:[A-Z]+(?![a-z])|[A-Z]?[a-z]+)"
 #: number after a word allowed: names, header names, config keys, dotted paths. Words run
 #: together are any run of letters (every one splits into ``_WORD`` s), so the pattern says
 #: ``[A-Za-z]+``: written ``(?:_WORD)+`` it could split a run in exponentially many ways, and
-#: did, for every one when the match failed after it (a 24-letter value took seconds).
-_WORDS = _Lazy(r"_*[A-Za-z]+[0-9]{0,3}(?:[-_./:]+[A-Za-z]+[0-9]{0,3})*_*")
+#: did, for every one when the match failed after it (a 24-letter value took seconds). A
+#: short number may lead (``4_no_priv``) and separators may start and end it (a prefix being
+#: joined to more: ``'security.token_provider.'``).
+_WORDS = _Lazy(
+    r"[-_./:]*(?:[0-9]{1,3}[-_./:]+)?[A-Za-z]+[0-9]{0,3}(?:[-_./:]+[A-Za-z]+[0-9]{0,3})*[-_./:]*"
+)
 _WORD_RE = _Lazy(_WORD)
-_IDENT_PATH = _Lazy(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: A name in code, qualified or not: ``self._token``, ``Foo::BAR``, ``\\App\\Key``,
+#: ``$this->key``, a nullable type ``?string``.
+_IDENT_PATH = _Lazy(
+    r"[?\\$]?[A-Za-z_][A-Za-z0-9_]*(?:(?:\.|::|->|\\)\$?[A-Za-z_][A-Za-z0-9_]*)*(?:\[\])?"
+)
 _PLACEHOLDER = _Lazy(
     r"(?i)^(?:\$\{?[\w.:-]*\}?|\{\{.*\}\}|<[^<>]*>|%\(?\w*\)?s?|\*+|x{3,}|\.{3}|…"
-    r"|changeme|change_me|value|password|passwd|pass|pwd|pw|secret|null|none|nil|true|false|undefined|redacted"
+    r"|changeme|change_me|value|password|passwd|passphrase|pass|pwd|pw|secret|token"
+    r"|null|none|nil|true|false|undefined|redacted"
+    r"|bool|boolean|string|str|int|integer|float|double|bytes|array|object|mixed|any|void|list|dict"
     r"|example|dummy|test|(?:your|my)[-_a-z]*|env\(.*|os\.environ.*|process\.env.*)$"
 )
 
@@ -465,6 +484,8 @@ def _plain_value(value: str) -> bool:
         or _file_reference(value)
         or _PLACEHOLDER.match(value) is not None
         or _FORMAT_MARK.search(value) is not None
+        or "(?" in value  # a regular expression
+        or "\\x" in value
     )
 
 
@@ -539,7 +560,9 @@ def _code_like(m: re.Match[str], value: str) -> bool:
     after = m.string[m.end() : m.end() + 3].lstrip(" \t")[:1]
     if after in ("(", "["):
         return True
-    return bool(_IDENT_PATH.fullmatch(value)) and ("." in value or after in ("|", ",", ")"))
+    return bool(_IDENT_PATH.fullmatch(value)) and (
+        any(c in value for c in ".:>\\$?") or after in ("|", ",", ")")
+    )
 
 
 #: What a ``.env`` line holds before the name's secret-like word: blanks, ``export``, the
@@ -600,25 +623,16 @@ _NAMING_WORDS = ("password", "passwd", "pwd", "passphrase", "secret", "token")
 _CONFIG_TAILS = ("=", "_key=", "-key=")
 
 
-def _configured_secret(m: re.Match[str], name: str, value: str) -> bool:
-    """A value, bare or quoted, set in configuration rather than code, whose name ends with a
-    password or token word: a ``.env`` line (``[export] DB_PASSWORD=value`` or
-    ``API_TOKEN="value"`` alone on its line) or a ``;``-separated connection string
-    (``…;Password=value;…``). Such a value is a secret even when it is a word
-    (``correcthorsebatterystaple``); a value that names a variable like itself
-    (``db_password``, ``user_pwd_var``) is kept."""
+def _in_configuration(m: re.Match[str], name: str) -> bool:
+    """The value of ``m`` is set in configuration rather than code, by a name that ends with a
+    password or token word (or that and ``_KEY``): a ``.env`` line (``[export]
+    DB_PASSWORD=value`` or ``API_TOKEN="value"`` alone on its line) or a ``;``-separated
+    connection string (``…;Password=value;…``)."""
     text = m.string
     group = next(g for g in (2, 3, 4, 5) if m.group(g) is not None)
     opens = m.start(group) - (group != 5)  # a quoted value starts at its quote
     if not name.endswith(_CONFIG_WORDS) or text[m.end(1) : opens].lower() not in _CONFIG_TAILS:
         return False  # the name goes on after the word (PASSWORD_FILE), or code's ``x = y``
-    lowered = value.lower()
-    if (
-        len(value) < 4
-        or any(w in lowered for w in _NAMING_WORDS)
-        or ("_" in value and _words(value) >= 2)
-    ):
-        return False
     line = _line_of(m)
     if m.start() <= line.dotenv_head and _DOTENV_TAIL.match(text, m.end()):
         return True
@@ -655,22 +669,15 @@ def _password_name(name: str) -> bool:
     return "passw" in name or "pwd" in name or "passphrase" in name or name in ("pass", "pw")
 
 
-def _ends_name(m: re.Match[str]) -> bool:
-    """The secret-like word ends the name (``db_password``, not ``password_hint``)."""
-    after = m.string[m.end(1) : m.end(1) + 1]
-    return not (after.isalnum() or after in "_.-") if after else True
-
-
-def _passphrase(m: re.Match[str], value: str) -> bool:
-    """A quoted value of a name that ends in a password word, written as a passphrase:
-    2-8 words with single spaces (``"correct horse battery staple"``), none of them a word of
-    prose (``"Enter your password"``, ``"must be at least 12 characters"``), no placeholder or
-    format mark, no word naming a secret (``"Mot de passe"``), not ending like a sentence."""
+def _passphrase(value: str) -> bool:
+    """2-8 words with single spaces (``"correct horse battery staple"``), none of them a word
+    of prose (``"Enter your password"``, ``"must be at least 12 characters"``), no placeholder
+    or format mark, no word naming a secret (``"Mot de passe"``), not ending like a
+    sentence."""
     return (
-        _ends_name(m)
-        and _PASSPHRASE.fullmatch(value) is not None
+        _PASSPHRASE.fullmatch(value) is not None
         and value[-1] not in ".?!:…"
-        and not any(c in value for c in "{}%$<>")
+        and not any(c in value for c in "{}%$<>()")
         and not any(_naming_word(w.strip(",;")) for w in value.lower().split())
     )
 
@@ -680,58 +687,193 @@ def _naming_word(word: str) -> bool:
     return word in _PROSE_WORDS or word.startswith(("pass", "pwd", "secret", "token", "key"))
 
 
-def _password_line(m: re.Match[str], value: str) -> bool:
-    """A bare value on a YAML or properties line of its own, ``password: hunter22``: one word
-    with a digit or a symbol in it is a password there (a word of letters alone is kept: a
-    label, ``password: Passwort``). Not YAML syntax (``!vault``, ``&anchor``, ``*alias``,
-    ``|``)."""
+def _key_line(m: re.Match[str]) -> bool:
+    """``m`` is a bare value on a YAML or properties line of its own, after ``:``
+    (``  - db_password: <value>  # staging``)."""
     text = m.string
-    op = text[m.end(1) : m.start(5)].strip(" \t\"'")
-    lowered = value.lower()
     return (
-        op == ":"
-        and _ends_name(m)
-        and len(value) >= 4
-        and value[0] not in "!&*|>%@{["
-        and any(c.isalpha() for c in value)
-        and any(not c.isalpha() for c in value)
-        and not any(w in lowered for w in _NAMING_WORDS)
+        text[m.end(1) : m.start(5)].strip(" \t\"'") == ":"
         and m.start() <= _line_of(m).key_head
         and _DOTENV_TAIL.match(text, m.end()) is not None
     )
 
 
+#: What may follow a password word in a name that still holds a password
+#: (``password_confirmation``, ``PASSWORD_2``, ``pwd_plain``); any other rest names something
+#: about a password (``password_hint``, ``INVALID_PASSWORD_ERROR``, ``passwordHasher``,
+#: ``password-hasher``), which holds none.
+_HOLDER_TAILS = frozenset(
+    [
+        "confirm",
+        "confirmation",
+        "again",
+        "repeat",
+        "retype",
+        "verify",
+        "new",
+        "old",
+        "current",
+        "plain",
+        "plaintext",
+        "value",
+        "str",
+        "string",
+        "text",
+        "raw",
+        "clear",
+        "cleartext",
+    ]
+)
+#: A locale or a country code whose country is Palau (``'PW' => …``, ``en_PW``): not a
+#: password name.
+_PALAU = frozenset(("pw", "en_pw", "pau_pw", "pt_pw"))
+
+
+def _holder_tail(tail: str) -> bool:
+    word = tail.strip("_.-").lower()
+    return not word or word.isdigit() or word in _HOLDER_TAILS
+
+
+def _one_case(value: str) -> bool:
+    """The words of ``value`` (split at ``-_./:`` and digits) are written alike: all in lower
+    case, all in upper case, or all capitalised (``Content-Type``, ``PasswordHasher``); or it is
+    one word (``passwordField``). ``correct-Horse-battery`` is not."""
+    parts = "".join(" " if c in "-_./:0123456789" else c for c in value).split()
+    if len(parts) <= 1:
+        return True
+    kinds = {"lower" if p.islower() else "upper" if p.isupper() else p[:1].isupper() for p in parts}
+    return len(kinds) == 1 and kinds != {False}
+
+
+def _name_like(value: str, words: int = 1) -> bool:
+    """``value`` reads as a name of ``words`` words or more, written alike."""
+    return _words(value) >= words and _one_case(value)
+
+
+def _names_a_secret(value: str) -> bool:
+    """A value that is a name holding a secret's word (``db_password``, ``PASSWORD_FIELD``,
+    ``passwordHash``): a variable's or a field's name, not a password
+    (``MyPassword123!`` is one)."""
+    lowered = value.lower()
+    return any(w in lowered for w in _NAMING_WORDS) and _name_like(value)
+
+
+def _is_password(value: str, quoted: bool, where: str, word: str, tail: str) -> bool:
+    """Whether ``value``, set for a name whose secret word is ``word`` (lower case:
+    ``password``, ``pw``, …; a token or secret word only ``where`` is ``config``) followed by
+    ``tail`` in the name (``_ERROR`` of ``PASSWORD_ERROR``), is a password. The one rule for
+    secrets with no shape of their own (docs/security.md, "Passwords without a shape").
+
+    ``where``: ``config`` (a ``.env`` line, a connection string, an environment dump's
+    ``K=V``), ``line`` (a YAML or properties key on its own line), ``code`` (an assignment,
+    a keyword argument, a dict entry) or ``prose`` (``the password is …``).
+
+    Never a password: fewer than 4 characters, plain values (placeholders, paths, URLs,
+    numbers, format strings), a name holding a secret's word (``db_password``), a name that
+    goes on after the word (``PASSWORD_ERROR``; not ``password_confirmation``). Then:
+    configuration, any value (words too); a key line, a word with a digit or a symbol
+    (``hunter22``, ``walrus-42``; not ``Passwort``); code, a quoted value unless it reads as
+    two or more words written alike (``"new-password"``; not ``"correct-Horse-battery9"``),
+    after ``pw``, ``pwd`` or ``pass`` only one with a digit or a symbol (``'PW' => …``
+    is a country), and a bare value of 6+ characters unless it reads as words written alike
+    (``hunter22`` could be a variable); prose, a word with a letter and a digit unless it
+    reads as several words written alike (``sha256-hashed``), or any word not written as a
+    name; a quoted passphrase (2-8 words, no word of prose) after a password word that ends
+    the name."""
+    strong = "passw" in word or "passphrase" in word
+    if tail and not _holder_tail(tail):
+        return False
+    if any(c.isspace() for c in value):
+        return quoted and not tail and where != "prose" and _passphrase(value)
+    if len(value) < 4 or _plain_value(value) or _names_a_secret(value):
+        return False
+    letter = any(c.isalpha() for c in value)
+    other = any(not c.isalpha() for c in value)
+    if where == "config":
+        return not ("_" in value and _words(value) >= 2)
+    if where == "line":
+        return letter and other and value[0] not in "!&*|>%@{["
+    if where == "prose":
+        digit = any(c.isdigit() for c in value)
+        return letter and ((digit and not _name_like(value, 2)) or not _name_like(value))
+    if quoted:
+        if strong:
+            return not _name_like(value, 2)
+        return letter and other and not _name_like(value, 2)
+    return len(value) >= 6 and not _name_like(value)
+
+
 def _keep_assignment(m: re.Match[str]) -> bool:
-    name = m.group(1).lower()
+    word = m.group(1).lower()
     quoted = next((q for q in m.group(2, 3, 4) if q is not None), None)
     value = quoted if quoted is not None else m.group(5)
-    if quoted is not None and _password_name(name) and _passphrase(m, value):
-        return False
-    if _plain_value(value) or (quoted is None and _code_like(m, value)):
+    if quoted is None and _code_like(m, value):
         return True
-    if _configured_secret(m, name, value):
-        return False
-    if quoted is None and _password_name(name) and _password_line(m, value):
-        return False
-    if _password_name(name):
-        if quoted is not None:  # a quoted password is one unless it reads as several words
-            return len(value) < 4 or _words(value) >= 2
-        # bare: a plain word (``password=password``, ``password: hunter2``) is kept
-        return len(value) < 6 or _words(value) >= 1
-    if len(value) < 16 or _words(value):
+    text = m.string
+    group = next(g for g in (2, 3, 4, 5) if m.group(g) is not None)
+    opens = m.start(group) - (group != 5)  # a quoted value starts at its quote
+    tail = _NAME_TAIL.match(text, m.end(1), opens).group(0)  # type: ignore[union-attr]
+    if _in_configuration(m, word):
+        return not _is_password(value, quoted is not None, "config", word, "")
+    if _password_name(word):
+        if _palau(m):
+            return True
+        where = "line" if quoted is None and not tail and _key_line(m) else "code"
+        return not _is_password(value, quoted is not None, where, word, tail)
+    if _plain_value(value) or len(value) < 16 or _words(value):
         return True
     # a random value: hex needs ~3 bits/char (16 symbols), base64-ish ~3.5 (gitleaks uses 3.7)
     hexish = all(c in "0123456789abcdefABCDEF" for c in value)
     return _entropy(value) < (3.0 if hexish else 3.5)
 
 
-#: A URL with a password: ``scheme://user:password@host``. The password runs to the last ``@``
-#: that is followed by a host name, so ``@`` and ``/`` inside it are covered.
+#: The rest of a name after its secret-like word, up to its end.
+_NAME_TAIL = _Lazy(r"[A-Za-z0-9_.-]*")
+
+
+def _palau(m: re.Match[str]) -> bool:
+    """The name is Palau's country code, alone or in a locale (``'PW'``, ``"en_PW"``)."""
+    text, start = m.string, m.start(1)
+    if text[start : m.end(1)] != "PW":
+        return False
+    lo = start
+    while lo > 0 and lo > start - 4 and (text[lo - 1].isalpha() or text[lo - 1] == "_"):
+        lo -= 1
+    key = text[lo : m.end(1)].lower()
+    return key in _PALAU or (len(key) in (5, 6) and key.endswith("_pw") and key[:-3].isalpha())
+
+
+#: A password given in prose: ``the db password is <value>``, ``the pw was
+#: 'Gl4ss-Onion'`` (a note, a prompt, an answer, a commit message). Group 1 is the word,
+#: group 2 the value (its closing punctuation left out; it ends at a ``|`` or a bracket, as in
+#: a pattern: ``rg 'password is …|…'``). In lower case: searched for in the lower-cased text
+#: as it is.
+_PROSE_PASSWORD = (
+    r"(?<![a-z0-9_])(passw(?:or)?d|passphrase|pwd|pw)s?[ \t]+(?:is|was)[ \t]+"
+    r"(?:(?:set[ \t]+to|now|still)[ \t]+)?[\"'`]?"
+    r"([^\s\"'`|()<>\[\]]{3,127}[^\s\"'`|()<>\[\].,;:!?])"
+)
+
+
+def _keep_prose(m: re.Match[str]) -> bool:
+    return not _is_password(m.group(2), False, "prose", m.group(1).lower(), "")
+
+
+#: A URL with a password: ``scheme://user:password@host``. The password runs to the first ``@``
+#: that is followed by a host name, so ``@`` and ``/`` inside it are covered
+#: (``postgres://app:<a/b>@db/x``); one that starts with a port and a ``/`` is a
+#: path (``https://host:8443/@scope/pkg``).
 _URL_PASSWORD = _Lazy(
-    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:([^\s\"'<>/?#]{1,256}?)@"
+    r"\b[a-zA-Z][a-zA-Z0-9+.-]{1,20}://[^\s:/@\"'<>]*:((?![0-9]*/)[^\s\"'<>?#]{1,256}?)@"
     r"(?=[A-Za-z0-9.\[\]_-]+(?:[:/?#\s\"'<>;,)]|$))",
     _MULTILINE,
 )
+
+
+def _scheme_near(lowered: str, start: int, _end: int, _memo: dict[str, object]) -> bool:
+    """False when no letter of a scheme (``[a-z0-9+.-]``) is just before a ``://`` at
+    ``start``: no ``_URL_PASSWORD`` match ends its scheme there."""
+    return start > 0 and (lowered[start - 1].isalnum() or lowered[start - 1] in "+.-")
 
 
 def _keep_url(m: re.Match[str]) -> bool:
@@ -755,6 +897,9 @@ _ENV_NAMES = frozenset(_ENV_NAME_WORDS.split())
 _ENV_PREFIX = r"[^\S\n]*(?:declare[^\S\n]+-x[^\S\n]+)?"
 #: Three or more ``NAME=value`` lines in a row, as ``env`` prints them.
 _ENV_BLOCK = _Lazy(rf"(?m)^(?:{_ENV_PREFIX}[A-Za-z_][A-Za-z0-9_]*=[^\n]*(?:\n|\Z)){{3,}}")
+#: What every block holding two of those names holds: a line break, then a line starting
+#: with an upper-case ``NAME=`` (one search costs less than looking for the 34 names).
+_ENV_GATE = _Lazy(rf"\n{_ENV_PREFIX}[A-Z_][A-Z0-9_]*=")
 #: One line of such a block: the name (group 1) and the value (group 2).
 _ENV_LINE_RE = _Lazy(rf"{_ENV_PREFIX}([A-Za-z_][A-Za-z0-9_]*)=([^\n]*)")
 
@@ -801,6 +946,13 @@ _ENV_SECRET_SOURCE = (
     r"[\"']?[ \t]*(?:=>|=|:)(?![=:])[ \t]*"
     r"(?:\"([^\"\n]{1,400})\"|'([^'\n]{1,400})'|([^\s\"'`,;<>(){}\[\]]{1,400}))"
 )
+#: The name parts that name a password, and any secret-like part.
+_ENV_PASSWORD = frozenset(["PASSWORD", "PASSWORDS", "PASSWD", "PASSPHRASE", "PASS", "PWD", "PW"])
+_ENV_PART = _Lazy(_ENV_SECRET_WORD)
+#: Code's ``NAME = value``, not a dump's ``NAME=value``.
+_CODE_EQUALS = _Lazy(r"[ \t]=[ \t]")
+#: An upper-case name from its first secret-like part on.
+_ENV_NAME_RUN = _Lazy(r"[A-Z0-9_]*")
 #: A name-like value (``"API_KEY"``, ``X-Auth-Token``, ``password``): a word of ``value.lower()``.
 _ENV_NAMING = ("key", "secret", "token", "pass", "pwd", "credential", "auth", "private", "sign")
 
@@ -838,17 +990,26 @@ def _keep_env_secret(m: re.Match[str]) -> bool:
     value = quoted if quoted is not None else m.group(4)
     if len(value) < 4 or _plain_value(value) or (quoted is None and _code_like(m, value)):
         return True
+    value_at = m.start(2 if m.group(2) is not None else 3 if m.group(3) is not None else 4)
+    name_end = _ENV_NAME_RUN.match(text, m.start(1)).end()  # type: ignore[union-attr]
+    parts = [p for p in text[m.start(1) : name_end].split("_") if p and not p.isdigit()]
+    between = text[name_end:value_at]
+    code = _CODE_EQUALS.search(between) is not None and ":" not in between
+    if parts and (
+        parts[-1] in _ENV_PASSWORD
+        or (parts[0] in _ENV_PASSWORD and not any(_ENV_PART.fullmatch(p) for p in parts[1:]))
+    ):  # a password (PASSWORD_CONFIRM), or something about one (PASSWORD_ERROR): docs/security.md
+        if _palau(m):
+            return True
+        last = parts[-1] in _ENV_PASSWORD
+        word = parts[-1] if last else parts[0]
+        tail = "" if last else text[m.end(1) : name_end]
+        where = "code" if code else "config"
+        return not _is_password(value, quoted is not None, where, word.lower(), tail)
     words = _words(value)
     lowered = value.lower()
     if words and any(w in lowered for w in _ENV_NAMING):
         return True
-    import re
-
-    value_at = m.start(2 if m.group(2) is not None else 3 if m.group(3) is not None else 4)
-    name_end = m.start(1) + len(re.match(r"[A-Z0-9_]*", text[m.start(1) :]).group(0))  # type: ignore[union-attr]
-    parts = [p for p in text[m.start(1) : name_end].split("_") if p and not p.isdigit()]
-    between = text[name_end:value_at]
-    code = re.search(r"[ \t]=[ \t]", between) is not None and ":" not in between
     if parts and parts[-1] in _ENV_STRONG and not code:
         return False
     mostly_alnum = sum(c.isalnum() for c in value) * 10 >= len(value) * 6
@@ -911,13 +1072,15 @@ def _keep_netrc(m: re.Match[str]) -> bool:
     return m.start() > 0 and (m.string[m.start() - 1].isalnum() or m.string[m.start() - 1] == "_")
 
 
-_NETRC_FOLDED = _Lazy(_NETRC_SOURCE, _IGNORECASE)
+#: on the lower-cased text: the pattern is in lower case, and without ``re.IGNORECASE`` its
+#: literal start (``machine``) is searched for fast
+_NETRC_FOLDED = _Lazy(_NETRC_SOURCE)
 #: a password hash of ``.htpasswd`` or ``/etc/shadow`` (``user:$apr1$…``, ``user:{SHA}…``),
 _PASSWORD_HASH = _Lazy(
     r"(?m)^[\w.@-]+:(\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$[^\s:]+|\{SHA\}[A-Za-z0-9+/=]{8,})"
 )
 #: ``.npmrc``'s ``_auth``, ``_authToken`` and ``_password`` (any registry).
-_NPMRC_AUTH = _Lazy(r"(?im)(?:^|[\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})")
+_NPMRC_AUTH = r"(?i)(?<![^\s:/])_(?:auth|authtoken|password)[ \t]*=[ \t]*\"?([^\s\"]{4,})"
 
 
 def _keep_tf(m: re.Match[str]) -> bool:
@@ -945,7 +1108,7 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("_api_key",),
     ),
-    _token_rule(  # \b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b
+    _token_rule(  # (?<![^\W_])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![^\W_])
         "aws_access_key",
         ((("AKIA", "ASIA", "ABIA", "ACCA"), _Run(_UPPER + _DIGITS, 16, 16)),),
         ("akia", "asia", "abia", "acca"),
@@ -958,7 +1121,8 @@ _RULES: tuple[_Rule, ...] = (
         ("secret",),
         folded=_Lazy(_AWS_SECRET),
     ),
-    _token_rule(  # \b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b
+    # (?<![^\W_])(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})(?![^\W_])
+    _token_rule(
         "github_token",
         (
             (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), _Run(_ALNUM, 36, 255)),
@@ -967,17 +1131,17 @@ _RULES: tuple[_Rule, ...] = (
         ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"),
         boundary=True,
     ),
-    _token_rule(  # \beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
+    _token_rule(  # (?<![^\W_])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
         "jwt",
         ((("eyJ",), _Run(_B64URL, 8), (".eyJ",), _Run(_B64URL, 8), (".",), _Run(_B64URL, 8)),),
         ("eyj",),
     ),
-    _Rule("bearer_token", _Lazy(r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)"), 1, ("bearer",)),
-    _Rule("api_key", _Lazy(r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"), 0, ("sk-",)),
-    _Rule(
+    _anchored_rule("bearer_token", r"(?i)\bBearer\s+([A-Za-z0-9._~+/-]{20,}=*)", 1, "bearer"),
+    # (?<![^\W_])sk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}: ``ant-``, ``proj-`` are letters of the run
+    _token_rule("api_key", ((("sk-",), _Run(_B64URL, 20)),), ("sk-",)),
+    _token_rule(  # (?<![^\W_])SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}
         "sendgrid_key",
-        _Lazy(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
-        0,
+        ((("SG.",), _Run(_B64URL, 16, 32), (".",), _Run(_B64URL, 16, 64)),),
         ("sg.",),
     ),
     _Rule(
@@ -992,23 +1156,34 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("hooks.", "webhook"),
     ),
-    _Rule("url_password", _URL_PASSWORD, 1, ("://",), _keep_url),
-    _token_rule(  # \bxox[abposr]-[A-Za-z0-9-]{10,}
+    # tried only before each ``://``: a scheme is at most 21 characters
+    _Rule(
+        "url_password",
+        _URL_PASSWORD,
+        1,
+        ("://",),
+        _keep_url,
+        folded=_URL_PASSWORD,
+        anchored=True,
+        back=22,
+        near=_scheme_near,
+    ),
+    _token_rule(  # (?<![^\W_])xox[abposr]-[A-Za-z0-9-]{10,}
         "slack_token",
         ((("xox",), _Run("abposr", 1, 1), ("-",), _Run(_ALNUM + "-", 10)),),
         ("xox",),
     ),
-    _token_rule(  # \bgl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}
+    _token_rule(  # (?<![^\W_])gl(?:pat|dt|rt|ptt)-[A-Za-z0-9_-]{20,}
         "gitlab_token",
         ((("glpat-", "gldt-", "glrt-", "glptt-"), _Run(_B64URL, 20)),),
         ("glpat-", "gldt-", "glrt-", "glptt-"),
     ),
-    _token_rule(  # \bnpm_[A-Za-z0-9]{36}\b
+    _token_rule(  # (?<![^\W_])npm_[A-Za-z0-9]{36}(?![^\W_])
         "npm_token", ((("npm_",), _Run(_ALNUM, 36, 36)),), ("npm_",), boundary=True
     ),
     # tried only where their first word occurs (anchored): a scan of every position would cost
     # each rule ~15-30 ms a 1.7 MB text whenever the word is anywhere in it
-    _anchored_rule("huggingface_token", r"\bhf_[A-Za-z0-9]{34,40}\b", 0, "hf_"),
+    _anchored_rule("huggingface_token", r"(?<![^\W_])hf_[A-Za-z0-9]{34,40}(?![^\W_])", 0, "hf_"),
     _anchored_rule(
         "basic_auth",
         r"\bAuthorization[\"']?\s*[:=,]\s*[\"']?Basic\s+([A-Za-z0-9+/]{8,}={0,2})(?![\w+/=])",
@@ -1032,13 +1207,12 @@ _RULES: tuple[_Rule, ...] = (
         "mysql",
         head=r"(?<![\w-])mysql(?:dump|admin)?\b[^\n]*",
     ),
-    _token_rule(  # \bAIza[0-9A-Za-z_-]{35}\b
+    _token_rule(  # (?<![^\W_])AIza[0-9A-Za-z_-]{35}(?![^\W_])
         "google_api_key", ((("AIza",), _Run(_B64URL, 35, 35)),), ("aiza",), boundary=True
     ),
-    _Rule(
+    _token_rule(  # (?<![^\W_])(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}
         "stripe_key",
-        _Lazy(r"\b(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}"),
-        0,
+        ((("sk_live_", "sk_test_", "rk_live_", "rk_test_"), _Run(_ALNUM, 16)),),
         ("_live_", "_test_"),
     ),
     _Rule(
@@ -1049,6 +1223,9 @@ _RULES: tuple[_Rule, ...] = (
         tuple(sorted(n.lower() + "=" for n in _ENV_NAMES - {"_"})),
         _keep_env_block,
         replace=_env_values,
+        # two of the names, each at a line's start: one after a line break
+        gate=_ENV_GATE,
+        gate_first=True,
     ),
     _Rule(
         "secret",
@@ -1063,6 +1240,16 @@ _RULES: tuple[_Rule, ...] = (
         head=_Lazy(_ASSIGN_HEAD, _IGNORECASE),
     ),
     _Rule(
+        "secret",
+        _Lazy("(?i)" + _PROSE_PASSWORD),
+        2,
+        ("pass", "pw"),
+        _keep_prose,
+        folded=_Lazy(_PROSE_PASSWORD),
+        anchored=True,
+        back=0,
+    ),
+    _Rule(
         "pgpass_password",
         _PGPASS,
         2,
@@ -1071,6 +1258,7 @@ _RULES: tuple[_Rule, ...] = (
         (":5432:", ":6432:", ":*:"),
         _keep_pgpass,
         gate=_Lazy(r":(?:\d{1,5}|\*):[^:\s]+:[^:\s]+:[^\s:]"),
+        gate_first=True,
     ),
     _Rule("docker_auth", _DOCKER_AUTH, 1, ('"auth"', '"identitytoken"')),
     _Rule("kubeconfig_data", _KUBE_DATA, 1, ("-data:",)),
@@ -1083,14 +1271,24 @@ _RULES: tuple[_Rule, ...] = (
         1,
         ("$apr1$", "{sha}", "$2", "$1$", "$5$", "$6$", "$y$"),
         gate=_Lazy(r":(?:\$(?:apr1|2[abxy]|1|5|6|7|y|gy)\$|\{SHA\})"),
+        gate_first=True,
     ),
-    _Rule("npm_auth", _NPMRC_AUTH, 1, ("_auth", "_password")),
+    _Rule(
+        "npm_auth",
+        _Lazy(_NPMRC_AUTH),
+        1,
+        ("_auth", "_password"),
+        folded=_Lazy(_NPMRC_AUTH, _IGNORECASE),
+        anchored=True,
+        back=0,
+    ),
     _Rule(
         "vault_token",
-        _Lazy(r"\bhv[sbr]\.[A-Za-z0-9_-]{24,}"),
+        _Lazy(r"(?<![^\W_])hv[sbr]\.[A-Za-z0-9_-]{24,}"),
         0,
         ("hv",),
         gate=_Lazy(r"hv[sbr]\."),
+        gate_first=True,
     ),
     _Rule(
         "secret",
@@ -1133,8 +1331,14 @@ def _redact(text: str, present: Mapping[str, bool] | None) -> tuple[str, dict[st
     # trigger -> in the text (rules share triggers)
     seen: dict[str, bool] = dict(present) if present else {}
     for rule in _RULES:
-        if not any(_holds(lowered, t, seen) for t in rule.triggers) or (
-            rule.gate is not None and rule.gate.search(text) is None
+        # (not before ``re`` is loaded: a hook's text whose only secret is a token loads none)
+        gate_first = (
+            rule.gate_first and "re" in sys.modules and not all(t in seen for t in rule.triggers)
+        )
+        if (
+            (gate_first and rule.gate is not None and rule.gate.search(text) is None)
+            or not any(_holds(lowered, t, seen) for t in rule.triggers)
+            or (not gate_first and rule.gate is not None and rule.gate.search(text) is None)
         ):
             continue
 

@@ -26,12 +26,13 @@ import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from typing import Protocol
 
     from ctx_tree_schema import Config, FileRootMeta, Node
     from ctx_tree_store import Store
@@ -40,29 +41,37 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
     from ctx_tree_mcp.recorder import Recorder
 
+    class FileParts(Protocol):
+        """What reading files through the store uses of the caller's ``App``: its store, its
+        config (``capture.maxFileBytes``), its session's recorder (the session node, the file
+        roots it references) and the file views served last."""
+
+        @property
+        def store(self) -> Store:
+            """The project's store (``App.store``)."""
+
+        @property
+        def config(self) -> Config:
+            """The merged configuration (``App.config``)."""
+
+        @property
+        def recorder(self) -> Recorder:
+            """The session's recorder (``App.recorder``)."""
+
+        @property
+        def views(self) -> ViewCache:
+            """The file views served last (``App.views``)."""
+
+    class CheckParts(FileParts, Protocol):
+        """What :func:`freshen` uses of the caller's ``App``: what a read does, and the
+        root's path policy."""
+
+        @property
+        def policy(self) -> PathPolicy:
+            """The root's path policy (``App.policy``)."""
+
+
 log = logging.getLogger(__name__)
-
-
-class FileParts(Protocol):
-    """What reading files through the store uses of the caller's ``App``: its store, its
-    config (``capture.maxFileBytes``), its session's recorder (the session node, the file
-    roots it references) and the file views served last."""
-
-    @property
-    def store(self) -> Store:
-        """The project's store (``App.store``)."""
-
-    @property
-    def config(self) -> Config:
-        """The merged configuration (``App.config``)."""
-
-    @property
-    def recorder(self) -> Recorder:
-        """The session's recorder (``App.recorder``)."""
-
-    @property
-    def views(self) -> ViewCache:
-        """The file views served last (``App.views``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,6 +281,7 @@ def build_nodes(
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
+    from ctx_tree_mcp.engines.files.refgraph import chunk_references
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
     from ctx_tree_mcp.policy.names import shown
     from ctx_tree_mcp.policy.redaction import redact_text
@@ -293,7 +303,8 @@ def build_nodes(
     # do the ASCII lines of a file with a few others (one accented name in a comment made
     # every line of a file cost an estimate: a fifth of symfony's indexing).
     counter = None if body.isascii() else _line_tokens
-    chunked = chunk_bytes(body, path=relative, count_tokens=counter)
+    chunked = chunk_bytes(body, path=relative, count_tokens=counter, references=True)
+    refs, refs_meta = chunk_references(chunked)
     outline = [
         OutlineEntry(s.name, s.kind, s.start_line, s.def_line, s.end_line) for s in chunked.symbols
     ]
@@ -312,6 +323,7 @@ def build_nodes(
         "rendered": chunked.rendered is not None,
         "symbols": [[e.name, e.kind, e.start, e.def_line, e.end] for e in outline],
     }
+    root_meta.update(refs_meta)  # type: ignore[typeddict-item]
     if truncated:
         root_meta["truncated_at_bytes"] = len(body)
     if encoding is not None:
@@ -341,6 +353,8 @@ def build_nodes(
         )
         if chunk.doc is not None:
             chunk_meta["doc"] = chunk.doc
+        if refs[index]:
+            chunk_meta["refs"] = refs[index]
         nodes.append(
             NewNode(
                 kind=NodeKind.FILE_CHUNK,
@@ -442,15 +456,6 @@ def _redacted(body: bytes, redact_text: Any) -> bytes:
         return body
     redacted = redact_text(text)
     return body if redacted == text else redacted.encode("utf-8", "surrogatepass")
-
-
-class CheckParts(FileParts, Protocol):
-    """What :func:`freshen` uses of the caller's ``App``: what a read does, and the root's
-    path policy."""
-
-    @property
-    def policy(self) -> PathPolicy:
-        """The root's path policy (``App.policy``)."""
 
 
 def freshen(app: CheckParts, nodes: Iterable[Node]) -> int:

@@ -7,8 +7,10 @@ a read would).
 Each file's definitions come from its tree-sitter outline (the file root's ``symbols``). A
 file refers to another when its code names one of the other's definitions (an identifier of
 four characters or more; a name defined in several files counts for each a share). Files are
-ranked by PageRank over that graph, as aider's repository map does; within a file, its
-definitions by how many other files name them. The map lists, best file first, each file with
+ranked by PageRank over that graph, as aider's repository map does, times their role's factor
+(docs/search.md, "Source first": tests, docs, fixtures, translations, generated and vendored
+files after source); within a file, its definitions by how many other files name them. A data
+file's keys and a document's headings are no definitions. The map lists, best file first, each file with
 its top definitions and their signature lines, until the budget is spent, and ends with a
 manifest saying how many files it left out and the call that shows more.
 """
@@ -18,14 +20,27 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
-from typing import TYPE_CHECKING, Any, Protocol
-
-from ctx_tree_mcp.engines.files.filecache import FileParts
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
+    from typing import Protocol
 
+    from ctx_tree_mcp.engines.files.filecache import FileParts
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
+
+    class MapParts(FileParts, Protocol):
+        """What a directory's map uses of the caller's ``App``: what a read does (it may read the
+        directory's files), the project root and its path policy."""
+
+        @property
+        def root(self) -> Path:
+            """The project root (``App.root``)."""
+
+        @property
+        def policy(self) -> PathPolicy:
+            """The root's path policy (``App.policy``)."""
+
 
 #: Files ranked at most (the rest are counted, not ranked): the map stays within a second
 #: of CPU on a 38k-file tree (docs/benchmarks.md).
@@ -45,19 +60,8 @@ _COMMON = frozenset(_COMMON_TEXT.split())
 
 #: A name defined in more files than this is not counted as a reference.
 MAX_DEFINERS = 3
-
-
-class MapParts(FileParts, Protocol):
-    """What a directory's map uses of the caller's ``App``: what a read does (it may read the
-    directory's files), the project root and its path policy."""
-
-    @property
-    def root(self) -> Path:
-        """The project root (``App.root``)."""
-
-    @property
-    def policy(self) -> PathPolicy:
-        """The root's path policy (``App.policy``)."""
+#: Outline kinds that define nothing code refers to: data files' keys, documents' headings.
+NOT_DEFINITIONS = frozenset({"key", "section", "heading", "window"})
 
 
 def _distinctive(name: str) -> bool:
@@ -161,7 +165,12 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
     for _uri, root in files:
         rel = str(root.metadata.get("relpath", _uri))
         meta_of[rel] = root.metadata
-        rows = [r for r in root.metadata.get("symbols", ()) if len(r) >= 5]
+        # a data file's keys, a document's headings: no definition another file refers to
+        rows = [
+            r
+            for r in root.metadata.get("symbols", ())
+            if len(r) >= 5 and r[1] not in NOT_DEFINITIONS
+        ]
         symbols[rel] = rows
         for name, *_rest in rows:
             short = str(name).rsplit(".", 1)[-1]
@@ -193,8 +202,12 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
             for owner in owners:
                 edges[rel][owner] += telling[name] / len(defined[name])
                 referrers[(owner, name)] += 1
+    from ctx_tree_mcp.engines.files import roles
+
     names = list(idents)
     rank = pagerank(edges, names)
+    # source before tests, docs, fixtures, translations, generated and vendored files
+    rank = {r: v * roles.factor(r) for r, v in rank.items()}
     order = sorted(names, key=lambda r: (-rank.get(r, 0.0), r))
     of = (
         f"{len(order):,} of {plural(total, 'file')} (source first)"

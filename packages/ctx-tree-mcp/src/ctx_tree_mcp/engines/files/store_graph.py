@@ -12,26 +12,45 @@ from collections.abc import Sequence
 from ctx_tree_compose import NodeInfo, tokens_for_chars
 from ctx_tree_store import Store
 
+#: Chunks checked for a compose seed's callers (the newest that hold the name): a packed
+#: answer shows a few callers, and a name every module holds would cost a lookup each.
+CALLER_CANDIDATES = 300
+
 
 class StoreGraph:
     """Adapts a :class:`~ctx_tree_store.Store` to compose's ``GraphSource``.
 
-    ``neighbors`` follows the spine (parent and children) and edges in both directions;
-    ``info`` sizes each node from its content length (never fetching the content) with
+    ``neighbors`` follows the spine (parent and children) and edges in both directions, and
+    with a project ``root``, for the first ``reference_rings`` rings a walk asks about (the
+    seeds' ring first), a symbol chunk's callees and callers (``engines.files.refgraph``):
+    what a symbol uses and what uses it come one hop from it, as its file does. ``info``
+    sizes each node from its content length (never fetching the content) with
     :func:`ctx_tree_compose.tokens_for_chars`; ``fts_rank`` gives BM25 scores, higher is
     better. ``newlines[id]`` and ``chars[id]`` keep each sized node's newline and character
     counts for renderers.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, root: str | None = None, reference_rings: int = 1) -> None:
         self.store = store
+        self.root = root
+        self.reference_rings = reference_rings
         self.newlines: dict[str, int] = {}
         self.chars: dict[str, int] = {}
 
     def neighbors(self, node_ids: Sequence[str]) -> dict[str, list[str]]:
         """Adjacent ids of each id (see ``GraphSource.neighbors``)."""
         adjacent = self.store.adjacent_many(node_ids)
-        return {nid: [other for other, _via in adjacent.get(nid, ())] for nid in node_ids}
+        out = {nid: [other for other, _via in adjacent.get(nid, ())] for nid in node_ids}
+        if self.root is not None and self.reference_rings > 0:
+            from ctx_tree_mcp.engines.files.refgraph import RefGraph, reference_neighbors
+
+            self.reference_rings -= 1
+            graph = RefGraph(self.store, self.root)
+            nodes = self.store.get_many(node_ids)
+            for nid, node in nodes.items():
+                found = reference_neighbors(graph, node, CALLER_CANDIDATES)
+                out[nid] += [other for other, _via in found]
+        return out
 
     def info(self, node_ids: Sequence[str]) -> dict[str, NodeInfo]:
         """``NodeInfo`` of each stored id; unknown ids are absent."""

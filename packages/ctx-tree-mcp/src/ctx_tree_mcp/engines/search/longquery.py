@@ -23,6 +23,8 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
+from ctx_tree_mcp.engines.files import roles
+
 if TYPE_CHECKING:
     from ctx_tree_schema import Filters
     from ctx_tree_store import Store
@@ -74,17 +76,6 @@ def _words_of(query: str) -> str:
     """The query without what says nothing about the code: URLs (another site), HTML
     comments (template instructions) and package listing lines (an environment's versions)."""
     return _PACKAGE_LINE.sub(" ", _COMMENT.sub(" ", _URL.sub(" ", query)))
-
-
-#: Paths of tests, docs and prose: ranked after the code of an equal score (a long query
-#: describes behaviour; the code that has it is what it is about).
-_SECONDARY = re.compile(
-    r"(?:^|/)(?:tests?|testing|docs?|examples?|benchmarks?)/|(?:^|/)(?:test_[^/]*|[^/]*_test\.\w+|conftest\.py)$"
-    r"|\.(?:rst|md|txt|adoc)$|(?:^|/)\.github/",
-    re.IGNORECASE,
-)
-#: Score factor of such files.
-SECONDARY_FACTOR = 0.5
 
 
 def is_long(query: str) -> bool:
@@ -276,6 +267,60 @@ def _symbol_key(symbol: str) -> tuple[str, str]:
     return base, base.rpartition(".")[2]
 
 
+#: Chunks (best first) whose callees share their score.
+REFERRERS = 10
+#: Share of a chunk's score each of its callees that matches the query too gains.
+REFERENCE_SHARE = 0.5
+
+
+def _follow_references(
+    store: Store, chunk_score: dict[int, float], docs: dict[int, tuple[Any, ...]]
+) -> None:
+    """In place: each matching chunk that one of the :data:`REFERRERS` best chunks uses
+    (a call, a name it imports: docs/search.md, "References between symbols") gains
+    :data:`REFERENCE_SHARE` of that chunk's score. A query describes behaviour; the code
+    that has it is often what the best match calls."""
+    from ctx_tree_mcp.engines.files.refgraph import RefGraph, project_root
+
+    best = sorted(chunk_score, key=lambda r: -chunk_score[r])[:REFERRERS]
+    nodes = store.get_many([docs[r][0] for r in best])
+    root = next((p for n in nodes.values() if (p := project_root(n)) is not None), None)
+    if root is None:
+        return
+    rowid_of = {docs[r][0]: r for r in chunk_score}
+    graph = RefGraph(store, root)
+    gains: dict[int, float] = defaultdict(float)
+    for r in best:
+        node = nodes.get(docs[r][0])
+        chunk = graph.chunk(node) if node is not None else None
+        if chunk is None:
+            continue
+        for edge in graph.callees(chunk):
+            callee = rowid_of.get(edge.dst)
+            if callee is not None and callee != r:
+                gains[callee] = max(gains[callee], REFERENCE_SHARE * chunk_score[r])
+    for callee, gain in gains.items():
+        chunk_score[callee] += gain
+
+
+def _name_shares(store: Store, query: str, symbols: set[str]) -> dict[str, float]:
+    """``{symbol: share}``: the share of the words of each symbol's own name (its last
+    dotted part; ``get_outdated_files`` → get, outdated, files) that the query holds, as the
+    index stems them (``outdated`` and ``outdate`` are one word). A query describes what it
+    looks for in the words the code names it by."""
+    words = store.index_words
+    wanted = set(words(query))
+    out: dict[str, float] = {}
+    for symbol in symbols:
+        name = _symbol_key(symbol)[1]
+        parts = [w for w in words(name.replace("_", " ")) if len(w) > 2]
+        if parts:
+            held = sum(1 for w in parts if w in wanted)
+            if held:
+                out[symbol] = held / len(parts)
+    return out
+
+
 def _bm25(tf: float, length: float, avg: float) -> float:
     return tf * (K1 + 1) / (tf + K1 * (1 - B + B * length / max(avg, 1e-9)))
 
@@ -325,10 +370,13 @@ def rank(store: Store, query: str, filters: Filters) -> Ranking:
     term counts summed over its chunks, its length its chunk count) and the chunk aggregation
     (best chunk, then 1/2, 1/4, 1/8 of the next three), each divided by its best file's and
     averaged (a convex fusion: a file's score in (0, 1] says by how much the best leads); a
-    file whose path names a query word is raised (x1.35 per word, up to three); tests, docs
-    and prose files count :data:`SECONDARY_FACTOR`; a file the query locates
+    file whose path names a query word is raised (x1.35 per word, up to three); a file that
+    is not source counts its role's factor (:mod:`.roles`: tests and docs 0.5, translations
+    0.1 …) unless the query asks for that kind of file; a file the query locates
     :data:`LOCATION_FILE_FACTOR`. A chunk whose symbol the query names
-    (:func:`named_symbols`) counts :data:`NAMED_FACTOR`. A ranked file's chunks are ordered by
+    (:func:`named_symbols`) counts :data:`NAMED_FACTOR`; one whose symbol's own name the
+    query describes (:func:`_name_shares`: the share of its words the query holds) up to
+    that much, in proportion. A ranked file's chunks are ordered by
     :func:`_in_file_order`, the chunks at the query's :func:`locations` first; its root (the
     outline) is left out when any other chunk matches."""
     from ctx_tree_store import split_identifier
@@ -370,6 +418,12 @@ def rank(store: Store, query: str, filters: Filters) -> Ranking:
             if whole in named or last in named:
                 chunk_score[rowid] = score * NAMED_FACTOR
                 is_named.add(rowid)
+    described = _name_shares(store, query, {str(post.docs[r][4] or "") for r in chunk_score} - {""})
+    for rowid, score in chunk_score.items():
+        share = described.get(post.docs[rowid][4] or "", 0.0)
+        if share and rowid not in is_named:
+            chunk_score[rowid] = score * (1 + (NAMED_FACTOR - 1) * share)
+    _follow_references(store, chunk_score, post.docs)
     chunks: dict[str, list[tuple[float, int, str]]] = defaultdict(list)
     for rowid, score in chunk_score.items():
         chunks[key_of[rowid]].append((score, rowid, post.docs[rowid][0]))
@@ -400,13 +454,13 @@ def rank(store: Store, query: str, filters: Filters) -> Ranking:
     for w in list(qwords):
         qwords.update(p.lower() for p in split_identifier(w))
     nodes = store.get_many(short)
+    wanted = roles.asked(query)
     for k in short:
         node = nodes.get(k)
         rel = node.metadata.get("relpath") if node is not None else None
         if rel:
             fused[k] *= 1 + 0.35 * min(len(_path_words(rel) & qwords), 3)
-            if _SECONDARY.search(rel):
-                fused[k] *= SECONDARY_FACTOR
+            fused[k] *= roles.factor(rel, wanted)
         if node is not None and node.kind.value == "file_chunk":
             # a file is shown by its chunks; its root (the outline) only when nothing else
             group = chunks[k]

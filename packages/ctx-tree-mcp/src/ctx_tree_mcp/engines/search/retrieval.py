@@ -16,16 +16,38 @@ cannot be compared with the query's.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import CtxTreeError
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ctx_tree_schema import Config, Filters, Node
     from ctx_tree_store import Store, VectorHit
     from ctx_tree_walkers import EmbeddingProvider
 
     from ctx_tree_mcp.caches import BacklogCache
+
+    class SearchParts(Protocol):
+        """What semantic and hybrid search use of the caller's ``App``: its store, its config
+        (``search.*``), its embedding provider and the backlog counts its note reuses."""
+
+        @property
+        def store(self) -> Store:
+            """The project's store (``App.store``)."""
+
+        @property
+        def config(self) -> Config:
+            """The merged configuration (``App.config``)."""
+
+        @property
+        def backlogs(self) -> BacklogCache:
+            """The vector backlog counts (``App.backlogs``)."""
+
+        def embedder(self) -> tuple[EmbeddingProvider | None, str | None]:
+            """``(provider, None)``, ``(None, None)`` when none is configured, ``(None, why)`` (``App.embedder``)."""
+
 
 REEMBED_COMMAND = "ctx-tree reembed"
 MIXED_ERROR = (
@@ -55,26 +77,6 @@ class Hit:
     score: float
     snippet: str
     matched_all: bool | None = True
-
-
-class SearchParts(Protocol):
-    """What semantic and hybrid search use of the caller's ``App``: its store, its config
-    (``search.*``), its embedding provider and the backlog counts its note reuses."""
-
-    @property
-    def store(self) -> Store:
-        """The project's store (``App.store``)."""
-
-    @property
-    def config(self) -> Config:
-        """The merged configuration (``App.config``)."""
-
-    @property
-    def backlogs(self) -> BacklogCache:
-        """The vector backlog counts (``App.backlogs``)."""
-
-    def embedder(self) -> tuple[EmbeddingProvider | None, str | None]:
-        """``(provider, None)``, ``(None, None)`` when none is configured, ``(None, why)`` (``App.embedder``)."""
 
 
 def _keyword_call(query: str) -> str:

@@ -4,7 +4,8 @@ In order, while room is left: test-runner and build summaries (pytest, unittest,
 cargo, jest, vitest, mocha, npm, make, tsc, mypy, ruff; the last one, the run's result, first, then the
 first line naming a failing test), the
 lines of each pytest failure's test code nearest its ``>`` line, the tail (to a section rule),
-the exception lines, the rest of the failing tests' code (docs/tools.md), error and failure lines with two lines of context either side (first ones first), the lines
+the exception lines, the location and statement of each pytest traceback frame
+(``pkg/mod.py:41: in f``), the rest of the failing tests' code (docs/tools.md), error and failure lines with two lines of context either side (first ones first), the lines
 that stand out from the repeated bulk (:func:`standouts`: a diagnostic print, one ``Created
 <file>`` among hundreds of progress lines, a warning), more of the tail, then the head. The
 tail and the head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``,
@@ -18,7 +19,7 @@ adding a runner is adding a line. Pure functions.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ctx_tree_mcp.answers.budget import MAX_CHARS_PER_TOKEN, estimate_tokens
 
@@ -103,6 +104,9 @@ _SHAPE_DIGITS = re.compile(r"[0-9a-f]*[0-9][0-9a-f]*")
 #: pytest's mark of the line a traceback frame stopped at (``>       assert x == 1``); the
 #: frame's source lines above it are indented four spaces.
 _FAILING_LINE = re.compile(r"(?m)^>   ")
+#: pytest's location line of a traceback frame (``pkg/mod.py:41: in <module>``, the test's
+#: own ``tests/test_x.py:12: ``); the frame's statement follows it, indented.
+_FRAME_LINE = re.compile(r"(?m)^[^\s>|][^\s:]*\.\w+:\d+: (?:in \S.*)?$")
 #: A line naming an exception: ``XError: …``, ``XException: …`` (after pytest's ``E``).
 _NAMED_EXCEPTION = re.compile(r"^(E {2,})?\s*[\w.]*(Error|Exception)\b:")
 #: A summary line naming one failing test (pytest's ``FAILED t.py::test_x - assert 6 == 7``,
@@ -223,6 +227,8 @@ class Scan:
     bulk: frozenset[int]  #: lines of a shape repeated more than STANDOUT_MAX_REPEATS times
     #: pytest's ``>`` lines (the line each traceback frame stopped at), in order
     failing: list[int]
+    #: pytest's frame location lines (``pkg/mod.py:41: in f``), in order
+    frames: list[int] = field(default_factory=list)
 
 
 #: Outputs longer than this many characters are not estimated whole: no budget holds them.
@@ -262,6 +268,7 @@ def scan(lines: list[str]) -> Scan:
         shapes,
         bulk_lines(shapes),
         _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)]),
+        _line_indexes(text, [m.start() for m in _FRAME_LINE.finditer(text)]),
     )
 
 
@@ -307,6 +314,9 @@ EXCEPTIONS = 12
 SOURCE_FRAMES = 4
 SOURCE_NEAR = 8
 SOURCE_LINES = 40
+#: pytest traceback frames whose location line and statement are shown (the first ones),
+#: after the exceptions and before the rest of the failing tests' code.
+FRAMES = 12
 
 
 def frame_sources(found: Scan) -> list[list[int]]:
@@ -424,6 +434,13 @@ def select_lines(found: Scan, room: int) -> Selection:
     for i in exceptions[:EXCEPTIONS]:
         take(i, problem_limit)  # each alone, before the other problems' context
     source_limit = problem_limit
+    # where the error went through: each frame's location and its statement (two lines a
+    # frame), the chain from the test to the line that raised
+    for i in found.frames[:FRAMES]:
+        statement = i + 1 < n and lines[i + 1].startswith("    ")
+        if not (take(i, problem_limit) and (not statement or take(i + 1, problem_limit))):
+            break
+
     take_sources(False)
     for i in problems:  # a bulk line's neighbours are more bulk: it is shown alone
         span = 0 if i in found.bulk else CONTEXT

@@ -13,34 +13,36 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from ctx_tree_mcp.wire.redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
+    from typing import Protocol
+
     from ctx_tree_schema import Config, MonitorMeta
     from ctx_tree_store import Store
 
     from ctx_tree_mcp.recorder import Recorder
 
-__all__ = ["RecordParts", "Recorded", "command_uri", "keep_head_and_tail", "record_output"]
+    class RecordParts(Protocol):
+        """What storing a command's output uses of the caller's ``App``: its store, its config
+        (``capture.maxBytes``) and its session's recorder."""
+
+        @property
+        def store(self) -> Store:
+            """The project's store (``App.store``)."""
+
+        @property
+        def config(self) -> Config:
+            """The merged configuration (``App.config``)."""
+
+        @property
+        def recorder(self) -> Recorder:
+            """The session's recorder (``App.recorder``)."""
 
 
-class RecordParts(Protocol):
-    """What storing a command's output uses of the caller's ``App``: its store, its config
-    (``capture.maxBytes``) and its session's recorder."""
-
-    @property
-    def store(self) -> Store:
-        """The project's store (``App.store``)."""
-
-    @property
-    def config(self) -> Config:
-        """The merged configuration (``App.config``)."""
-
-    @property
-    def recorder(self) -> Recorder:
-        """The session's recorder (``App.recorder``)."""
+__all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
 
 
 #: Statuses an older run's node may have to be superseded by a newer run.
