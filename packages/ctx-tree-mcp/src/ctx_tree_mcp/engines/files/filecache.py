@@ -29,6 +29,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.policy.names import file_uri
+from ctx_tree_mcp.wire.cut import REDACT_MARGIN
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -139,22 +141,6 @@ class FileView:
         from ctx_tree_compose import estimate_tokens
 
         return sum(estimate_tokens(c.content) for c in self.chunks) + 2 * self.total_lines
-
-
-def file_uri(absolute: os.PathLike[str] | str) -> str:
-    """The ``file://`` source URI of an absolute path, its name as stored and shown
-    (``policy/names.py``: a byte that is not UTF-8 as ``%XX``)."""
-    from ctx_tree_mcp.policy.names import shown
-
-    return "file://" + shown(os.fspath(absolute))
-
-
-def uri_path(uri: str) -> str:
-    """The path to open for a ``file://`` URI :func:`file_uri` made (a ``%XX`` name back to
-    its bytes when no file is named as written)."""
-    from ctx_tree_mcp.policy.names import existing
-
-    return existing(uri.removeprefix("file://"))
 
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
@@ -420,11 +406,6 @@ def _store_new(
     )
     app.views.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
-
-
-#: Bytes past ``capture.maxBytes`` redacted with the part kept, so that a secret across the
-#: cut is replaced whole (the longest one-line secrets are a few hundred characters).
-REDACT_MARGIN = 4096
 
 
 def _cut_redacted(data: bytes, max_bytes: int, redact_text: Callable[[str], str]) -> bytes:
