@@ -213,6 +213,9 @@ def serve_session(session: Session, root: str | None) -> None:
         # routing waited for this root (instant.py): the one the server serves, cwd at least
         session.start_routing(str(project_root(root)))
     app = App(project_root(root), session_key=server_session_key())
+    from ctx_tree_mcp.route import service as routing
+
+    app.calls = routing.calls_for(app.root) or app.calls  # the index waits for routed calls too
     try:
         app.config
     except ConfigError as exc:
