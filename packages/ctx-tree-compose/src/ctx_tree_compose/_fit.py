@@ -148,9 +148,10 @@ def fit_answer(
     rebuilt for the room the manifest really leaves: less when it is larger, more when it is
     smaller (at most 5 tries; the largest body that fits wins). The manifest's optional lines
     (the longest first) are dropped while it costs more than a quarter of the budget, or more
-    than the body (past :data:`PROPORTIONATE_FLOOR` tokens), and any other line but its head
-    and ``next``/``more`` while it costs more than half, so a small budget still gets content and the
-    call that gets the rest.
+    than the body (past :data:`PROPORTIONATE_FLOOR` tokens), so a small budget still gets
+    content. A manifest that alone would not fit the budget loses any other line but its
+    head and ``next``/``more``, the longest first, until it costs at most three quarters of
+    it: an answer that leaves something out always says how to get it.
 
     ``terse`` (see :func:`finish_answer`): the body is first built for the whole budget;
     when that leaves nothing out (:attr:`Manifest.complete`) and fits, it is the answer, with
@@ -165,6 +166,7 @@ def fit_answer(
             return body + footer
     room = budget - min(reserve, budget // 2)
     chosen: tuple[str, Manifest] | None = None
+    trim, most = False, budget * 3 // 4  # a manifest too big for the budget is cut to `most`
     for _ in range(5):
         raw, state = make_body(max(room, 0))
         body, manifest = _guarded(raw, make_manifest(state), style)
@@ -173,8 +175,10 @@ def fit_answer(
         if cost > limit:
             manifest = manifest.compacted(limit, style)
             cost = estimate_tokens(manifest.render(style))
-        if cost > budget // 2:  # still more than half: lines go, never the head or `next`/`more`
-            manifest = manifest.trimmed(lambda m: estimate_tokens(m.render(style)) <= budget // 2)
+        # no room left (and from then on): lines go, never the head or next/more
+        trim = trim or cost > budget - tokens_reserve
+        if trim and cost > most:
+            manifest = manifest.trimmed(lambda m: estimate_tokens(m.render(style)) <= most)
             cost = estimate_tokens(manifest.render(style))
         if manifest.complete:
             cost = estimate_tokens(manifest.notes_footer(style))
