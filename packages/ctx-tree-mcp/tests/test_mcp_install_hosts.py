@@ -15,18 +15,6 @@ from ctx_tree_mcp.cli.install import HOSTS, apply, status
 from ctx_tree_mcp.errors import ToolInputError
 
 
-@pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    home, root = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    root.mkdir()
-    for name in ("CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME", "CLINE_HOOKS_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "store"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: trust is only explained
-    return home, root
-
-
 def files(base: Path) -> dict[str, str]:
     return {
         str(p.relative_to(base)): p.read_text()
