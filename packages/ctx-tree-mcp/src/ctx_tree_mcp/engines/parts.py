@@ -12,9 +12,9 @@ if TYPE_CHECKING:
     from ctx_tree_mcp.recorder import Recorder
 
 
-class SessionParts(Protocol):
-    """What storing under the session uses of the caller's ``App``: its store, its config
-    (``capture.*``) and its session's recorder."""
+class StoreParts(Protocol):
+    """The caller's ``App`` as an engine that reads the store sees it: its store and its
+    config."""
 
     @property
     def store(self) -> Store:
@@ -23,6 +23,11 @@ class SessionParts(Protocol):
     @property
     def config(self) -> Config:
         """The merged configuration (``App.config``)."""
+
+
+class SessionParts(StoreParts, Protocol):
+    """What storing under the session uses of the caller's ``App``: its store, its config
+    (``capture.*``) and its session's recorder."""
 
     @property
     def recorder(self) -> Recorder:
