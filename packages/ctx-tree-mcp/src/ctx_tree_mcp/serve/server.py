@@ -34,7 +34,8 @@ NAME = "ctx-tree"
 
 def error_text(name: str, exc: BaseException) -> str:
     """The ``isError`` text for a failed call: the input error as is, else a short internal
-    error (the traceback goes to the log)."""
+    error in words, what to do included (the exception's class and traceback go to the
+    log)."""
     from ctx_tree_schema import ConfigError
 
     from ctx_tree_mcp.errors import ToolInputError
@@ -46,7 +47,10 @@ def error_text(name: str, exc: BaseException) -> str:
     if (fault := fault_message(exc)) is not None:
         return fault
     log.error("tool %s failed:\n%s", name, "".join(traceback.format_exception(exc)))
-    return f"internal error ({type(exc).__name__}: {exc}); the call changed nothing; see the server log"
+    return (
+        f"internal error: {name} failed on a bug of ctx-tree (its traceback is in the server's "
+        "log, to report); the call changed nothing: call it again, or use the host's own tool"
+    )
 
 
 async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
