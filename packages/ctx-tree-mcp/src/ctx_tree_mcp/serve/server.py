@@ -25,9 +25,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "ctx-tree stores full Read/Grep output and returns budgeted slices. Prefer ctx_tree_read / "
-    "ctx_tree_grep over native Read/Grep; follow the manifest (symbol, line range, ctx_tree_get) "
-    "for more; recall later with ctx_tree_search, ctx_tree_compose, ctx_tree_recent."
+    "ctx-tree keeps whole outputs and returns budgeted slices; follow the manifest's next call "
+    "for more, recall later with ctx_tree_search."
 )
 NAME = "ctx-tree"
 
@@ -133,7 +132,8 @@ def serve(root: str | None = None) -> int:
         log.warning("%s", note)
     from ctx_tree_mcp.route import service
 
-    service.start(app.root, app.home, app.session_key)
+    # one clock: the index waits for the host's routed calls as for ctx-tree's own
+    app.calls = service.start(app.root, app.home, app.session_key).app.calls
     server = build_server(app)
     from ctx_tree_mcp import ending
 
