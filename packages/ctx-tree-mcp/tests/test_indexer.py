@@ -62,6 +62,18 @@ def test_index_lists_text_files_minus_ignored_and_denylisted(tmp_path: Path, git
         app.close()
 
 
+def test_an_empty_file_is_unchanged_on_the_next_run(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    (app.root / "src" / "__init__.py").write_bytes(b"")
+    try:
+        first = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert first.stored == 4
+        again = index_project(app.store, app.root, app.policy, app.config)
+        assert (again.todo, again.stored, again.unchanged, again.skipped) == (0, 0, 4, 1)
+    finally:
+        app.close()
+
+
 def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> None:
     app = _project(tmp_path)
     try:
