@@ -60,7 +60,7 @@ def test_foreign_entries_survive_and_a_backup_is_kept(where):
     assert data["theme"] == "dark"
     assert set(data["mcpServers"]) == {"other", "ctx-tree"}
     commands = [h["command"] for g in data["hooks"]["AfterTool"] for h in g["hooks"]]
-    assert "my-hook" in commands and any("ctx_tree_hook.py gemini AfterTool" in c for c in commands)
+    assert "my-hook" in commands and any("ctx_tree_hook.sh gemini AfterTool" in c for c in commands)
     ours = [h for g in data["hooks"]["BeforeTool"] for h in g["hooks"]]
     assert ours[0]["timeout"] == 10000  # Gemini counts milliseconds
     backup = settings.with_name("settings.json.ctx-tree.bak")
@@ -140,7 +140,7 @@ def test_cline_hooks_are_executables_and_the_users_own_are_kept(where):
     assert (hooks / "PreToolUse").read_text() == "#!/bin/sh\necho mine\n"
     start = hooks / "TaskStart"
     assert start.stat().st_mode & stat.S_IXUSR
-    assert "ctx_tree_hook.py cline TaskStart" in start.read_text()
+    assert "ctx_tree_hook.sh cline TaskStart" in start.read_text()
     mcp = json.loads((home / ".cline/data/settings/cline_mcp_settings.json").read_text())
     assert mcp["mcpServers"]["ctx-tree"]["disabled"] is False
 
@@ -185,7 +185,7 @@ def test_cursor_config_matches_its_documented_schema(where):
     assert set(hooks["hooks"]) <= documented
     for entries in hooks["hooks"].values():  # flat entries: {command, matcher?}
         assert all(
-            set(e) <= {"command", "matcher"} and "ctx_tree_hook.py cursor" in e["command"]
+            set(e) <= {"command", "matcher"} and "ctx_tree_hook.sh cursor" in e["command"]
             for e in entries
         )
 

@@ -94,7 +94,7 @@ def test_what_ctx_tree_does_not_change_keeps_its_bytes(where):
         '            {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-hook"}]}'
         in after
     )
-    assert "ctx_tree_hook.py" in after
+    assert "ctx_tree_hook.sh" in after
     apply("claude", "user", root, install=False, home=home)
     assert settings_file.read_text() == mine
 
