@@ -177,6 +177,57 @@ def _folded(entries: list[OutlineEntry], depth: list[int]) -> list[str]:
 PART_MIN_TOKENS = 40
 
 
+def top_and_end(
+    view: FileView, blocks: list[str], costs: list[int], room: int
+) -> tuple[str, str, int, int]:
+    """The top and the end of the file within ``room`` tokens, as numbered lines: ``blocks``
+    are the chunks numbered, ``costs`` their tokens. Returns the top's text, the end's text,
+    the top's last line (0: none) and the end's first line (0: none).
+
+    In about equal shares: a module's end holds what its head does not (entry points,
+    registrations, the last definitions). The side shown less so far (the end, at first)
+    takes its next chunk; when that does not fit, the other side goes on alone. The room no
+    whole chunk fits goes to the side shown less, cut at a line: the last lines of the end's
+    next chunk, or the first lines of the top's."""
+    top_n, end_n = 0, len(blocks)
+    top_used = end_used = 0
+    while top_n < end_n:
+        top_fits = costs[top_n] <= room
+        end_fits = costs[end_n - 1] <= room
+        if top_fits and (top_used < end_used or not end_fits):
+            room -= costs[top_n]
+            top_used += costs[top_n]
+            top_n += 1
+        elif end_fits:
+            room -= costs[end_n - 1]
+            end_used += costs[end_n - 1]
+            end_n -= 1
+        else:
+            break
+    last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
+    resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
+    top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
+    if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
+        if end_used <= top_used:
+            chunk = view.chunks[end_n - 1]
+            lines = split_lines(chunk.content)
+            first = chunk.metadata["lines"][0]
+            k = len(lines)
+            while (
+                k > 0 and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
+            ):
+                k -= 1
+            if k < len(lines):
+                end_text = number_lines(lines[k:], first + k) + end_text
+                resume = first + k
+        else:
+            part, _cut = fit_lines(blocks[top_n], room - 10)
+            if part.endswith("\n"):
+                top_text += part
+                last_line += part.count("\n")
+    return top_text, end_text, last_line, resume
+
+
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
@@ -222,49 +273,7 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         text, nested_note = outline_text(rows, docs, top, room_left, names, folded)
         head = title + (text + "\n" if text else "")
         room -= estimate_tokens(head) + 20
-        # The top and the end of the file, as far as the room goes, in about equal shares:
-        # a module's end holds what its head does not (entry points, registrations, the last
-        # definitions). The side shown less so far (the end, at first) takes its next chunk;
-        # when that does not fit, the other side goes on alone.
-        top_n, end_n = 0, len(blocks)
-        top_used = end_used = 0
-        while top_n < end_n:
-            top_fits = costs[top_n] <= room
-            end_fits = costs[end_n - 1] <= room
-            if top_fits and (top_used < end_used or not end_fits):
-                room -= costs[top_n]
-                top_used += costs[top_n]
-                top_n += 1
-            elif end_fits:
-                room -= costs[end_n - 1]
-                end_used += costs[end_n - 1]
-                end_n -= 1
-            else:
-                break
-        last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
-        resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
-        top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
-        # The room no whole chunk fits goes to the side shown less, cut at a line: the last
-        # lines of the end's next chunk, or the first lines of the top's.
-        if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
-            if end_used <= top_used:
-                chunk = view.chunks[end_n - 1]
-                lines = split_lines(chunk.content)
-                first = chunk.metadata["lines"][0]
-                k = len(lines)
-                while (
-                    k > 0
-                    and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
-                ):
-                    k -= 1
-                if k < len(lines):
-                    end_text = number_lines(lines[k:], first + k) + end_text
-                    resume = first + k
-            else:
-                part, _cut = fit_lines(blocks[top_n], room - 10)
-                if part.endswith("\n"):
-                    top_text += part
-                    last_line += part.count("\n")
+        top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room)
         out = head
         if last_line:
             out += f"## lines 1-{last_line}\n" + top_text
