@@ -186,14 +186,21 @@ def top_and_end(
 
     In about equal shares: a module's end holds what its head does not (entry points,
     registrations, the last definitions). The side shown less so far (the end, at first)
-    takes its next chunk; when that does not fit, the other side goes on alone. The room no
-    whole chunk fits goes to the side shown less, cut at a line: the last lines of the end's
-    next chunk, or the first lines of the top's."""
+    takes its next chunk; when that does not fit, the other side goes on alone. First each
+    side within half the room (one long last function does not crowd out the head's small
+    definitions), then either within all that is left. The room no whole chunk fits goes to
+    the side shown less, cut at a line: the last lines of the end's next chunk, or the first
+    lines of the top's."""
     top_n, end_n = 0, len(blocks)
     top_used = end_used = 0
+    share = room // 2
+    halves = True  # first each side within its half, then within all that is left
     while top_n < end_n:
-        top_fits = costs[top_n] <= room
-        end_fits = costs[end_n - 1] <= room
+        top_fits = (top_used if halves else 0) + costs[top_n] <= (share if halves else room)
+        end_fits = (end_used if halves else 0) + costs[end_n - 1] <= (share if halves else room)
+        if halves and not (top_fits or end_fits):
+            halves = False
+            continue
         if top_fits and (top_used < end_used or not end_fits):
             room -= costs[top_n]
             top_used += costs[top_n]
@@ -232,10 +239,12 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many lines of the top and
-    of the end of the file as fit (whole chunks in about equal shares, then the room left to
-    the side shown less, cut at a line). ``next`` reads the first definition not shown, by symbol. ``numbered``
-    False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
-    numbered."""
+    of the end of the file as fit (whole chunks, each side within half the room first, then
+    the room left to the side shown less, cut at a line; docs/tools.md). An outline that would
+    leave code less than :data:`OUTLINE_CODE_MIN` and half the room lists only the symbols
+    the code, given its half first, does not show whole. ``next`` reads the first definition
+    not shown, by symbol. ``numbered`` False: the whole file as plain lines (as ``cat``
+    prints it); the outline's lines stay numbered."""
     # the file's characters bound its numbered text from below: past the budget, not built
     if not note and sum(len(c.content) for c in view.chunks) <= MAX_CHARS_PER_TOKEN * budget:
         all_lines = lines_of(view, 1, view.total_lines)
@@ -271,9 +280,26 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         title = (f"{note}\n" if note else "") + outline
         room_left = room - 40 - estimate_tokens(title)
         text, nested_note = outline_text(rows, docs, top, room_left, names, folded)
-        head = title + (text + "\n" if text else "")
-        room -= estimate_tokens(head) + 20
-        top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room)
+        if estimate_tokens(text) <= max(room_left // 2, room_left - OUTLINE_CODE_MIN):
+            head = title + (text + "\n" if text else "")
+            room -= estimate_tokens(head) + 20
+            top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room)
+        else:
+            # No form of the outline leaves OUTLINE_CODE_MIN or half the room for code: the
+            # code takes its half first, and the outline lists the symbols it does not show
+            # whole.
+            room -= estimate_tokens(title) + 20
+            top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room // 2)
+            unseen = [not (e.end <= last_line or 0 < resume <= e.start) for e in entries]
+            listed = [row for row, keep in zip(names, unseen, strict=True) if keep]
+            text, nested_note = outline_text(
+                listed,
+                [""] * len(listed),
+                [t for t, keep in zip(top, unseen, strict=True) if keep],
+                room - estimate_tokens(top_text + end_text) - 20,
+            )
+            head = title + (text + "\n" if text else "")
+            room -= estimate_tokens(head) - estimate_tokens(title)
         out = head
         if last_line:
             out += f"## lines 1-{last_line}\n" + top_text
