@@ -7,10 +7,14 @@ file (a hint) and on a small one (nothing to say), and SessionStart with a store
 are interleaved so load noise spreads evenly. Baselines in the same run: ``python3 -c pass``
 and ``python3 -I -S -c pass`` with the same interpreter.
 
-    uv run python bench/hooks.py [--runs 60] [--python python3] [--baseline DIR]
+    uv run python bench/hooks.py [--runs 60] [--python python3] [--baseline DIR] [--instructions]
 
 ``--baseline DIR``: another checkout (``git worktree add DIR REV``; its files 0644, or the hook
 refuses to load its modules): its hook is timed too, alternated with this one's, same payloads.
+
+``--instructions``: instead of timing, count the instructions each hook process executes
+(``valgrind --tool=callgrind``, one run per payload): the same on a busy machine as on an idle
+one, so two versions compare exactly where wall and CPU times swing by more than they differ.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import resource
 import shutil
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -125,6 +130,18 @@ def payloads(project: Path) -> dict[str, tuple[str, bytes]]:
     }
 
 
+def server_start_leftovers(checkout: Path, home: Path) -> None:
+    """What the server of ``checkout`` leaves in ``home`` when it starts, for its hooks to read
+    (an older one wrote ``spool/modules.json``: module paths, redaction triggers), written by
+    that checkout's own code; nothing for one whose hooks need nothing."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); from ctx_tree_mcp.capture import spool; "
+        "record = getattr(spool, 'record_modules', None); record and record(sys.argv[2])"
+    )
+    source = checkout / "packages" / "ctx-tree-mcp" / "src"
+    subprocess.run([sys.executable, "-c", code, str(source), str(home)], check=True)
+
+
 def timed(argv: list[str], data: bytes, env: dict[str, str]) -> tuple[float, float]:
     """(wall ms spawn → exit, CPU ms of the child: user + system)."""
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -137,6 +154,18 @@ def timed(argv: list[str], data: bytes, env: dict[str, str]) -> tuple[float, flo
     return elapsed, cpu
 
 
+def instructions(argv: list[str], data: bytes, env: dict[str, str]) -> int:
+    """Instructions the process ``argv`` executes (``valgrind --tool=callgrind``: Ir)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        input=data, capture_output=True, env=env, check=True,
+    )  # fmt: skip
+    for line in done.stderr.decode().splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise RuntimeError(done.stderr.decode()[-500:])
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
@@ -147,6 +176,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--python", default="python3", help="interpreter the host runs hooks with")
     parser.add_argument("--baseline", type=Path, help="a checkout whose hook is timed alongside")
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (valgrind) instead"
+    )
     args = parser.parse_args()
     hooks = {"": HOOK}
     if args.baseline:
@@ -160,13 +192,17 @@ def main() -> None:
         cases = payloads(project)
         # A store summary for SessionStart to report.
         from ctx_tree_mcp.app import spool_dir
-        from ctx_tree_mcp.capture.spool import record_modules, write_state
+        from ctx_tree_mcp.capture.spool import write_state
 
-        record_modules(home)  # what a server start leaves: module paths, redaction triggers
+        for hook in hooks.values():
+            server_start_leftovers(hook.parent.parent.parent, home)
 
         base = spool_dir(home, project)
         write_state(base, {"prompt": 12, "response": 12, "file": 40, "tool_output": 9, "session": 3},
                     int(time.time() * 1000) - 3_600_000)  # fmt: skip
+        if args.instructions:
+            count_instructions(python, hooks, cases, env, base)
+            return
         times: dict[str, list[tuple[float, float]]] = {
             name + tag: [] for name in cases for tag in hooks
         }
@@ -204,6 +240,36 @@ def main() -> None:
                 f"worst hook{tag}: p50 {worst50:.1f} ms (aim <= 25), "
                 f"p95 {worst95:.1f} ms (aim <= 60)"
             )
+
+
+def count_instructions(
+    python: str,
+    hooks: dict[str, Path],
+    cases: dict[str, tuple[str, bytes]],
+    env: dict[str, str],
+    base: Path,
+) -> None:
+    """Print the instructions of one run of each hook per payload (after a warm-up run), and
+    of ``python3 -I -S`` running an empty script, in millions."""
+    with tempfile.NamedTemporaryFile("w", suffix=".py") as empty:
+        floor = instructions([python, "-I", "-S", empty.name], b"", env)
+    print(f"interpreter: {python} -> {os.path.realpath(python)}; instructions (M), one run each")
+    print(f"python3 -I -S, an empty script: {floor / 1e6:.2f} M")
+    tags = list(hooks)
+    print(f"{'hook':44}" + "".join(f"{'M' + tag:>16}" for tag in tags))
+    totals = dict.fromkeys(tags, 0)
+    for name, (event, data) in cases.items():
+        row = []
+        for tag, hook in hooks.items():
+            argv = [python, "-I", "-S", str(hook), *event.split()]
+            timed(argv, data, env)  # warm-up: __pycache__, the spool folders
+            count = instructions(argv, data, env)
+            totals[tag] += count
+            row.append(count)
+            for stale in (base / "new").glob("*.json"):
+                stale.unlink()
+        print(f"{name:44}" + "".join(f"{c / 1e6:16.2f}" for c in row))
+    print(f"{'all payloads':44}" + "".join(f"{totals[t] / 1e6:16.2f}" for t in tags))
 
 
 if __name__ == "__main__":

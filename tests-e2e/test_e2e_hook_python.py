@@ -1,6 +1,7 @@
-"""The redaction and command rules the hooks borrow (``wire/redact.py``, ``wire/denylist.py``, loaded
-by file path under the host's ``python3``) give the same answers under the oldest Python the
-hooks support as under the server's: the same text is redacted the same way.
+"""The redaction and command rules of the wire, imported from the plugin's copy
+(``plugin/hooks/vendor``) under the host's ``python3`` as the hook imports them, give the same
+answers under the oldest Python the hooks support as under the server's: the same text is
+redacted the same way.
 
 The interpreter is ``CTX_TREE_HOOK_PYTHON`` (the ``hooks-oldest`` nox session sets it to a 3.8),
 else this one; docs/capture.md states the contract."""
@@ -20,17 +21,13 @@ ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "packages" / "ctx-tree-mcp" / "src" / "ctx_tree_mcp"
 HOOK_PYTHON = os.environ.get("CTX_TREE_HOOK_PYTHON") or sys.executable
 
-#: Loads both modules by path, as the hook does, and answers every text of stdin's JSON list.
+#: Imports both modules from the plugin's copy, as the hook does, and answers every text of
+#: stdin's JSON list.
 RUNNER = r"""
-import importlib.util, json, sys
-def load(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-r = load("hook_redact", sys.argv[1])
-d = load("hook_denylist", sys.argv[2])
+import json, sys
+sys.path.insert(0, sys.argv[1])
+from ctx_tree_mcp.wire import denylist as d, redact as r
+assert r.__file__.startswith(sys.argv[1]), r.__file__
 job = json.loads(sys.stdin.read())
 out = {
     "version": list(sys.version_info[:3]),
@@ -85,8 +82,7 @@ def test_the_hook_python_redacts_as_the_server_does() -> None:
     deny = ["git push", "aws"]
     job = {"texts": texts, "commands": COMMANDS, "deny": deny}
     done = subprocess.run(
-        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(PACKAGE / "wire" / "redact.py"),
-         str(PACKAGE / "wire" / "denylist.py")],
+        [HOOK_PYTHON, "-I", "-S", "-c", RUNNER, str(ROOT / "plugin" / "hooks" / "vendor")],
         input=json.dumps(job).encode(), capture_output=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr.decode()[-3000:]

@@ -67,18 +67,15 @@ def every_file(home: Path) -> list[Path]:
     return [p for p in home.rglob("*") if p.is_file()]
 
 
-def test_hook_defaults_match_the_schema() -> None:
-    import importlib.util
+def test_the_hooks_settings_default_to_the_schemas() -> None:
+    """With no config file, the hook's settings are ctx_tree_schema's defaults (its copy of
+    them is generated: test_mcp_plugin_files.py fails when it drifts)."""
+    from ctx_tree_mcp.wire.spool import SECTIONS, generated, settings
 
-    spec = importlib.util.spec_from_file_location("ctx_tree_hook_under_test", HOOK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    for section, keys in module.DEFAULTS.items():
-        if section not in DEFAULTS:
-            continue  # bash.deny lands with ctx_tree_bash
-        for key, value in keys.items():
-            assert DEFAULTS[section][key] == value, f"{section}.{key}"
-    assert module.MINIMUMS == MINIMUMS
+    got = settings("/nonexistent-home", "/nonexistent-root")
+    assert got == {section: DEFAULTS[section] for section in SECTIONS}
+    minimums = {k: v for k, v in MINIMUMS.items() if k.split(".")[0] in SECTIONS}
+    assert minimums == generated()["minimums"]
 
 
 def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Path) -> None:
@@ -226,12 +223,11 @@ def test_environment_printers_are_never_spooled(project: Path, home: Path, comma
 @pytest.mark.parametrize(
     "command", ["'en''v'", "e\\nv", "sh -c 'pr\"\"intenv'", "sudo -u x env", "git push origin"]
 )
-def test_refused_commands_are_never_spooled_once_the_server_recorded_its_words(
+def test_refused_commands_are_never_spooled_however_they_are_written(
     project: Path, home: Path, command: str
 ) -> None:
-    """With modules.json's ``denylist_words`` the hook skips the denylist for commands that
-    cannot be refused; quoted, escaped and wrapped forms of refused ones still hold a word."""
-    spool.record_modules(home)
+    """The hook's quick test passes over commands that cannot be refused; quoted, escaped and
+    wrapped forms of refused ones still hold a word, and are checked in full."""
     (project / ".ctx-tree").mkdir()
     (project / ".ctx-tree" / "config.json").write_text('{"bash": {"deny": ["git push"]}}')
     payload = base_payload(
@@ -242,36 +238,31 @@ def test_refused_commands_are_never_spooled_once_the_server_recorded_its_words(
     assert spooled(home, project) == []
 
 
-def test_a_command_that_cannot_be_refused_is_checked_without_the_denylist(
-    project: Path, home: Path, tmp_path: Path
+def test_a_command_that_cannot_be_refused_is_checked_without_loading_re(
+    project: Path, home: Path
 ) -> None:
-    """A plugin copy with no clone beside it and a modules.json naming no denylist module: a
-    command holding none of the recorded words is spooled as checked (the hook's quick test
-    decided); one holding a word goes unchecked, for the ingester to check."""
-    copy = tmp_path / "cache" / "ctx-tree"
-    shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    spool.record_modules(home)
-    modules = home / "spool" / "modules.json"
-    recorded = json.loads(modules.read_text())
-    recorded["denylist"] = str(tmp_path / "gone" / "denylist.py")
-    modules.write_text(json.dumps(recorded))
+    """A command holding no refusal word is spooled as checked by the quick test alone: the
+    hook's process imports neither ``re`` nor ``shlex`` (~5 ms); one holding a word is checked
+    in full (and refused here)."""
+    imported = {}
     for command in ("pytest -q", "'en''v'"):
-        payload = json.dumps(
-            base_payload(
-                project,
-                tool_name="Bash",
-                tool_input={"command": command},
-                tool_response={"stdout": "ok", "stderr": ""},
-            )
-        ).encode()
-        subprocess.run(
-            [HOOK_PYTHON, "-I", "-S", str(copy / "hooks" / "ctx_tree_hook.py"), "post-tool"],
-            input=payload, check=True,
+        payload = base_payload(project, tool_name="Bash", tool_input={"command": command},
+                               tool_response={"stdout": "ok", "stderr": ""})  # fmt: skip
+        done = subprocess.run(
+            [HOOK_PYTHON, "-X", "importtime", "-I", "-S", str(HOOK), "post-tool"],
+            input=json.dumps(payload).encode(), capture_output=True, check=True,
             env={"PATH": os.environ["PATH"], "CTX_TREE_HOME": str(home),
                  "CLAUDE_PROJECT_DIR": str(project)},
         )  # fmt: skip
+        imported[command] = {
+            line.rsplit("|", 1)[1].strip()
+            for line in done.stderr.decode().splitlines()
+            if line.startswith("import time:")
+        }
     checked = {r["command"]: r["command_checked"] for r in spooled(home, project)}
-    assert checked == {"pytest -q": True, "'en''v'": False}
+    assert checked == {"pytest -q": True}
+    assert not {"re", "shlex"} & imported["pytest -q"]
+    assert "shlex" in imported["'en''v'"]
 
 
 def test_switched_off_kinds_are_not_spooled(project: Path, home: Path) -> None:
@@ -507,49 +498,45 @@ def test_the_running_server_ingests_the_spool(project: Path, home: Path) -> None
     assert spool.waiting(spool_dir(home, project)) == []
 
 
-def test_a_marketplace_copy_redacts_once_the_server_recorded_its_modules(
+def test_a_marketplace_copy_redacts_from_its_first_event(
     project: Path, home: Path, tmp_path: Path
 ) -> None:
-    """Claude Code copies only plugin/: the hook finds redact.py through spool/modules.json."""
-    import shutil
-
-    from ctx_tree_mcp.capture.spool import record_modules
-
+    """Claude Code copies only plugin/ and no server has run yet: the hook finds its wire by
+    its own path, so the first event is redacted before it is written."""
     copy = tmp_path / "cache" / "ctx-tree"
     shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
-    hook_copy = copy / "hooks" / "ctx_tree_hook.py"
-
-    def run(text: str) -> dict:
-        payload = json.dumps(base_payload(project, prompt=text)).encode()
-        subprocess.run(
-            [HOOK_PYTHON, "-I", "-S", str(hook_copy), "prompt"],
-            input=payload,
-            check=True,
-            env={
-                "PATH": os.environ["PATH"],
-                "CTX_TREE_HOME": str(home),
-                "CLAUDE_PROJECT_DIR": str(project),
-            },
-        )
-        return spooled(home, project)[-1]
-
-    first = run(f"before any server: {TOKEN}")
-    assert first["redacted"] is False  # waits 0600 until the ingester redacts it
-    base = spool_dir(home, project)
-    assert all(
-        stat.S_IMODE((base / "new" / n).stat().st_mode) == 0o600 for n in spool.waiting(base)
-    )
-    record_modules(home)  # what the server does when it starts
-    second = run(f"after: {TOKEN}")
-    assert second["redacted"] is True and TOKEN not in second["text"]
-    app = App(project, home=home)
-    try:
-        ingest(app)
-        stored = [n.content for n in app.store.recent(kind="prompt", limit=5)]
-    finally:
-        app.close()
-    assert len(stored) == 2 and not any(TOKEN in c for c in stored)
+    payload = json.dumps(base_payload(project, prompt=f"before any server: {TOKEN}")).encode()
+    subprocess.run(
+        [HOOK_PYTHON, "-I", "-S", str(copy / "hooks" / "ctx_tree_hook.py"), "prompt"],
+        input=payload, check=True,
+        env={"PATH": os.environ["PATH"], "CTX_TREE_HOME": str(home),
+             "CLAUDE_PROJECT_DIR": str(project)},
+    )  # fmt: skip
+    (first,) = spooled(home, project)
+    assert first["redacted"] is True and TOKEN not in first["text"]
+    assert not (home / "spool" / "modules.json").exists()
     assert not any(TOKEN.encode() in p.read_bytes() for p in every_file(home))
+
+
+def test_a_copy_without_bytecode_caches_works(project: Path, home: Path, tmp_path: Path) -> None:
+    """A plugin copy the hook cannot keep bytecode caches in (here each ``__pycache__`` is a
+    file: no cache can be read or written, as in a read-only install): every module is
+    compiled in the process instead, and the event is the same."""
+    copy = tmp_path / "nocache" / "ctx-tree"
+    shutil.copytree(HOOK.parent.parent, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [p for p in copy.rglob("*") if p.is_dir()]:
+        (folder / "__pycache__").write_text("not a folder")
+    payload = json.dumps(base_payload(project, prompt=f"no caches: {TOKEN}")).encode()
+    done = subprocess.run(
+        [HOOK_PYTHON, "-I", "-S", str(copy / "hooks" / "ctx_tree_hook.py"), "prompt"],
+        input=payload, capture_output=True,
+        env={"PATH": os.environ["PATH"], "CTX_TREE_HOME": str(home),
+             "CLAUDE_PROJECT_DIR": str(project)},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert not list(copy.rglob("*.pyc"))
+    (event,) = spooled(home, project)
+    assert event["redacted"] is True and event["text"] == "no caches: [REDACTED:github_token]"
 
 
 def test_stop_without_the_last_message_reads_the_transcript(
@@ -600,12 +587,10 @@ def test_a_transcript_that_never_ends_cannot_hold_the_stop_hook(project: Path, h
     ],
 )
 def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path, text: str) -> None:
-    """With the trigger literals recorded by the server, text holding none of them skips
+    """With the trigger literals generated from the rules, text holding none of them skips
     loading redact.py; either way the spooled text is exactly what redact_text returns."""
-    from ctx_tree_mcp.capture.spool import record_modules
     from ctx_tree_mcp.wire.redact import redact_text
 
-    record_modules(home)
     assert (
         hook("prompt", base_payload(project, prompt=text), home=home, root=project).returncode == 0
     )
@@ -626,13 +611,8 @@ def test_the_trigger_shortcut_gives_what_redact_gives(project: Path, home: Path,
 )
 def test_fastjson_is_json(text: str) -> None:
     """The hooks' JSON (CPython's _json scanner and encoder) gives json's results and errors."""
-    import importlib.util
+    from ctx_tree_mcp.wire import fastjson
 
-    spec = importlib.util.spec_from_file_location(
-        "fastjson_under_test", HOOK.parent / "fastjson.py"
-    )
-    fastjson = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(fastjson)
     try:
         expected = json.loads(text)
     except ValueError:
@@ -653,13 +633,15 @@ def test_an_answer_after_a_refused_command_keeps_no_environment_values(
     project: Path, home: Path, redactable: bool
 ) -> None:
     """``env | head -2`` is refused, and the answer that quotes its output is stored with the
-    values of its ``NAME=value`` pairs redacted; the session's next answer is not. Without
-    ``redact.py`` in the hook (a marketplace install's first session), the ingester does it."""
+    values of its ``NAME=value`` pairs redacted; the session's next answer is not. When the
+    hook cannot load ``redact.py`` and ``denylist.py`` (a broken copy), the ingester does it."""
     env = {} if redactable else {"PYTHONPATH": ""}
-    if not redactable:  # a copy of the plugin with no clone beside it: redact.py not found
-        import shutil
-
-        shutil.copytree(ROOT / "plugin", project / "plugin-copy")
+    if not redactable:  # a copy of the plugin whose wire lacks both modules
+        shutil.copytree(ROOT / "plugin", project / "plugin-copy",
+                        ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+        wire = project / "plugin-copy" / "hooks" / "vendor" / "ctx_tree_mcp" / "wire"
+        (wire / "redact.py").unlink()
+        (wire / "denylist.py").unlink()
     script = HOOK if redactable else project / "plugin-copy" / "hooks" / "ctx_tree_hook.py"
 
     def run(event: str, payload: dict) -> None:
@@ -797,14 +779,14 @@ def test_a_hook_slow_to_redact_spools_its_record_for_the_ingester(
 ) -> None:
     """A record past its checks is written when the alarm rings (here redact.py hangs), marked
     unredacted: the ingester redacts it, so the secret never reaches the store."""
-    slow = home / "slow_redact.py"
-    slow.write_text("import time\ntime.sleep(30)\ndef redact_text(t):\n    return t\n")
-    (home / "spool").mkdir(mode=0o700)
-    (home / "spool" / "modules.json").write_text(json.dumps({"redact": str(slow)}))
     payload = base_payload(project, prompt=f"deploy with {TOKEN} then check", prompt_id="p9")
-    # an installed plugin (no clone beside it): the hook loads redact.py from modules.json
+    # a copy of the plugin whose redact.py hangs
     installed = home.parent / "installed" / "plugin" / "hooks"
-    shutil.copytree(HOOK.parent, installed)
+    shutil.copytree(HOOK.parent, installed, ignore=shutil.ignore_patterns("__pycache__"))
+    slow = installed / "vendor" / "ctx_tree_mcp" / "wire" / "redact.py"
+    slow.write_text(
+        "import time\ntime.sleep(30)\ndef redact_text(t, present=None):\n    return t\n"
+    )
     env = {"PATH": os.environ["PATH"], "HOME": str(home), "CTX_TREE_HOME": str(home),
            "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
     started = time.monotonic()

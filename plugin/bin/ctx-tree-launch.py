@@ -44,15 +44,16 @@ PLUGIN_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "ctx-tree-mcp"
 
 
-def plugin_version():
+def plugin_version() -> str:
     manifest = PLUGIN_ROOT / ".claude-plugin" / "plugin.json"
-    return json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    version: str = json.loads(manifest.read_text(encoding="utf-8"))["version"]
+    return version
 
 
 WORKSPACE_NOTE = PLUGIN_ROOT / "bin" / ".ctx-tree-workspace"
 
 
-def is_workspace(repo):
+def is_workspace(repo: Path) -> bool:
     """True when ``repo`` is a ctx-tree uv workspace (a clone of this repository)."""
     try:
         text = (repo / "pyproject.toml").read_text(encoding="utf-8")
@@ -61,7 +62,7 @@ def is_workspace(repo):
     return 'name = "ctx-tree-workspace"' in text and (repo / "packages" / PACKAGE).is_dir()
 
 
-def marketplace_workspace():
+def marketplace_workspace() -> "Path | None":
     """The marketplace repository this cached plugin copy came from, when it is a ctx-tree
     workspace; else None. Claude Code's layout: ``<plugins>/cache/<marketplace>/<plugin>/
     <version>`` for the copy, ``<plugins>/known_marketplaces.json`` mapping each marketplace
@@ -77,7 +78,7 @@ def marketplace_workspace():
     return location if is_workspace(location) else None
 
 
-def workspace_root():
+def workspace_root() -> "Path | None":
     """The ctx-tree workspace to run: the clone holding this plugin directory, else the
     marketplace repository of a cached copy (remembered in ``bin/.ctx-tree-workspace`` for the
     shell fast path); None when neither exists."""
@@ -95,7 +96,7 @@ def workspace_root():
     return repo
 
 
-def find_uv():
+def find_uv() -> "str | None":
     found = shutil.which("uv")
     if found:
         return found
@@ -105,7 +106,8 @@ def find_uv():
     try:
         from uv import find_uv_bin  # type: ignore[import-not-found]  # the PyPI "uv" package (python3 -m pip install uv)
 
-        return find_uv_bin()
+        found_bin: str = find_uv_bin()
+        return found_bin
     except Exception:  # not installed, or installed without its binary
         pass
     home = Path.home()
@@ -123,13 +125,13 @@ def find_uv():
 STAMP = ".ctx-tree-launch-stamp"
 
 
-def environment(repo):
+def environment(repo: Path) -> Path:
     """The workspace's environment directory (``$UV_PROJECT_ENVIRONMENT`` or ``.venv``)."""
     env = Path(os.environ.get("UV_PROJECT_ENVIRONMENT") or ".venv")
     return env if env.is_absolute() else repo / env
 
 
-def synced_entry_point(repo):
+def synced_entry_point(repo: Path) -> "Path | None":
     """The environment's own ``ctx-tree-mcp`` when its stamp is newer than ``uv.lock`` and every
     ``pyproject.toml`` of the workspace (the rule ``ctx-tree-launch`` applies too), else None."""
     env = environment(repo)
@@ -145,7 +147,7 @@ def synced_entry_point(repo):
     return exe
 
 
-def sync(uv, repo):
+def sync(uv: str, repo: Path) -> "Path | None":
     """Sync the workspace environment (output to stderr: stdout is the MCP wire); write the
     stamp on success. Returns the entry point, or None when the sync failed."""
     argv = [uv, "sync", "--project", str(repo), "--frozen", "--inexact", "--quiet"]
@@ -158,7 +160,7 @@ def sync(uv, repo):
     return synced_entry_point(repo)
 
 
-def command(args, dry_run=False):
+def command(args: "list[str]", dry_run: bool = False) -> "list[str] | None":
     """The argv that starts the server, with ``args`` appended (``dry_run``: never sync)."""
     uv = find_uv()
     repo = workspace_root()
@@ -178,7 +180,7 @@ def command(args, dry_run=False):
     return None
 
 
-def main():
+def main() -> int:
     args = sys.argv[1:]
     dry_run = "--print-command" in args
     args = [a for a in args if a != "--print-command"]

@@ -1,23 +1,13 @@
-"""ctx-tree's hook entry for Claude Code and the other hosts: capture what the agent sees into a
-spool, and steer it to the ctx-tree call that costs less. See docs/capture.md.
-
-Run as ``python3 -I -S ctx_tree_hook.py EVENT`` (or ``ctx_tree_hook.py HOST EVENT``) with the
-hook's JSON on stdin. The work is in ``hook_main.py``: a script run by path is compiled on every
-start (it has no bytecode cache), and compiling the hook's code cost each event ~5 ms, so this
-file is kept to the few lines that import it (cached in ``__pycache__``).
-"""
+"""ctx-tree's hook entry: ``python3 -I -S ctx_tree_hook.py [HOST] EVENT``, the event's JSON on
+stdin (docs/capture.md). Compiled on every start, as any script run by path: the work is in
+``hook_main.py``, run from its bytecode cache."""
 
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves it out
 try:
-    from hook_main import *  # noqa: F403 - its names, for code that loads this file
     from hook_main import main
-except Exception:
-    if __name__ == "__main__":
-        os._exit(0)  # a broken install: the hook fails open, silent
-    raise
-
-if __name__ == "__main__":
-    main()
+except Exception:  # a broken install fails open, silent
+    os._exit(0)
+main()

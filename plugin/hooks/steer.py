@@ -1,7 +1,7 @@
 """Steering rules of ctx-tree's PreToolUse hook: before a native Read, Grep or Bash that would
 pour a lot into the context, name the ctx-tree call that costs less (docs/capture.md).
 
-``advise`` returns the hook's stdout: in ``hint`` mode the tool runs and the model sees the
+``advise`` returns the hook's answer: in ``hint`` mode the tool runs and the model sees the
 suggestion as additional context; in ``deny`` mode the call is refused with the suggestion as
 the reason. Each suggestion is at most 60 tokens (240 characters). Standard library only.
 
@@ -15,7 +15,15 @@ its expression on generated and real commands.
 
 import os
 
-from fastjson import dumps
+from ctx_tree_mcp.wire.answer import Answer
+from ctx_tree_mcp.wire.fastjson import dumps
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
+
+    from ctx_tree_mcp.wire.payload import Reader
 
 MAX_CHARS = 240  # 60 tokens at ctx-tree's estimate of 4 characters a token
 #: Read: at most this much of a file is scanned; a larger one has its line count estimated.
@@ -53,7 +61,7 @@ _DEF_WORDS = frozenset(
 _DEF_FIRST = frozenset(w[:1] for w in _DEF_WORDS | {b"export", b"pub", b"async"})
 
 
-def _pub(word):
+def _pub(word: bytes) -> bool:
     """``pub`` or ``pub(<lower-case letters>)``: ``pub(?:\\([a-z]+\\))?``."""
     return word == b"pub" or (
         word[:4] == b"pub(" and word[-1:] == b")" and len(word) > 5
@@ -61,14 +69,14 @@ def _pub(word):
     )  # fmt: skip
 
 
-def _split_word(text):
+def _split_word(text: bytes) -> "tuple[bytes, bytes] | None":
     """``(first word, the rest without its leading spaces)`` of bytes ``text``; None when no
     space follows the first word."""
     word, sep, rest = text.partition(b" ")
     return (word, rest.lstrip(b" ")) if sep else None
 
 
-def definition_name(line):
+def definition_name(line: bytes) -> "bytes | None":
     """The name a definition line defines, or None. ``line``: bytes with no ``\\n``, its tabs
     made spaces and its leading spaces taken off (as :func:`definition_names` passes it).
 
@@ -92,7 +100,7 @@ def definition_name(line):
     return rest if end < 0 else rest[:end]
 
 
-def definition_names(data):
+def definition_names(data: bytes) -> "list[bytes]":
     """Every definition's name in ``data`` (bytes, a file's text), in order, at most one a
     line: what :func:`definition_name`'s pattern with ``re.M`` finds (``findall``). About as
     fast as that pattern on a 3,000-line file and twice as fast on 4 MB."""
@@ -139,12 +147,12 @@ _WRAPPER_WORDS = ("sudo", "time", "nice", "command", "env")
 _RUNNERS = ("poetry run", "pipenv run", "hatch run", "pdm run", "npx", "pnpm exec", "bunx")
 
 
-def _word_end(text, i):
+def _word_end(text: str, i: int) -> bool:
     """``\\b`` at ``text[i]`` after a word character: the end, or a non-word character."""
     return i >= len(text) or not (text[i].isalnum() or text[i] == "_")
 
 
-def _spaces_end(text, i):
+def _spaces_end(text: str, i: int) -> int:
     """The end of the run of whitespace (``\\s+``) at ``text[i]``, or -1 when there is none."""
     n, j = len(text), i
     while j < n and text[j].isspace():
@@ -152,7 +160,7 @@ def _spaces_end(text, i):
     return j if j > i else -1
 
 
-def _token_end(text, i):
+def _token_end(text: str, i: int) -> int:
     """The end of the run of non-whitespace (``\\S*``) at ``text[i]``."""
     n = len(text)
     while i < n and not text[i].isspace():
@@ -160,7 +168,7 @@ def _token_end(text, i):
     return i
 
 
-def _wrapper_end(text, i):
+def _wrapper_end(text: str, i: int) -> int:
     """Where one wrapper and the whitespace after it end, from ``text[i]``; -1 when none
     starts there. One turn of ``(?:[A-Za-z_][A-Za-z0-9_]*=\\S*|sudo|time|nice|command|env|
     timeout \\S+|uv run(?: --\\S+)*|poetry run|pipenv run|hatch run|pdm run|npx|pnpm exec|bunx|
@@ -222,7 +230,7 @@ def _wrapper_end(text, i):
     return -1
 
 
-def unwrapped(words):
+def unwrapped(words: str) -> str:
     """``words`` without the wrappers it starts with (``uv run``, ``VAR=1``, ``sudo``,
     ``timeout 5``, ``python -m``): ``re.sub(r"^(?:(?:WRAPPER)\\s+)+", "", words)``, one
     wrapper as :func:`_wrapper_end` matches it."""
@@ -234,7 +242,7 @@ def unwrapped(words):
         i = end
 
 
-def _programs(command):
+def _programs(command: str) -> "Iterator[str]":
     """Each simple command's words after wrappers: the parts between ``&&``, ``||``, ``;``, a
     line break and ``|`` (``re.split(r"&&|\\|\\||;|\\n|\\|", command)``), stripped, unwrapped."""
     parts = command.replace("&&", "\n").replace("||", "\n").replace(";", "\n").replace("|", "\n")
@@ -244,7 +252,7 @@ def _programs(command):
             yield words
 
 
-def limited(command):
+def limited(command: str) -> bool:
     """True when the command bounds its output: piped to a program that cuts it, or redirected
     to a file (``re.search(r"\\|\\s*(?:head|tail|grep|rg|wc|less|more|jq|sort|uniq|awk|sed|cut)
     \\b|(?<![0-9&>])>>?\\s*[^&\\s]", command)``)."""
@@ -272,13 +280,13 @@ def limited(command):
     return False
 
 
-def noisy(words):
+def noisy(words: str) -> bool:
     """True when a simple command's words (wrappers taken off) start a test run, build or
     install (:data:`_NOISY`)."""
     return any(words.startswith(p) and _word_end(words, len(p)) for p in _NOISY)
 
 
-def git_log(words):
+def git_log(words: str) -> bool:
     """``re.match(r"git\\s+log\\b", words)``."""
     if not words.startswith("git"):
         return False
@@ -286,7 +294,7 @@ def git_log(words):
     return j > 0 and words.startswith("log", j) and _word_end(words, j + 3)
 
 
-def git_log_limited(words):
+def git_log_limited(words: str) -> bool:
     """True when a ``git log`` is bounded: ``re.search(r"\\s(?:-n\\s*\\d+|-\\d+|--max-count[= ]
     \\d+|--since|--after|-L)", " " + words)``."""
     text = " " + words
@@ -312,7 +320,7 @@ def git_log_limited(words):
     return False
 
 
-def pager(words):
+def pager(words: str) -> "str | None":
     """The file a ``cat``, ``less`` or ``more`` of one file pages, or None:
     ``re.match(r"(?:cat|less|more)\\s+\\S+$", words)``."""
     for program in ("cat", "less", "more"):
@@ -325,10 +333,11 @@ def pager(words):
     return None
 
 
-def advise(payload, root, steer):
-    """The hook's stdout for a PreToolUse payload ('' when nothing to say)."""
-    tool = payload.get("tool_name")
-    tin = payload.get("tool_input") if isinstance(payload.get("tool_input"), dict) else {}
+def advise(payload: "Reader", root: str, steer: "dict[str, Any]") -> "Answer | None":
+    """The answer to a pre-tool payload: a hint, or a refusal in ``deny`` mode; None when
+    there is nothing to say."""
+    tool = payload.text("tool_name")
+    tin = payload.mapping("tool_input")
     limit = steer.get("readLines", 400)
     if tool == "Read":
         text = read_advice(tin, root, limit)
@@ -339,19 +348,13 @@ def advise(payload, root, steer):
     else:
         text = ""
     if not text:
-        return ""
+        return None
     if steer.get("mode") == "deny":
-        out = {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": "deny",
-            "permissionDecisionReason": text,
-        }
-    else:
-        out = {"hookEventName": "PreToolUse", "additionalContext": text}
-    return dumps({"hookSpecificOutput": out})
+        return Answer(decision="deny", reason=text)
+    return Answer(context=text)
 
 
-def _fit(*variants):
+def _fit(*variants: str) -> str:
     """The first variant that fits MAX_CHARS (the last one cut if none does)."""
     for text in variants:
         if len(text) <= MAX_CHARS:
@@ -359,7 +362,7 @@ def _fit(*variants):
     return variants[-1][: MAX_CHARS - 1] + "…"
 
 
-def _relative(path, root):
+def _relative(path: object, root: str) -> "str | None":
     """``path`` relative to the project root, or None when it lies outside."""
     if not isinstance(path, str) or not path:
         return None
@@ -368,7 +371,7 @@ def _relative(path, root):
     return None if rel == os.pardir or rel.startswith(os.pardir + os.sep) else rel
 
 
-def file_facts(absolute, limit=0):
+def file_facts(absolute: str, limit: int = 0) -> "tuple[int, int, int, str] | None":
     """``(lines, bytes, definitions, first definition name)`` of a text file, or None for a
     binary, unreadable or non-regular file. Lines past SCAN_BYTES are estimated."""
     try:
@@ -387,7 +390,7 @@ def file_facts(absolute, limit=0):
     return lines, size, len(names), first
 
 
-def read_advice(tin, root, limit):
+def read_advice(tin: "dict[str, Any]", root: str, limit: int) -> str:
     if tin.get("offset") is not None or tin.get("limit") is not None:
         return ""
     path = tin.get("file_path")
@@ -419,7 +422,7 @@ def read_advice(tin, root, limit):
     )
 
 
-def grep_advice(tin):
+def grep_advice(tin: "dict[str, Any]") -> str:
     if (
         tin.get("output_mode") != "content"
         or tin.get("head_limit")
@@ -442,7 +445,7 @@ def grep_advice(tin):
     )
 
 
-def bash_advice(tin, root, limit):
+def bash_advice(tin: "dict[str, Any]", root: str, limit: int) -> str:
     command = tin.get("command")
     if not isinstance(command, str) or not command.strip() or tin.get("run_in_background"):
         return ""

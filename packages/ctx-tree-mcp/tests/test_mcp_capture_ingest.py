@@ -342,14 +342,11 @@ def test_hook_captures_and_tool_calls_share_a_session(app: App) -> None:
     assert prompt.parent_id == sessions[0].id
 
 
-def test_the_capture_walker_records_module_paths_and_ingests(app: App) -> None:
+def test_the_capture_walker_ingests(app: App) -> None:
     put(app, {"kind": "prompt", "text": "through the walker", "prompt_id": "p"})
     run = capture_walker(app.root, app.home)
     report = run(app.store, app.config, now_ms=0, keep_going=lambda: True)
     assert report.stored == 1 and report.summary().startswith("1 stored")
-    modules = json.loads((app.home / "spool" / "modules.json").read_text())
-    assert Path(modules["redact"]).name == "redact.py" and Path(modules["redact"]).is_file()
-    assert Path(modules["denylist"]).name == "denylist.py" and Path(modules["denylist"]).is_file()
 
 
 def test_filter_walker_keeps_short_prompts(app: App) -> None:
@@ -366,8 +363,11 @@ def test_redact_trigger_literals_are_exported_for_the_hooks() -> None:
     """The hooks skip loading redact.py for text holding none of these: they must be the
     rules' own triggers (a rename in redact.py would silently turn the shortcut off)."""
     from ctx_tree_mcp.wire import redact
+    from ctx_tree_mcp.wire.spool import generated
 
-    triggers = spool.redact_triggers(redact)
+    triggers = generated()["redact_triggers"]
+
+    assert set(triggers) == {t for rule in redact._RULES for t in rule.triggers}
     assert {"ghp_", "sk-", "-----begin", "bearer", "token"} <= set(triggers)
     sample = "deploy with ghp_" + "a" * 36
     assert redact.redact_text(sample) != sample and any(t in sample.lower() for t in triggers)

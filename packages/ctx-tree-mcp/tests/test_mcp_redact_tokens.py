@@ -136,9 +136,10 @@ def test_redaction_is_the_same_given_the_triggers_the_hook_found() -> None:
     """What the capture hooks hand over (which trigger literals the lower-cased text holds)
     lets redact() skip scanning for the absent ones; it finds the same secrets: also where
     a redaction's own mark holds a trigger the text did not (``[REDACTED:github_token]``)."""
-    from ctx_tree_mcp.capture.spool import redact_triggers
+    from ctx_tree_mcp.wire.spool import generated
 
-    triggers = redact_triggers(redact)
+    triggers = generated()["redact_triggers"]
+
     rng = random.Random(29)
     changed = 0
     for _ in range(600):

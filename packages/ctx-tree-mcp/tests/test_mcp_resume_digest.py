@@ -13,7 +13,7 @@ from ctx_tree_mcp.capture.resume import BUDGET, MAX_CHARS, digest
 from ctx_tree_mcp.tools.note import note
 from test_mcp_capture_ingest import put
 
-HOOK_MAIN = Path(__file__).resolve().parents[3] / "plugin" / "hooks" / "hook_main.py"
+HOOKS = Path(__file__).resolve().parents[3] / "plugin" / "hooks"
 
 
 def _digest(app: App, budget: int = BUDGET) -> str:
@@ -81,8 +81,18 @@ def test_long_answers_are_cut_and_every_section_keeps_room(root: Path, tmp_path:
     assert "the lock must be taken before the flush" in text
 
 
-def test_the_digest_fits_what_the_hook_injects() -> None:
+def test_the_digest_fits_what_the_hook_injects(tmp_path: Path) -> None:
     """The SessionStart hook reads at most DIGEST_MAX_CHARS characters of the file: the digest
     never holds more, so no line is cut."""
-    hook = re.search(r"^DIGEST_MAX_CHARS = (\d+)", HOOK_MAIN.read_text(), re.M)
-    assert hook and int(hook.group(1)) == MAX_CHARS
+    import sys
+
+    from ctx_tree_mcp.wire.spool import DIGEST_MAX_CHARS, digest_file
+
+    sys.path.insert(0, str(HOOKS))
+    from session import resume_digest
+
+    base = tmp_path / "spool"
+    Path(digest_file(base, "s1")).parent.mkdir(parents=True)
+    Path(digest_file(base, "s1")).write_text("x" * 99 + "\n" + "y" * 9000)
+    assert resume_digest(str(base), "s1") == ("x" * 99 + "\n" + "y" * 9000)[:MAX_CHARS]
+    assert len(resume_digest(str(base), "s1")) == MAX_CHARS == DIGEST_MAX_CHARS

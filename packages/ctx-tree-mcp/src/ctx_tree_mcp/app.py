@@ -19,6 +19,9 @@ from ctx_tree_mcp.caches import BacklogCache, ViewCache
 from ctx_tree_mcp.calls import CallsClock
 from ctx_tree_mcp.recorder import Recorder
 from ctx_tree_mcp.store_handle import StoreHandle
+from ctx_tree_mcp.wire import spool as wire_spool
+from ctx_tree_mcp.wire.spool import PROJECT_VARIABLES as PROJECT_VARIABLES
+from ctx_tree_mcp.wire.spool import root_key as root_key
 
 if TYPE_CHECKING:
     from ctx_tree_schema import Config, Node
@@ -69,52 +72,17 @@ def _fresh_session_key() -> str:
     return new_id()
 
 
-#: The hosts' variables naming the project, first set wins (docs/install.md).
-PROJECT_VARIABLES = ("CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "COPILOT_PROJECT_DIR")
-
-
-def _is_plugin_dir(path: Path) -> bool:
-    """True for a ctx-tree plugin directory (a clone's ``plugin/`` or a host's cached copy)."""
-    return (path / ".claude-plugin" / "plugin.json").is_file() and (
-        path / "hooks" / "ctx_tree_hook.py"
-    ).is_file()
-
-
 def project_root(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """The project root: ``explicit``, else the host's project variable
-    (:data:`PROJECT_VARIABLES`), else the cwd. A cwd that is ctx-tree's own plugin directory
-    (a host that starts plugin servers there) is never the root: ``$PWD``, inherited from the
-    host's project, is taken instead when it names another directory, else the host's own
-    working directory (the parent process's, where the system shows it: ``/proc``); a shell
-    between the host and the server resets ``$PWD``."""
-    chosen = explicit or next((os.environ[v] for v in PROJECT_VARIABLES if os.environ.get(v)), None)
-    if chosen:
-        return Path(chosen).expanduser().resolve()
-    here = Path.cwd().resolve()
-    if _is_plugin_dir(here):
-        for candidate in (os.environ.get("PWD"), f"/proc/{os.getppid()}/cwd"):
-            try:
-                where = Path(candidate).resolve(strict=True) if candidate else None
-            except OSError:
-                continue
-            if where is not None and where.is_dir() and not _is_plugin_dir(where):
-                return where
-    return here
-
-
-def root_key(root: os.PathLike[str] | str) -> str:
-    """The spool directory name of a project root: 16 hex chars of sha256 of its real path
-    (the hook computes the same from ``$CLAUDE_PROJECT_DIR`` or its ``cwd``)."""
-    import hashlib
-
-    real = os.path.realpath(os.fspath(root))
-    return hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    """The project root: ``explicit``, else the host's project variable, else the cwd, never
+    ctx-tree's own plugin directory (:func:`ctx_tree_mcp.wire.spool.project_root`, the rule
+    the hooks follow too)."""
+    return Path(wire_spool.project_root(explicit))
 
 
 def spool_dir(home: Path, root: os.PathLike[str] | str) -> Path:
     """``<home>/spool/<root key>``, the capture spool of a project root (it may not exist;
-    its layout: ``capture/spool.py``)."""
-    return Path(home) / "spool" / root_key(root)
+    its layout: ``wire/spool.py``)."""
+    return Path(wire_spool.spool_dir(home, root))
 
 
 #: Tool calls between writes of the usage counters (see :meth:`App.count`).

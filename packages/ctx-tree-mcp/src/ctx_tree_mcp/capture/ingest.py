@@ -28,6 +28,7 @@ from ctx_tree_mcp import ending
 from ctx_tree_mcp.app import spool_dir
 from ctx_tree_mcp.capture import spool
 from ctx_tree_mcp.wire.denylist import refusal
+from ctx_tree_mcp.wire.events import KINDS
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -49,16 +50,8 @@ log = logging.getLogger(__name__)
 
 #: The capture walker's name in the coordinator (its lease is ``walker:capture``).
 WALKER = "capture"
-#: Which config switch (``capture.<key>``) governs each event kind.
-SWITCH = {
-    "prompt": "prompt",
-    "response": "response",
-    "read": "read",
-    "grep": "grep",
-    "bash": "bash",
-    "web": "web",
-    "agent": "agent",
-}
+#: Which config switch (``capture.<key>``) governs each event kind (the event table's).
+SWITCH = {kind.name: kind.switch for kind in KINDS}
 _GREP_LINE = re.compile(r"^(.+?)[:-]\d+[:-]")
 #: A grep output line without a line number: ``path:text``.
 _GREP_PATH = re.compile(r"^([^:\n]+):")
@@ -550,6 +543,7 @@ def _agent(app: App, event: dict[str, Any]) -> str:
     return _store(app, "summary", text, source_uri=uri, metadata=meta, terms=title, event=event)[0]
 
 
+#: One handler per kind of the event table (``wire/events.py``: ``KINDS``).
 _HANDLERS = {
     "prompt": _prompt,
     "response": _response,
@@ -577,8 +571,6 @@ def capture_walker(root: Path, home: Path | None = None) -> Callable[..., Ingest
         if not recorded:
             from ctx_tree_store import ctx_tree_home
 
-            with contextlib.suppress(OSError):
-                spool.record_modules(home or ctx_tree_home())
             # once per server: spools of deleted worktrees and long-idle projects go
             with contextlib.suppress(OSError):
                 for gone in spool.sweep_spools(

@@ -17,15 +17,17 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ctx_tree_mcp.wire.spool import DIGEST_MAX_CHARS
+
 if TYPE_CHECKING:
     from ctx_tree_schema import Node
     from ctx_tree_store import Store
 
 #: The digest's default budget (tokens, ctx-tree's estimate).
 BUDGET = 800
-#: Most characters of a digest: what the SessionStart hook reads of the file
-#: (``plugin/hooks/hook_main.py``'s ``DIGEST_MAX_CHARS``, held equal by a test).
-MAX_CHARS = 4000
+#: Most characters of a digest: what the SessionStart hook reads of the file (the protocol's
+#: ``wire.spool.DIGEST_MAX_CHARS``).
+MAX_CHARS = DIGEST_MAX_CHARS
 PROMPTS = 5
 FILES = 15
 FAILED = 5
@@ -175,10 +177,6 @@ def _fit(head: str, sections: list[tuple[str, list[list[str]]]], budget: int) ->
     return "\n".join(out) + "\n"
 
 
-def _safe(session_key: str) -> str:
-    return "".join(c for c in session_key if c.isalnum() or c in "-_")[:80] or "none"
-
-
 def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGET) -> None:
     """Write the digest of ``session_key`` as ``base/digest/<session>.txt`` and
     ``base/digest/latest.txt`` (0600, atomically); nothing when it is empty."""
@@ -189,9 +187,11 @@ def write_digest(store: Store, base: Path, session_key: str, budget: int = BUDGE
         return
     if len(text) > MAX_CHARS:  # a redaction mark longer than what it hid: whole lines only
         text = text[: text.rindex("\n", 0, MAX_CHARS) + 1]
+    from ctx_tree_mcp.wire.spool import digest_file
+
     folder = base / "digest"
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    for name in (f"{_safe(session_key)}.txt", "latest.txt"):
+    for name in (Path(digest_file(base, key)).name for key in (session_key, "latest")):
         tmp = folder / f".{name}.{os.getpid()}"
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

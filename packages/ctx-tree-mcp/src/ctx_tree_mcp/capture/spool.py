@@ -1,26 +1,14 @@
-"""The capture spool: the on-disk queue the plugin's hooks write and the ingester empties.
+"""The server's half of the capture spool: claim the events the plugin's hooks wrote, give
+back what was not stored, keep the state file the SessionStart hook reads, and describe and
+sweep whole spools (docs/capture.md).
 
-Layout, per project root (docs/capture.md)::
+The protocol both halves follow (layout, event format, versions, ages, the root and its key,
+the refused-command markers) is ``ctx_tree_mcp.wire.spool``. The server's own part of the
+layout::
 
-    $CTX_TREE_HOME/spool/                 0700
-        modules.json                      paths of the stdlib modules the hooks load (0600)
-        <root key>/                       0700; root key = sha256(real root path)[:16]
-            tmp/   a hook writes here ...
-            new/   ... and renames here: one JSON event per file, 0600, name sorts by time
-            cur/   claimed by an ingester (a rename to ``<pid>~<name>``), deleted once
-                   stored; given back to ``new/`` when the ingester stops, or as soon as
-                   its process is gone
-            state.json                    counts the SessionStart hook reports (no content)
-            root                          the project root's path (written by the hook that
-                                          made the folder, and by the ingester)
-            refused-<session id>          empty: a command of that session was refused since
-                                          its last answer (the next answer is redacted strictly)
-
-Events are JSON objects with ``v`` (:data:`SPOOL_VERSION`), ``kind`` (``prompt``,
-``response``, ``read``, ``grep``, ``bash``, ``web``, ``agent``), ``session_id``, ``prompt_id``,
-``tool_use_id``, ``cwd``, ``at`` (epoch ms), ``redacted`` (whether the hook could redact) and
-the kind's fields (``text``, ``path``, ``command``, ``exit_code``, ``url``, ``title``, ...;
-``env_refused`` on an answer given after a refused command).
+    <root key>/cur/   claimed by an ingester (a rename to ``<pid>~<name>``), deleted once
+                      stored; given back to ``new/`` when the ingester stops, or as soon as its
+                      process is gone
 """
 
 from __future__ import annotations
@@ -34,14 +22,44 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ctx_tree_mcp.app import root_key  # where a root's spool lies: app.py
+from ctx_tree_mcp.wire.payload import clean
+from ctx_tree_mcp.wire.spool import (
+    SPOOL_MAX_AGE_S,
+    SPOOL_VERSION,
+    mark_refused,
+    refused_marker,
+    root_key,
+    take_refused,
+    waiting,
+)
 
-SPOOL_VERSION = 1
+__all__ = [
+    "CLAIM_TIMEOUT_S",
+    "ORPHAN_AGE_S",
+    "SPOOL_MAX_AGE_S",
+    "SPOOL_VERSION",
+    "SpoolInfo",
+    "claim",
+    "describe",
+    "done",
+    "list_spools",
+    "mark_refused",
+    "read_event",
+    "record_root",
+    "refused_marker",
+    "release",
+    "release_all",
+    "remove",
+    "requeue_stale",
+    "secure",
+    "sweep_spools",
+    "take_refused",
+    "waiting",
+    "write_state",
+]
+
 #: A claimed file older than this (its ingester died) goes back to ``new/``.
 CLAIM_TIMEOUT_S = 120
-#: A spool nothing wrote to for this long is swept, whatever it holds (the hooks' own sweep
-#: deletes events older than this too: plugin/hooks/ctx_tree_hook.py ``SPOOL_MAX_AGE_S``).
-SPOOL_MAX_AGE_S = 7 * 24 * 3600
 #: A spool whose project directory is gone (a deleted worktree) is swept after this long idle.
 ORPHAN_AGE_S = 24 * 3600
 
@@ -72,14 +90,6 @@ def _write_private(path: Path, data: bytes) -> None:
     finally:
         os.close(fd)
     os.replace(tmp, path)
-
-
-def waiting(base: Path) -> list[str]:
-    """Names of the events waiting in ``base/new``, oldest first ([] when there is no spool)."""
-    try:
-        return sorted(n for n in os.listdir(base / "new") if n.endswith(".json"))
-    except OSError:
-        return []
 
 
 #: The events this process has claimed and not yet stored or given back.
@@ -183,14 +193,28 @@ def requeue_stale(base: Path, now: float | None = None) -> int:
 
 
 def read_event(path: Path) -> dict[str, Any] | None:
-    """The event in ``path``, or None when it is not a spool event of this version."""
+    """The event in ``path``, or None when it is not a spool event of this version. Every
+    string is :func:`~ctx_tree_mcp.wire.payload.clean` (an older hook spooled halves of
+    UTF-16 surrogate pairs as they came: they become U+FFFD, the event is kept)."""
     try:
         event = json.loads(path.read_bytes().decode("utf-8", "surrogatepass"))
     except (OSError, ValueError):
         return None
     if not isinstance(event, dict) or event.get("v") != SPOOL_VERSION:
         return None
-    return event
+    cleaned: dict[str, Any] = _cleaned(event)
+    return cleaned
+
+
+def _cleaned(value: Any) -> Any:
+    """``value`` (decoded JSON) with every string cleaned of lone surrogates."""
+    if isinstance(value, str):
+        return clean(value)
+    if isinstance(value, dict):
+        return {clean(k): _cleaned(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cleaned(v) for v in value]
+    return value
 
 
 def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None) -> None:
@@ -201,60 +225,6 @@ def write_state(base: Path, counts: dict[str, int], last_capture_at: int | None)
         "updated_at": int(time.time() * 1000),
     }
     _write_private(base / "state.json", json.dumps(state).encode())
-
-
-def refused_marker(base: Path, session_id: str) -> Path:
-    """The empty file saying a command of ``session_id`` was refused since its last answer
-    (the hook names it the same way): that answer may quote what the command printed, so it
-    is redacted strictly (``redact.redact_environment``)."""
-    safe = "".join(c for c in session_id if c.isalnum() or c in "-_")[:80] or "none"
-    return Path(base) / f"refused-{safe}"
-
-
-def mark_refused(base: Path, session_id: str) -> None:
-    """Leave :func:`refused_marker` for ``session_id``."""
-    _write_private(refused_marker(base, session_id), b"")
-
-
-def take_refused(base: Path, session_id: str) -> bool:
-    """True, once, when :func:`mark_refused` was called for ``session_id`` since."""
-    try:
-        refused_marker(base, session_id).unlink()
-    except OSError:
-        return False
-    return True
-
-
-def redact_triggers(redact: Any) -> list[str]:
-    """Every trigger literal of the redaction rules (each rule runs only when the lower-cased
-    text holds one of its triggers): text holding none of them comes out of redaction
-    unchanged, so the hooks skip loading ``redact.py`` for it. [] when the rules do not say."""
-    return sorted(
-        {t for rule in getattr(redact, "_RULES", ()) for t in getattr(rule, "triggers", ())}
-    )
-
-
-def record_modules(home: Path) -> None:
-    """Write ``<home>/spool/modules.json`` naming this install's stdlib modules that the hooks
-    load by path (a marketplace install has no clone beside the plugin), the redaction
-    rules' trigger literals and the words every refused command holds
-    (:data:`ctx_tree_mcp.wire.denylist.REFUSAL_WORDS`). Rewritten only when it differs."""
-    from ctx_tree_mcp.wire import denylist, redact
-
-    wire = Path(__file__).resolve().parent.parent / "wire"
-    modules: dict[str, Any] = {
-        "redact": str(wire / "redact.py"),
-        "denylist": str(wire / "denylist.py"),
-        "permissions": str(wire / "permissions.py"),
-        "redact_triggers": redact_triggers(redact),
-        "denylist_words": list(denylist.REFUSAL_WORDS),
-    }
-    path = Path(home) / "spool" / "modules.json"
-    data = json.dumps(modules, indent=1).encode()
-    with contextlib.suppress(OSError):
-        if path.read_bytes() == data:
-            return
-    _write_private(path, data)
 
 
 def record_root(base: Path, root: os.PathLike[str] | str) -> None:

@@ -39,6 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.wire.hosts import (
+    HOOK_TIMEOUT_S,
+    claude,
+    cline,
+    codex,
+    copilot,
+    cursor,
+    gemini,
+    vscode,
+)
 
 #: The server's key in every host's MCP table.
 NAME = "ctx-tree"
@@ -47,42 +57,8 @@ HOOK_SCRIPT = "ctx_tree_hook.py"
 MARKER = "ctx-tree-managed"
 BACKUP_SUFFIX = ".ctx-tree.bak"
 
-#: ctx-tree's capture events and the Claude-format event names that carry them
-#: (docs/capture.md). Hosts that speak Claude's hook format (Claude Code, Codex, Copilot,
-#: VS Code) get these.
-CLAUDE_EVENTS = {
-    "SessionStart": ("session-start", None),
-    "UserPromptSubmit": ("prompt", None),
-    "PreToolUse": ("pre-tool", "Read|Grep|Bash|mcp__.*ctx_tree_bash"),
-    "PostToolUse": ("post-tool", "Read|Grep|Glob|Bash|WebFetch|WebSearch|Task|Agent"),
-    "PostToolUseFailure": ("post-tool-failure", "Bash"),
-    "Stop": ("stop", None),
-}
-#: Codex: no PostToolUseFailure event, and reads/greps go through its shell tool.
-CODEX_EVENTS = {
-    "SessionStart": None,
-    "UserPromptSubmit": None,
-    "PreToolUse": "Bash|mcp__.*ctx_tree_bash",
-    "PostToolUse": "Bash",
-    "Stop": None,
-}
-#: Gemini CLI's events the adapter maps (plugin/hooks/host_adapters.py); timeouts in ms.
-GEMINI_EVENTS = ("SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "AfterAgent")
-#: Cline's hook executables (one file per event).
-CLINE_EVENTS = ("TaskStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "TaskComplete")
-#: Cursor's hook events (lowerCamel, flat entries).
-CURSOR_EVENTS = (
-    "sessionStart",
-    "beforeSubmitPrompt",
-    "preToolUse",
-    "postToolUse",
-    "afterShellExecution",
-    "afterAgentResponse",
-)
-#: VS Code Copilot agent mode's hook events (Claude-format names; matchers are ignored there).
-VSCODE_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse", "Stop")
-HOOK_TIMEOUT_S = 10
-
+#: Each host's hook events, the hook's arguments and matchers: ``EVENTS`` of its module in
+#: ``ctx_tree_mcp/wire/hosts/`` (the hook reads the same module for its payloads).
 SCOPES = ("user", "project")
 
 
@@ -254,8 +230,9 @@ def _set_server(table: str, flavour: str, install: bool) -> Callable[[dict[str, 
 def _claude_hooks(
     data: dict[str, Any], events: dict[str, tuple[str, str | None]], install: bool
 ) -> None:
-    """Upsert (or remove) ctx-tree's handlers in a Claude-format ``hooks`` table: other
-    handlers, groups and events are kept."""
+    """Upsert (or remove) ctx-tree's handlers in a Claude-format ``hooks`` table, one per
+    host event of ``events`` (a host module's ``EVENTS``: event -> (the hook's arguments,
+    matcher)): other handlers, groups and events are kept."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         if not install:
@@ -326,14 +303,6 @@ def _route_hooks(data: dict[str, Any], install: bool) -> None:
         data.pop("hooks", None)
 
 
-def _hosted_events(
-    host: str, names: tuple[str, ...] | dict[str, str | None]
-) -> dict[str, tuple[str, str | None]]:
-    """Events whose command is ``ctx_tree_hook.py HOST EVENT`` (the adapter entry)."""
-    items = names.items() if isinstance(names, dict) else ((n, None) for n in names)
-    return {event: (f"{host} {event}", matcher) for event, matcher in items}
-
-
 # --- per-host writers ---------------------------------------------------------------------------
 
 
@@ -350,7 +319,7 @@ def _claude(t: Target, install: bool) -> list[FileEdit]:
 
 def _claude_settings(data: dict[str, Any], install: bool) -> None:
     """Claude Code's settings: ctx-tree's capture hooks and its routing entry."""
-    _claude_hooks(data, CLAUDE_EVENTS, install)
+    _claude_hooks(data, claude.EVENTS, install)
     _route_hooks(data, install)
 
 
@@ -401,8 +370,7 @@ def _codex(t: Target, install: bool) -> list[FileEdit]:
     if not install and ours_last and "mcp_servers" not in doc and new.endswith("\n\n"):
         new = new[:-1]  # the blank line tomlkit put before the table it appended
     new_text: str | None = None if not new.strip() else (new if new != (old or "") else old)
-    events = {event: (CLAUDE_EVENTS[event][0], m) for event, m in CODEX_EVENTS.items()}
-    hooks = _json_edit(folder / "hooks.json", lambda d: _claude_hooks(d, events, install))
+    hooks = _json_edit(folder / "hooks.json", lambda d: _claude_hooks(d, codex.EVENTS, install))
     return [FileEdit(config, old, new_text), hooks]
 
 
@@ -412,7 +380,7 @@ def _gemini(t: Target, install: bool) -> list[FileEdit]:
 
     def change(data: dict[str, Any]) -> None:
         _set_server("mcpServers", "gemini", install)(data)
-        _claude_hooks(data, _hosted_events("gemini", GEMINI_EVENTS), install)
+        _claude_hooks(data, gemini.EVENTS, install)
         for groups in (data.get("hooks") or {}).values():
             for group in groups if isinstance(groups, list) else []:
                 for handler in group.get("hooks", []) if isinstance(group, dict) else []:
@@ -455,10 +423,9 @@ def _copilot(t: Target, install: bool) -> list[FileEdit]:
         mcp, hooks = folder / "mcp-config.json", folder / "hooks" / "ctx-tree.json"
     else:
         mcp, hooks = t.root / ".mcp.json", t.root / ".github" / "hooks" / "ctx-tree.json"
-    events = _hosted_events("copilot", {e: CLAUDE_EVENTS[e][1] for e in VSCODE_EVENTS})
     return [
         _json_edit(mcp, _set_server("mcpServers", "copilot", install)),
-        _json_edit(hooks, lambda d: _claude_hooks(d, events, install)),
+        _json_edit(hooks, lambda d: _claude_hooks(d, copilot.EVENTS, install)),
     ]
 
 
@@ -468,11 +435,10 @@ def _vscode(t: Target, install: bool) -> list[FileEdit]:
         hooks = t.home / ".copilot" / "hooks" / "ctx-tree.json"
     else:
         mcp, hooks = t.root / ".vscode" / "mcp.json", t.root / ".github" / "hooks" / "ctx-tree.json"
-    # the same file and entry as Copilot CLI's: one adapter reads both hosts' payloads
-    events = _hosted_events("copilot", {e: CLAUDE_EVENTS[e][1] for e in VSCODE_EVENTS})
+    # the same file and entry as Copilot CLI's: one mapping reads both hosts' payloads
     return [
         _json_edit(mcp, _set_server("servers", "vscode", install)),
-        _json_edit(hooks, lambda d: _claude_hooks(d, events, install)),
+        _json_edit(hooks, lambda d: _claude_hooks(d, vscode.EVENTS, install)),
     ]
 
 
@@ -484,8 +450,8 @@ def _cursor(t: Target, install: bool) -> list[FileEdit]:
         if install:
             data.setdefault("version", 1)
             table = data.setdefault("hooks", {})
-            for event in CURSOR_EVENTS:
-                command = hook_command("cursor", event)
+            for event, (arguments, _matcher) in cursor.EVENTS.items():
+                command = hook_command(*arguments.split())
                 if command:
                     table.setdefault(event, []).append({"command": command})
         elif not data.get("hooks"):  # no hooks left: the version was for ours
@@ -522,12 +488,12 @@ def _cline(t: Target, install: bool) -> list[FileEdit]:
             entry.update(disabled=False, timeout=60)
 
     edits = [_json_edit(mcp, change)]
-    for event in CLINE_EVENTS:
+    for event, (arguments, _matcher) in cline.EVENTS.items():
         path = folder / event
         old = _read(path)
         if old is not None and MARKER not in old:
             continue  # the user's own hook for this event: left alone (doctor says so)
-        command = hook_command("cline", event)
+        command = hook_command(*arguments.split())
         new = f"#!/bin/sh\n# {MARKER}: ctx-tree's Cline hook (docs/install.md)\nexec {command}\n"
         edits.append(FileEdit(path, old, new if install and command else None, executable=True))
     return edits

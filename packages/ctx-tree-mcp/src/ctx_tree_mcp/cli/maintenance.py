@@ -3,7 +3,6 @@ stores hold, and delete a project's store."""
 
 from __future__ import annotations
 
-import contextlib
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,15 +23,10 @@ def walk(app: App, which: str = "all") -> str:
     from ctx_tree_walkers import run_once
 
     from ctx_tree_mcp.capture.ingest import WALKER, ingest
-    from ctx_tree_mcp.capture.spool import record_modules
 
     started = time.perf_counter()
     reports: dict[str, str] = {}
     if which in ("all", WALKER):
-        from ctx_tree_store import ctx_tree_home
-
-        with contextlib.suppress(OSError):
-            record_modules(app.home or ctx_tree_home())
         reports[WALKER] = ingest(app).summary()
     if which != WALKER:
         reports.update(run_once(app.store, app.config, which, **app.walker_providers()))

@@ -10,9 +10,8 @@ wrappers (``sudo``, ``nohup``, ``timeout 5``, ``xargs``, ``env X=1``) and ``sh -
 (``python -c``), variables (``$cmd``), generated strings or scripts on disk: output
 redaction is the safety net (see ``docs/security.md``).
 
-Standard library only, no package-relative imports, Python 3.8+: a hook running under a bare
-``python3`` loads this file by path (docs/capture.md; tested under 3.8 by the
-``hooks-oldest`` nox session).
+Standard library only, Python 3.8+: the capture hooks import it for a command that may be
+refused (docs/capture.md; tested under 3.8 by the ``hooks-oldest`` nox session).
 """
 
 from __future__ import annotations
@@ -65,10 +64,9 @@ _MAX_DEPTH = 4
 
 
 #: Every command :func:`refusal` refuses holds one of these, or the first word of one of the
-#: ``deny`` entries, once its quotes and backslashes are removed. The server records them in
-#: ``spool/modules.json`` and the capture hooks load this module (``re`` and ``shlex``: ~5 ms
-#: of a hook's process) only for a command that holds one (``may_refuse`` in
-#: ``plugin/hooks/hook_main.py``, the one copy of that quick test; docs/capture.md).
+#: ``deny`` entries, once its quotes and backslashes are removed. The capture hooks import this
+#: module (``re`` and ``shlex``: ~5 ms of a hook's process) only for a command that holds one
+#: (``may_refuse`` in ``plugin/hooks/capture.py``, with these words from ``generated.py``).
 REFUSAL_WORDS = ("env", "export", "declare", "typeset", "set", "readonly")
 
 

@@ -21,8 +21,7 @@ matches the simple command exactly. Leading ``NAME=value`` assignments and wrapp
 named by its path is also matched by its base name (``/usr/bin/curl`` against ``curl:*``). Words are
 compared as the shell splits them, joined by single spaces. See ``docs/security.md``.
 
-Standard library only, Python 3.8+, no package-relative import needed: a hook running under a
-bare ``python3`` loads this file by path (it finds ``denylist.py`` beside it).
+Standard library only, Python 3.8+: the hook imports it (docs/capture.md).
 """
 
 from __future__ import annotations
@@ -32,21 +31,18 @@ import os
 import re
 import sys
 
-try:
-    from .denylist import SHELLS, shell_script, simple_commands, strip_prefix, unwrap_once
-except ImportError:  # loaded by path (the hook): take the sibling file
-    import importlib.util as _util
+from ctx_tree_mcp.wire.denylist import (
+    SHELLS,
+    shell_script,
+    simple_commands,
+    strip_prefix,
+    unwrap_once,
+)
 
-    _path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "denylist.py")
-    _spec = _util.spec_from_file_location("ctx_tree_hook_denylist", _path)
-    _denylist = _util.module_from_spec(_spec)  # type: ignore[arg-type]
-    sys.modules["ctx_tree_hook_denylist"] = _denylist
-    _spec.loader.exec_module(_denylist)  # type: ignore[union-attr]
-    SHELLS = _denylist.SHELLS
-    shell_script = _denylist.shell_script
-    simple_commands = _denylist.simple_commands
-    strip_prefix = _denylist.strip_prefix
-    unwrap_once = _denylist.unwrap_once
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+    from typing import Any
 
 __all__ = ["Rule", "Verdict", "check", "load_rules", "matches", "settings_files"]
 
@@ -99,7 +95,12 @@ class Verdict:
 # --- where the rules are --------------------------------------------------------------------
 
 
-def settings_files(root, env=None, platform=None, managed=None):
+def settings_files(
+    root: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    managed: str | None = None,
+) -> list[tuple[str, str]]:
     """Claude Code's settings files for project ``root``, highest precedence first, as
     ``(scope, path_or_json)`` pairs: ``managed`` (the platform's managed-settings file, then
     its ``managed-settings.d/*.json`` in name order), ``flag`` (the ``--settings`` of a
@@ -110,7 +111,7 @@ def settings_files(root, env=None, platform=None, managed=None):
     platform's managed path (tests)."""
     env = os.environ if env is None else env
     platform = platform or sys.platform
-    out = []
+    out: list[tuple[str, str]] = []
     managed = managed or MANAGED.get(platform)
     if managed:
         out.append(("managed", managed))
@@ -123,9 +124,9 @@ def settings_files(root, env=None, platform=None, managed=None):
     flag = _flag_settings() if platform.startswith("linux") else None
     if flag:
         out.append(("flag", flag))
-    root = os.fspath(root)
-    out.append(("local", os.path.join(root, ".claude", "settings.local.json")))
-    out.append(("project", os.path.join(root, ".claude", "settings.json")))
+    where = os.fspath(root)
+    out.append(("local", os.path.join(where, ".claude", "settings.local.json")))
+    out.append(("project", os.path.join(where, ".claude", "settings.json")))
     config_dir = env.get("CLAUDE_CONFIG_DIR") or os.path.join(
         os.path.expanduser(env.get("HOME") or "~"), ".claude"
     )
@@ -133,7 +134,7 @@ def settings_files(root, env=None, platform=None, managed=None):
     return out
 
 
-def ancestor_argv(names):
+def ancestor_argv(names: Sequence[str]) -> list[str] | None:
     """The argv of the nearest ancestor of this process whose program (one of its first three
     words, by base name) is in ``names``, or None. Linux only: reads ``/proc/<pid>/stat`` and
     ``cmdline``; any failure is None."""
@@ -154,7 +155,7 @@ def ancestor_argv(names):
     return None
 
 
-def _flag_settings():
+def _flag_settings() -> str | None:
     """The ``--settings`` value of the nearest ``claude`` ancestor (it started this server or
     the hook), or None."""
     argv = ancestor_argv(("claude", "cli.js"))
@@ -171,13 +172,18 @@ def _flag_settings():
     return None
 
 
-def load_rules(root, env=None, platform=None, managed=None):
+def load_rules(
+    root: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+    platform: str | None = None,
+    managed: str | None = None,
+) -> list[Rule]:
     """Every ``Bash`` rule of the settings files (:func:`settings_files`), in precedence order.
 
     Returns a list of :class:`Rule`. A missing, unreadable or malformed file, and a rule for
     another tool, are skipped, as the host skips them. Relative ``--settings`` paths are not
     resolved (the host's working directory is unknown) and count as missing."""
-    rules = []
+    rules: list[Rule] = []
     for scope, where in settings_files(root, env, platform, managed):
         data = read_settings(scope, where)
         permissions = data.get("permissions") if isinstance(data, dict) else None
@@ -195,7 +201,9 @@ def load_rules(root, env=None, platform=None, managed=None):
     return rules
 
 
-def read_settings(scope, where):
+def read_settings(scope: str, where: str) -> Any:
+    """The JSON of one settings file (``where``: its path; for ``flag``, maybe the JSON
+    itself), or None when it cannot be read or parsed."""
     text = where
     if not (scope == "flag" and where.lstrip().startswith("{")):
         if not os.path.isabs(where):
@@ -211,7 +219,7 @@ def read_settings(scope, where):
         return None
 
 
-def _bash_pattern(entry):
+def _bash_pattern(entry: object) -> str | None:
     """The pattern of a ``Bash`` / ``Bash(...)`` rule; None for other tools."""
     if not isinstance(entry, str):
         return None
@@ -227,7 +235,7 @@ def _bash_pattern(entry):
 # --- matching -------------------------------------------------------------------------------
 
 
-def matches(pattern, command):
+def matches(pattern: str, command: str) -> bool:
     """Whether the rule pattern (the text inside ``Bash(...)``) matches the simple command
     ``command`` (its words joined by single spaces), with the host's semantics (module doc)."""
     pattern = " ".join(pattern.split())
@@ -249,29 +257,29 @@ def matches(pattern, command):
     return command == pattern
 
 
-def _forms(words, depth):
+def _forms(words: Sequence[str], depth: int) -> Iterator[str]:
     """Each simple command a word list runs, as text: itself, then what its wrappers run
     (``sudo rm -rf x`` gives ``sudo rm -rf x`` and ``rm -rf x``), then the simple commands of
     a ``sh -c`` or ``eval`` string."""
-    words = strip_prefix(words)
-    while words:
-        yield " ".join(words)
-        name = os.path.basename(words[0])
-        if name != words[0]:  # `/usr/bin/curl x` is held against `Bash(curl:*)` too
-            yield " ".join([name, *words[1:]])
+    current = strip_prefix(words)
+    while current:
+        yield " ".join(current)
+        name = os.path.basename(current[0])
+        if name != current[0]:  # `/usr/bin/curl x` is held against `Bash(curl:*)` too
+            yield " ".join([name, *current[1:]])
         if name in SHELLS or name == "eval":
-            script = " ".join(words[1:]) if name == "eval" else shell_script(words[1:])
+            script = " ".join(current[1:]) if name == "eval" else shell_script(current[1:])
             if script is not None and depth < _MAX_DEPTH:
                 for inner in simple_commands(script):
                     yield from _forms(inner, depth + 1)
             return
-        inner = unwrap_once(words)
-        if not inner:
+        unwrapped = unwrap_once(current)
+        if not unwrapped:
             return
-        words = inner
+        current = unwrapped
 
 
-def check(command, rules):
+def check(command: str, rules: Sequence[Rule]) -> Verdict | None:
     """The verdict of ``rules`` (:func:`load_rules`) on the command line ``command``: a
     :class:`Verdict` for a deny or an ask, None when no deny or ask rule matches (the
     command runs as it would without rules). A deny rule that matches any simple command wins
@@ -289,7 +297,7 @@ def check(command, rules):
     return None
 
 
-def ticket_name(command):
+def ticket_name(command: str) -> str:
     """The file name of the hook's record that the host asked the user about ``command`` (the
     hex sha256 of its UTF-8 bytes): the server runs an asked command only when it finds one."""
     import hashlib

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.wire.cut import REDACT_MARGIN
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -409,11 +410,6 @@ def _store_new(
     )
     app.views.remember(replace(view, cached=True))
     return view if tree.created else replace(view, cached=True)
-
-
-#: Bytes past ``capture.maxBytes`` redacted with the part kept, so that a secret across the
-#: cut is replaced whole (the longest one-line secrets are a few hundred characters).
-REDACT_MARGIN = 4096
 
 
 def _cut_redacted(data: bytes, max_bytes: int, redact_text: Callable[[str], str]) -> bytes:

@@ -5,6 +5,10 @@ changed internal signature, invalid input) falls back to :mod:`json`, so results
 ``json``'s. Standard library only, Python 3.8+.
 """
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class _Decoding:
     """The attributes ``_json.make_scanner`` reads (those of ``json.JSONDecoder()``)."""
@@ -18,13 +22,14 @@ class _Decoding:
     memo = None
 
 
-def loads(text):
+def loads(text: str) -> "Any":
     """``json.loads(text)``; raises ValueError for invalid JSON."""
     try:
         import _json
 
+        scanner: Any = _json.make_scanner
         stripped = text.strip(" \t\n\r")
-        value, end = _json.make_scanner(_Decoding())(stripped, 0)
+        value, end = scanner(_Decoding())(stripped, 0)
         if end == len(stripped):
             return value
     except Exception:
@@ -34,15 +39,27 @@ def loads(text):
     return json.loads(text)
 
 
-def dumps(value, ascii_only=True):
+def dumps(value: object, ascii_only: bool = True) -> str:
     """``json.dumps(value, ensure_ascii=ascii_only)``."""
     try:
         import _json
 
+        make_encoder: Any = _json.make_encoder
         quote = _json.encode_basestring_ascii if ascii_only else _json.encode_basestring
-        encode = _json.make_encoder(None, None, quote, None, ": ", ", ", False, False, True)
+        encode = make_encoder(None, None, quote, None, ": ", ", ", False, False, True)
         return "".join(encode(value, 0))
     except Exception:
         import json
 
         return json.dumps(value, ensure_ascii=ascii_only)
+
+
+def load_file(path: str) -> "dict[str, Any]":
+    """The JSON object in the file at ``path``; {} when it cannot be read, is not JSON or holds
+    something else than an object (a hook never fails on a file it reads)."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = loads(fh.read())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
