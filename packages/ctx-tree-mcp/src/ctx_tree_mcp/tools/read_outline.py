@@ -178,7 +178,7 @@ PART_MIN_TOKENS = 40
 
 
 def top_and_end(
-    view: FileView, blocks: list[str], costs: list[int], room: int
+    view: FileView, blocks: list[str], costs: list[int], room: int, *, halves: bool = False
 ) -> tuple[str, str, int, int]:
     """The top and the end of the file within ``room`` tokens, as numbered lines: ``blocks``
     are the chunks numbered, ``costs`` their tokens. Returns the top's text, the end's text,
@@ -186,15 +186,15 @@ def top_and_end(
 
     In about equal shares: a module's end holds what its head does not (entry points,
     registrations, the last definitions). The side shown less so far (the end, at first)
-    takes its next chunk; when that does not fit, the other side goes on alone. First each
-    side within half the room (one long last function does not crowd out the head's small
-    definitions), then either within all that is left. The room no whole chunk fits goes to
+    takes its next chunk; when that does not fit, the other side goes on alone. ``halves``:
+    first each side within half the room (one long last function does not crowd out the
+    head's small definitions), then either within all that is left. The room no whole chunk
+    fits goes to
     the side shown less, cut at a line: the last lines of the end's next chunk, or the first
     lines of the top's."""
     top_n, end_n = 0, len(blocks)
     top_used = end_used = 0
-    share = room // 2
-    halves = True  # first each side within its half, then within all that is left
+    share = room // 2  # with ``halves``: first each side within its half, then within the rest
     while top_n < end_n:
         top_fits = (top_used if halves else 0) + costs[top_n] <= (share if halves else room)
         end_fits = (end_used if halves else 0) + costs[end_n - 1] <= (share if halves else room)
@@ -239,10 +239,10 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many lines of the top and
-    of the end of the file as fit (whole chunks, each side within half the room first, then
-    the room left to the side shown less, cut at a line; docs/tools.md). An outline that would
-    leave code less than :data:`OUTLINE_CODE_MIN` and half the room lists only the symbols
-    the code, given its half first, does not show whole. ``next`` reads the first definition
+    of the end of the file as fit (whole chunks, then the room left to the side shown less,
+    cut at a line; docs/tools.md). An outline that would leave code less than
+    :data:`OUTLINE_CODE_MIN` and half the room lists only the symbols the code, given its half
+    first and each side half of that first, does not show whole. ``next`` reads the first definition
     not shown, by symbol. ``numbered`` False: the whole file as plain lines (as ``cat``
     prints it); the outline's lines stay numbered."""
     # the file's characters bound its numbered text from below: past the budget, not built
@@ -289,7 +289,9 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
             # code takes its half first, and the outline lists the symbols it does not show
             # whole.
             room -= estimate_tokens(title) + 20
-            top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room // 2)
+            top_text, end_text, last_line, resume = top_and_end(
+                view, blocks, costs, room // 2, halves=True
+            )
             unseen = [not (e.end <= last_line or 0 < resume <= e.start) for e in entries]
             listed = [row for row, keep in zip(names, unseen, strict=True) if keep]
             text, nested_note = outline_text(
