@@ -17,8 +17,8 @@ git). For each, in this order, in one sitting:
    of them together (the sum of the tree's ``VmRSS``, sampled every 0.1 s), the store's size
    (``store.db*``) over the bytes of the files it holds;
 3. **unchanged**: ``ctx-tree index`` again (nothing changed);
-4. in this process (an ``App`` on the store, as the server's tools run): search p50 of
-   ``--queries`` short queries (a stored definition's name, with a word of its file's path
+4. in this process (an ``App`` on the store, as the server's tools run): search p50, wall
+   and CPU (CPU is what compares on a busy machine), of ``--queries`` short queries (a stored definition's name, with a word of its file's path
    for half of them) and of as many long ones (60 words of a stored chunk, as a pasted
    excerpt), the map (``ctx_tree_read('.')``, median of 3) and a cached read (p50);
 5. **switch**: ``git checkout`` of an older commit that changes about ``--switch-files``
@@ -76,6 +76,8 @@ class Row:
     switch_summary: str = ""
     search_short_ms: float = 0.0
     search_long_ms: float = 0.0
+    search_short_cpu_ms: float = 0.0
+    search_long_cpu_ms: float = 0.0
     map_s: float = 0.0
     map_cpu: float = 0.0
     read_ms: float = 0.0
@@ -385,9 +387,11 @@ def queries(app: object, n: int) -> tuple[list[str], list[str]]:
     return short, long
 
 
-def in_process(tree: Path, home: Path, n: int) -> tuple[float, float, float, float, float]:
+def in_process(
+    tree: Path, home: Path, n: int
+) -> tuple[float, float, float, float, float, float, float]:
     """Search p50 short and long (ms), the map's median of 3 (s) and its CPU (s), cached
-    read p50 (ms)."""
+    read p50 (ms), search CPU p50 short and long (ms: comparable on a busy machine)."""
     os.environ["CTX_TREE_HOME"] = str(home)
     from ctx_tree_mcp.app import App
     from ctx_tree_mcp.tools.read import read
@@ -397,16 +401,19 @@ def in_process(tree: Path, home: Path, n: int) -> tuple[float, float, float, flo
     try:
         short, long = queries(app, n)
 
-        def p50(qs: list[str]) -> float:
-            times = []
+        def p50(qs: list[str]) -> tuple[float, float]:
+            times, cpu = [], []
             for q in qs:
-                t = time.perf_counter()
+                t, c = time.perf_counter(), time.process_time()
                 search(app, q)
                 times.append(time.perf_counter() - t)
-            return statistics.median(times) * 1000 if times else float("nan")
+                cpu.append(time.process_time() - c)
+            if not times:
+                return float("nan"), float("nan")
+            return statistics.median(times) * 1000, statistics.median(cpu) * 1000
 
         search(app, "warm up")
-        s_short, s_long = p50(short), p50(long)
+        (s_short, c_short), (s_long, c_long) = p50(short), p50(long)
         maps, map_cpu = [], []
         for _ in range(3):
             t, c = time.perf_counter(), time.process_time()
@@ -432,6 +439,8 @@ def in_process(tree: Path, home: Path, n: int) -> tuple[float, float, float, flo
             statistics.median(maps),
             statistics.median(map_cpu),
             statistics.median(reads) * 1000 if reads else float("nan"),
+            c_short,
+            c_long,
         )
     finally:
         app.close()
@@ -471,9 +480,15 @@ def bench(name: str, work: Path, args: argparse.Namespace) -> Row:
     print(f"[{name}] cold {cold.wall:.1f} s: {cold.out}", file=sys.stderr)
     row.store_ratio, _live = store_ratio(home)
     row.unchanged_s = run_index(tree, home).wall
-    row.search_short_ms, row.search_long_ms, row.map_s, row.map_cpu, row.read_ms = in_process(
-        tree, home, args.queries
-    )
+    (
+        row.search_short_ms,
+        row.search_long_ms,
+        row.map_s,
+        row.map_cpu,
+        row.read_ms,
+        row.search_short_cpu_ms,
+        row.search_long_cpu_ms,
+    ) = in_process(tree, home, args.queries)
     if name == "generated":
         row.switch_files = generated_switch(tree, args.switch_files)
     else:
@@ -519,6 +534,10 @@ def table(rows: list[Row]) -> str:
     add(
         "search p50 short / long",
         [f"{r.search_short_ms:.1f} / {r.search_long_ms:.1f} ms" for r in rows],
+    )
+    add(
+        "search CPU p50 short / long",
+        [f"{r.search_short_cpu_ms:.1f} / {r.search_long_cpu_ms:.1f} ms" for r in rows],
     )
     add("map (`read .`), wall (CPU)", [f"{r.map_s:.2f} s ({r.map_cpu:.2f})" for r in rows])
     add("cached read p50", [f"{r.read_ms:.1f} ms" for r in rows])

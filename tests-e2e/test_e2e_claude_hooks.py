@@ -26,7 +26,6 @@ from claude_support import (
     needs_claude,
     run_claude,
     stream_events,
-    tool_results,
 )
 
 TOKEN = "ghp_" + "Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8"
@@ -108,12 +107,12 @@ def test_claude_code_session_is_captured_redacted_and_recallable(tmp_path: Path)
         r for r in hook_responses(events, "PostToolUse") if r["hook_name"] == "PostToolUse:Read"
     ]
     assert len(reads) == 2 and all(r["exit_code"] == 0 for r in reads)
-    # The steering hint for the 3,000-line file reached the model in the next request.
+    # No hint on a Read in Claude Code: the routing entry answers Read (docs/routing.md), and
+    # it steps aside until the server is up, as here, so the file came whole and alone.
     (after,) = [
         r for r in requests if "tool_result" in json.dumps(r["body"].get("messages", [])[-1:])
     ]
-    last = json.dumps(after["body"]["messages"][-1])
-    assert 'ctx_tree_read(path=\\"big.py\\")' in last and "3,000 lines" in last
+    assert "ctx_tree_read(" not in json.dumps(after["body"]["messages"][-1])
 
     ctx_tree("walk", project=project, home=home)  # whatever the plugin's server left
     found = ctx_tree("search", MARKER, project=project, home=home)
@@ -133,18 +132,6 @@ def test_claude_code_session_is_captured_redacted_and_recallable(tmp_path: Path)
     init = next(e for e in events if e.get("subtype") == "init")
     recent = ctx_tree("recent", "--kind", "session", project=project, home=home)
     assert f"session {init['session_id']}" in recent
-
-
-@needs_claude
-def test_deny_mode_refuses_a_large_read_with_the_ctx_tree_call(tmp_path: Path) -> None:
-    _project, _home, events, _requests = session(
-        tmp_path, [("Read", {"file_path": "big.py"})], config={"steer": {"mode": "deny"}}
-    )
-    (result,) = tool_results(events)
-    text = json.dumps(result.get("content"))
-    assert result.get("is_error") is True
-    assert 'ctx_tree_read(path=\\"big.py\\")' in text and "symbol=" in text
-    assert "handler_999" not in text  # the file was not read
 
 
 @pytest.fixture(autouse=True)

@@ -61,9 +61,11 @@ def _turn(
     user: dict[str, list[str]] | None = None,
     project: dict[str, list[str]] | None = None,
     sandbox: bool = False,
+    plugin: bool = False,
 ) -> tuple[list[dict[str, Any]], Path, str]:
-    """Run ``command`` through the host's Bash with the routing hooks; returns the stream's
-    events, the project and the command's tool_result text."""
+    """Run ``command`` through the host's Bash with the routing hooks (the settings' entry, or
+    with ``plugin`` the plugin's generated ``hooks.json`` and its server); returns the
+    stream's events, the project and the command's tool_result text."""
     if not SERVER.exists():
         pytest.skip("no workspace environment with ctx-tree-mcp")
     home, proj = tmp_path / "home", tmp_path / "project"
@@ -75,10 +77,9 @@ def _turn(
     if sandbox:
         user_settings["sandbox"] = {"enabled": True, "failIfUnavailable": True}
     (home / ".claude" / "settings.json").write_text(json.dumps(user_settings))
-    settings = {
-        "permissions": project or {},
-        "hooks": {"PreToolUse": [claude_hook_entry("ctx-tree")]},
-    }
+    settings: dict[str, Any] = {"permissions": project or {}}
+    if not plugin:
+        settings["hooks"] = {"PreToolUse": [claude_hook_entry("ctx-tree")]}
     (proj / ".claude" / "settings.json").write_text(json.dumps(settings))
     mcp = {
         "mcpServers": {
@@ -95,9 +96,15 @@ def _turn(
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         env = _env(home, ANTHROPIC_BASE_URL=f"http://127.0.0.1:{server.server_address[1]}",
-                   ANTHROPIC_API_KEY="sk-ant-offline-fake", CLAUDE_PROJECT_DIR=str(proj))  # fmt: skip
+                   ANTHROPIC_API_KEY="sk-ant-offline-fake", CLAUDE_PROJECT_DIR=str(proj),
+                   CTX_TREE_HOME=str(tmp_path / "ctx"))  # fmt: skip
+        where = (
+            ["--plugin-dir", str(ROOT / "plugin")]
+            if plugin
+            else ["--mcp-config", str(tmp_path / "mcp.json")]
+        )
         run = _claude(
-            "-p", "Run the commands.", "--mcp-config", str(tmp_path / "mcp.json"),
+            "-p", "Run the commands.", *where,
             "--output-format", "stream-json", "--verbose", "--include-hook-events", cwd=proj,
             env=env, timeout=180,
         )  # fmt: skip
@@ -129,6 +136,20 @@ def test_a_run_the_users_rules_allow_is_routed_and_keeps_its_exit_code(tmp_path:
     assert text.startswith("Exit code 1"), text[:200]
     assert "AssertionError: expected 3, got 4" in text and "1 failed, 2999 passed" in text
     assert "-- ctx-tree: node" in text and len(text) < 8000
+
+
+def test_the_plugins_own_hooks_route_a_big_read(tmp_path: Path) -> None:
+    """A marketplace install routes: the plugin's generated hooks.json carries the entry."""
+    _events, proj, text = _turn(tmp_path, "cat big.txt", plugin=True)
+    assert "-- ctx-tree: big.txt" in text and "sed -n" in text
+    assert len(text) < len((proj / "big.txt").read_text()) / 10
+
+
+def test_through_the_plugin_a_denied_original_is_left_to_the_host(tmp_path: Path) -> None:
+    _events, _proj, text = _turn(
+        tmp_path, "cat big.txt", user={"deny": ["Bash(cat:*)"]}, plugin=True
+    )
+    assert "denied" in text and "-- ctx-tree" not in text
 
 
 def test_a_denied_original_is_left_to_the_host(tmp_path: Path) -> None:

@@ -88,6 +88,19 @@ def test_a_max_bytes_below_the_minimum_counts_as_absent(project: Path, home: Pat
     assert event["text"] == "built " * 100  # not cut to 10 bytes
 
 
+def test_a_routed_command_is_not_spooled_again(project: Path, home: Path) -> None:
+    """The server that answered a routed command stored its whole output (docs/routing.md):
+    the capture hook writes nothing for it; the same command not routed is spooled."""
+    routed = (
+        "set -o pipefail; cat app.log | /usr/bin/python3 -I -S /x/route_client.py read 2000 /s t1"
+    )
+    for command in (routed, "cat app.log"):
+        payload = base_payload(project, tool_name="Bash", tool_input={"command": command},
+                               tool_response={"stdout": "line\n" * 500, "stderr": ""})  # fmt: skip
+        assert hook("post-tool", payload, home=home, root=project).returncode == 0
+    assert [e["command"] for e in spooled(home, project)] == ["cat app.log"]
+
+
 @pytest.mark.parametrize("tool", ["Bash", "Grep"])
 @pytest.mark.parametrize("newline", [False, True])
 def test_a_secret_across_the_max_bytes_cut_is_never_kept_in_part(

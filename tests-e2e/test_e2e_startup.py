@@ -4,7 +4,9 @@ start get error answers, never silence or a hang."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -91,7 +93,13 @@ def test_a_server_that_cannot_start_answers_with_the_reason(project: Path, home:
     assert "could not start" in error["message"] and "configuration" in error["message"]
 
 
-def test_a_client_that_stops_reading_ends_the_server_cleanly(project: Path, home: Path) -> None:
+def test_a_client_that_stops_reading_ends_the_server_as_on_a_hangup(
+    project: Path, home: Path
+) -> None:
+    """The client closes its end of the server's stdout and keeps stdin open: the server
+    ends as on a SIGHUP, exit status 129, without a traceback for the answers it could not
+    write (docs/architecture.md, "What ends when the server ends"). Stdin stays open so
+    that its end of input cannot end the server first (exit 0): only the hang-up can."""
     proc = subprocess.Popen(
         [SERVER], cwd=project, env=server_env(home), stdin=subprocess.PIPE,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -101,8 +109,14 @@ def test_a_client_that_stops_reading_ends_the_server_cleanly(project: Path, home
     proc.stdin.flush()
     assert b'"result"' in proc.stdout.readline()
     proc.stdout.close()  # the client stops reading
-    proc.stdin.write("".join(line + "\n" for line in lines[1:]).encode())
-    proc.stdin.close()
-    assert proc.wait(timeout=60) == 0
+    with contextlib.suppress(BrokenPipeError):  # the server may be gone already
+        proc.stdin.write("".join(line + "\n" for line in lines[1:]).encode())
+        proc.stdin.flush()
+    try:
+        assert proc.wait(timeout=60) == 128 + signal.SIGHUP
+    finally:
+        proc.kill()  # nothing once it has exited
+        with contextlib.suppress(BrokenPipeError):
+            proc.stdin.close()
     err = proc.stderr.read().decode()
     assert "Traceback" not in err, err

@@ -52,6 +52,10 @@ def capture_event(
     kind = str(record["kind"])
     where = "%s %s" % (event, kind)
     if kind == "bash":
+        from ctx_tree_mcp.wire.routed import is_routed
+
+        if is_routed(record["command"]):
+            return ""  # ctx-tree answered it and stored its whole output (docs/routing.md)
         reason = refused_command(record["command"], cfg["bash"]["deny"])
         if reason and reason != "UNKNOWN":
             # env, printenv, bash.deny: nothing of it is kept, and the answer that may quote

@@ -4,7 +4,7 @@ none (docs/tools.md, "Footer and manifest")."""
 from __future__ import annotations
 
 from ctx_tree_mcp.app import App
-from ctx_tree_mcp.engines.files.filecache import file_uri
+from ctx_tree_mcp.policy.names import file_uri
 
 
 def call_tool(app: App, name: str, **arguments: object) -> str:

@@ -15,6 +15,7 @@ import pytest
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.engines.files import filecache
 from ctx_tree_mcp.engines.files.indexer import IndexState, index_project, list_files, status_lines
+from ctx_tree_mcp.policy.names import file_uri
 from ctx_tree_mcp.serve.lifecycle import walkers_lifespan
 
 STDLIB = Path(os.__file__).parent
@@ -41,7 +42,7 @@ def _project(tmp_path: Path, config: dict | None = None) -> App:
 
 
 def _live_paths(app: App) -> set[str]:
-    uri = filecache.file_uri(app.root.resolve()) + "/"
+    uri = file_uri(app.root.resolve()) + "/"
     return {u[len(uri) :] for u in app.store.file_versions(uri)}
 
 
@@ -61,6 +62,18 @@ def test_index_lists_text_files_minus_ignored_and_denylisted(tmp_path: Path, git
         app.close()
 
 
+def test_an_empty_file_is_unchanged_on_the_next_run(tmp_path: Path) -> None:
+    app = _project(tmp_path)
+    (app.root / "src" / "__init__.py").write_bytes(b"")
+    try:
+        first = index_project(app.store, app.root, app.policy, app.config, workers=1)
+        assert first.stored == 4
+        again = index_project(app.store, app.root, app.policy, app.config)
+        assert (again.todo, again.stored, again.unchanged, again.skipped) == (0, 0, 4, 1)
+    finally:
+        app.close()
+
+
 def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> None:
     app = _project(tmp_path)
     try:
@@ -71,7 +84,7 @@ def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> 
         other = index_project(app.store, app.root, app.policy, app.config)
         assert (other.todo, other.unchanged, other.skipped) == (0, 3, 1)
         target = app.root / "src" / "retry.py"
-        old_root = app.store.latest_by_source(filecache.file_uri(target))
+        old_root = app.store.latest_by_source(file_uri(target))
         target.write_text("def retry_forever(call):\n    while True:\n        call()\n")
         os.utime(target, ns=(time.time_ns(), time.time_ns() + 5_000_000))
         edited = index_project(app.store, app.root, app.policy, app.config)
@@ -84,7 +97,7 @@ def test_index_is_incremental_and_follows_the_status_machine(tmp_path: Path) -> 
         (app.root / "README.md").unlink()
         gone = index_project(app.store, app.root, app.policy, app.config)
         assert gone.gone == 1
-        readme = app.store.latest_by_source(filecache.file_uri(app.root / "README.md"))
+        readme = app.store.latest_by_source(file_uri(app.root / "README.md"))
         assert readme.status.value == "stale"
     finally:
         app.close()
@@ -117,7 +130,7 @@ def test_worker_processes_store_what_the_thread_stores(tmp_path: Path) -> None:
         state = index_project(app.store, root, app.policy, app.config, workers=2)
         assert state.stored == state.listed >= 64
         decoder = next(root.glob("*_decoder.py"))
-        one = app.store.latest_by_source(filecache.file_uri(decoder))
+        one = app.store.latest_by_source(file_uri(decoder))
         assert one.status.value == "live" and one.metadata["symbols"]
         assert app.store.search("JSONDecodeError")
     finally:

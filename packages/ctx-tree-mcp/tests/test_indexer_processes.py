@@ -85,6 +85,48 @@ def test_no_index_worker_outlives_the_server(big_project: tuple[Path, Path], how
         _kill_left(started | descendants(pid))
 
 
+def test_a_worker_being_started_when_the_pool_is_killed_dies_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stop path kills the pool (``WorkerPool.kill``) while a worker's start is under way
+    (its process exists, the start has not returned: a loaded machine): that worker dies too.
+    Before, kill saw only the workers already started and the one starting outlived the
+    server (``test_no_index_worker_outlives_the_server[SIGTERM]`` failed now and then)."""
+    import threading
+    import time
+    from multiprocessing.context import SpawnProcess
+
+    from ctx_tree_mcp.engines.files.index_pool import WorkerPool
+
+    (tmp_path / "a.py").write_text("x = 1\n")
+    pids: list[int] = []
+    under_way = threading.Event()
+    launch = SpawnProcess._Popen
+
+    def slow_launch(process_obj: object) -> object:
+        """The process runs; its start returns 0.5 s later."""
+        popen = launch(process_obj)
+        pids.append(popen.pid)
+        under_way.set()
+        time.sleep(0.5)
+        return popen
+
+    monkeypatch.setattr(SpawnProcess, "_Popen", staticmethod(slow_launch))
+    pool = WorkerPool(1, str(tmp_path), 100_000, 5.0)
+    killer = threading.Thread(target=lambda: under_way.wait(60) and pool.kill())
+    killer.start()
+    try:
+        # the pool's own sends and reads may meet the killed worker
+        with contextlib.suppress(OSError, EOFError):
+            list(pool.run([[("a.py", 0, "")]], threading.Event()))
+        killer.join(60)
+        assert pids, "no worker started"
+        assert wait_for(lambda: gone(pids[0]), timeout=10), _cmdline(pids[0])
+    finally:
+        _kill_left(set(pids))
+        pool.close(now=True)
+
+
 def test_no_worker_outlives_ctx_tree_index(big_project: tuple[Path, Path]) -> None:
     """``ctx-tree index`` killed mid-run: its workers end too."""
     import subprocess

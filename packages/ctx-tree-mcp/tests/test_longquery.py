@@ -147,6 +147,25 @@ def test_locations_of_a_query() -> None:
     ]
 
 
+def test_long_runs_in_a_query_leave_its_names_and_locations_as_they_are() -> None:
+    """A query with runs of 100k characters (a dotted run, a pasted blob, a path run) next
+    to what it names: the names and locations are those of the query without the runs
+    (before, each run was read again from each of its characters: minutes)."""
+    runs = ["a." * 50_000, "Qx9" * 33_000, "a/" * 50_000, "a_" * 50_000]
+    text = (
+        "{} see src/app/views.py:42 where `Parser.parse_args()` {} calls "
+        "build_fooBar( on 9abc.def and _privateMethod {}\n/usr/lib/x.py:7: in handle {}\n"
+    )
+    query, short = text.format(*runs), text.format("", "", "", "")
+    got = [(x.path, x.line, x.function) for x in longquery.locations(query)]
+    assert got == [("src/app/views.py", 42, None), ("usr/lib/x.py", 7, "handle")]
+    named = longquery.named_symbols(query)
+    assert {"parser.parse_args", "parse_args", "build_foobar", "privatemethod"} <= named
+    words, short_words = longquery.weighted_words(query), longquery.weighted_words(short)
+    for word in ("parser", "parse_args", "build_foobar", "abc", "privatemethod"):
+        assert words[word] == short_words[word] > 1, word  # an identifier's word: 2 or more
+
+
 def _line_of(path: Path, text: str) -> int:
     return next(i for i, ln in enumerate(path.read_text().splitlines(), 1) if text in ln)
 

@@ -212,3 +212,29 @@ def test_calls_clock_reads_inf_while_any_call_runs_then_the_last_end():
     clock.end()
     assert not clock.busy() and shared.value == clock.last_end
     assert 0 <= clock.idle_for() < 5
+
+
+def test_calls_clock_holds_a_hosts_call_until_released_or_its_deadline():
+    import math
+
+    from ctx_tree_mcp.calls import CallsClock
+
+    @dataclass
+    class _Shared:
+        value: float = 0.0
+
+    clock = CallsClock()
+    clock.shared = shared = _Shared()
+    clock.hold("routed", 60.0)
+    assert clock.busy() and clock.idle_for() < -50  # the index waits for it
+    assert shared.value > clock.last_end + 50  # the workers pause by it too
+    clock.start()
+    assert shared.value == math.inf
+    clock.end()
+    assert clock.busy() and shared.value > clock.last_end
+    clock.release("routed")
+    clock.release("never-held")  # ignored
+    assert not clock.busy() and shared.value == clock.last_end
+    assert 0 <= clock.idle_for() < 5
+    clock.hold("left-alone", 0.0)  # past its deadline: it ended then
+    assert not clock.busy() and "left-alone" not in clock._holds

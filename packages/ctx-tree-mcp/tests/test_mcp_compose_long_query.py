@@ -11,7 +11,7 @@ from ctx_tree_mcp.tools.read import read
 
 
 def chunk_id(app: App, rel: str, symbol: str) -> str:
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     root = app.store.latest_by_source(file_uri(app.root / rel))
     assert root is not None

@@ -91,6 +91,8 @@ def test_doctor_passes_on_this_machine_and_names_each_failure_with_its_fix(tmp_p
     report, status = doctor(root, home, startup=False)
     for name in ("python", "rg", "grammars", "store", "config"):
         assert f"ok    {name}" in report
+    store = next(x for x in report.splitlines() if x.startswith("ok    store"))
+    assert "nothing stored yet for this project: `ctx-tree index` stores" in store, store
     assert status == (1 if "FAIL" in report else 0)
     (root / ".ctx-tree").mkdir()
     (root / ".ctx-tree" / "config.json").write_text('{"capture": {"maxBytes": "big"}}')

@@ -12,6 +12,8 @@ import pytest
 from ctx_tree_mcp.cli import plugin_files
 from ctx_tree_mcp.cli.plugin_files import COPY, PACKAGE, PLUGIN, drift, main, wanted
 from ctx_tree_mcp.wire.events import HOOK_EVENTS, KINDS
+from ctx_tree_mcp.wire.hosts.claude import EVENTS
+from ctx_tree_mcp.wire.route import claude_hook_entry
 
 RUN = "uv run --frozen python -m ctx_tree_mcp.cli.plugin_files"
 
@@ -34,10 +36,17 @@ def test_hooks_json_is_the_event_table() -> None:
     hooks = json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"]
     assert list(hooks) == [claude for _, claude, _ in HOOK_EVENTS]
     for name, claude, matcher in HOOK_EVENTS:
-        (group,) = hooks[claude]
-        assert group.get("matcher") == matcher, _fix_hint(claude)
-        assert group["hooks"][0]["command"].split('ctx_tree_hook.py" ')[1].startswith(name + " ")
-    post = hooks["PostToolUse"][0]["matcher"].split("|")
+        *routing, group = hooks[claude]
+        assert group.get("matcher") == EVENTS[claude][1], _fix_hint(claude)
+        if name == "pre-tool":  # the routed tools are the routing entry's (docs/routing.md)
+            assert routing == [claude_hook_entry()]
+            assert group["matcher"] == "Grep|mcp__.*ctx_tree_bash" and "Bash" in str(matcher)
+        else:
+            assert routing == [] and group.get("matcher") == matcher
+        (hook,) = group["hooks"]
+        assert hook["command"].split('ctx_tree_hook.py" ')[1].startswith(name + " ")
+        assert hook.get("async", False) is (claude in ("PostToolUse", "PostToolUseFailure"))
+    post = hooks["PostToolUse"][-1]["matcher"].split("|")
     assert post == [t for k in KINDS if "post-tool" in k.events for t in k.tools]
     assert (PLUGIN / "hooks" / "hooks.json").read_text() == plugin_files.hooks_json()
 

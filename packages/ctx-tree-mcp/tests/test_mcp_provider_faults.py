@@ -22,7 +22,7 @@ from ctx_tree_mcp.tools.search import search
 from ctx_tree_schema import NodeKind
 from ctx_tree_store import InvalidVector, NewNode
 from ctx_tree_walkers import embedding_problem, rejected_nodes, run_once, tokens_used
-from mcp_fakes import DIMS, fake_server
+from mcp_fakes import DIMS, closed_port_url, fake_server
 
 MODEL = "nomic-embed-text"
 
@@ -337,6 +337,64 @@ def test_timed_out_and_empty_summaries_are_charged_and_the_cap_holds(
             provider.close()
         finally:
             app.close()
+
+
+def test_a_summarizer_nobody_answers_is_told_in_words_and_costs_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Nothing listens at the summarizer's URL: the walker's line and doctor say so in words
+    and what to do, without the HTTP client's class name (before: ``unreachable
+    (ConnectError: ...)``); a request never sent is charged nothing."""
+    from types import SimpleNamespace
+
+    app = summarizer_app(tmp_path, SimpleNamespace(url=closed_port_url()), monkeypatch)
+    try:
+        subtree(app, 3)
+        provider = summarizer_from_config(app.config)
+        now = 1_800_000_000_000
+        out = run_once(app.store, app.config, "summarizer", now_ms=now, summarizer=provider)
+        line = out["summarizer"]
+        assert "unreachable (could not connect: " in line, line
+        assert "start it or correct the URL" in line and "Error" not in line, line
+        assert tokens_used(app.store, now) == 0
+        check = check_summarizer(app.root, app.home, now_ms=now)
+        assert check is not None and "could not connect" in check.detail
+        assert "Error" not in check.detail, check.detail
+        provider.close()
+    finally:
+        app.close()
+
+
+def test_a_local_model_that_cannot_load_is_told_in_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A model directory model2vec cannot load: what happened and what to do, without the
+    exception's class name (before: ``cannot load DIR: KeyError: 'vocab'``)."""
+    import sys
+    import types
+
+    from ctx_tree_mcp.providers import embedding_settings
+    from ctx_tree_mcp.providers.local import Model2VecEmbedder
+    from ctx_tree_walkers import ProviderUnavailable
+
+    def broken(*_args: object, **_kwargs: object) -> None:
+        raise KeyError("vocab")
+
+    fake = types.ModuleType("model2vec")
+    fake.StaticModel = types.SimpleNamespace(from_pretrained=broken)  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "model2vec", fake)
+    monkeypatch.delenv("CTX_TREE_EMBEDDING_PROVIDER", raising=False)
+    app = make_app(tmp_path, {"embedding": {"provider": "model2vec", "baseUrl": str(tmp_path)}})
+    try:
+        settings = embedding_settings(app.config)
+    finally:
+        app.close()
+    assert settings is not None
+    with pytest.raises(ProviderUnavailable) as failed:
+        Model2VecEmbedder(settings)
+    message = str(failed.value)
+    assert f"cannot load {tmp_path} ('vocab'); put a whole model2vec model there" in message
+    assert "KeyError" not in message
 
 
 def test_a_subtree_that_keeps_failing_is_backed_off(

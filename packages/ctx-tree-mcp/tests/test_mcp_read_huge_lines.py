@@ -95,7 +95,7 @@ def test_three_lines_of_a_large_file_cost_three_lines(app, root, no_parse) -> No
     for first in (100, 29_000):
         text = read(app, "gen.py", start_line=first, end_line=first + 2)
         assert text == "".join(f"{n}\t{lines[n - 1]}\n" for n in range(first, first + 3)), text
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     assert app.store.latest_by_source(file_uri(root.resolve() / "gen.py")) is None
 

@@ -78,7 +78,7 @@ def project(tmp_path: Path) -> App:
 
 
 def chunk_id(app: App, rel: str, symbol: str) -> str:
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     root = app.store.latest_by_source(file_uri(app.root / rel))
     assert root is not None
@@ -170,7 +170,7 @@ def test_graph_reads_only_live_chunks(project: App) -> None:
     graph = RefGraph(project.store, str(project.root))
     assert "pkg/env.py" in graph.rels()
     (project.root / "pkg/util.py").unlink()
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     project.store.stale_file(file_uri(project.root / "pkg/util.py"))
     target = chunk_id(project, "pkg/env.py", "Environment.get_outdated_files")

@@ -126,7 +126,15 @@ def test_doctor_reports_routing(tmp_path: Path, monkeypatch) -> None:
     assert (
         check is not None and check.ok and check.detail.startswith(f"on; socket in {home / 'run'}")
     )
-    assert "client starts in" in check.detail and "no hook asks ctx-tree yet" in check.detail
+    # the clone's plugin carries the routing entry in its generated hooks.json
+    assert "client starts in" in check.detail and check.detail.endswith(
+        f"hooked in {Path(__file__).resolve().parents[3] / 'plugin' / 'hooks' / 'hooks.json'}"
+    )
+    from ctx_tree_mcp.cli import doctor
+
+    monkeypatch.setattr(doctor, "find_plugin", lambda _root: None)  # no plugin found
+    unhooked = check_routing(root, home)
+    assert unhooked is not None and "no hook asks ctx-tree yet" in unhooked.detail
     (tmp_path / "claude").mkdir()
     hooked = {
         "hooks": {"PreToolUse": [{"hooks": [{"type": "mcp_tool", "tool": "ctx_tree_route"}]}]}

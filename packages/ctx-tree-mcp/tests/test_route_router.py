@@ -210,6 +210,38 @@ def test_one_call_asked_twice_gets_one_answer(app: App, proj: Path) -> None:
     assert router.decide({**args, "id": "toolu_2"}) != first  # another call: its own token
 
 
+def test_a_routed_command_holds_the_project_index_until_its_answer_is_out(
+    app: App, proj: Path
+) -> None:
+    """The index writes between calls (docs/index.md): the host's routed command counts as a
+    call from the hook's decision until its answer is out; one left alone for a moment."""
+
+    async def main() -> tuple[set[str], set[str], str]:
+        router = Router(app)
+        channel = Channel(router, str(app.home))
+        assert await channel.start()
+        try:
+            rewritten = _decide(router, "cat log.txt", proj)
+            assert rewritten
+            token = next(iter(router.pending))
+            held = set(app.calls._holds)
+            proc = await asyncio.create_subprocess_exec(
+                "bash", "-c", rewritten, cwd=proj, stdout=asyncio.subprocess.PIPE
+            )
+            await proc.communicate()
+            for _ in range(100):  # the channel releases it once the reply is written
+                if token not in app.calls._holds:
+                    break
+                await asyncio.sleep(0.01)
+            return held, set(app.calls._holds), token
+        finally:
+            await channel.close()
+
+    held, after, token = asyncio.run(main())
+    assert token in held and any(k.startswith("host:") for k in held)
+    assert token not in after
+
+
 def test_a_background_command_or_another_tool_is_left_alone(app: App, proj: Path) -> None:
     router = Router(app)
     router.socket_path = "/x.sock"
@@ -242,6 +274,27 @@ def test_usage_counts_per_kind(app: App, proj: Path) -> None:
             rows[(f"route:{kind}", "tokens_served")],
         )
         assert 0 < served < source / 3, (kind, served, source)
+
+
+def test_an_output_that_fits_is_printed_first_then_stored_and_counted(app: App, proj: Path) -> None:
+    """A routed output that fits its budget is printed as it was, and stored whole and counted
+    once the client has it (docs/routing.md)."""
+    from ctx_tree_store import browse
+
+    (proj / "mid.log").write_text("".join(f"zqevent {i} ok\n" for i in range(40)))
+    ((rewritten, out, status, native, native_status),) = _run(
+        app, [("grep -rn zqevent .", "default")], proj
+    )
+    assert rewritten and (out, status) == (native, native_status) and out.count("\n") == 40
+    app.flush_counters()
+    rows = {
+        name: value
+        for _day, tool, name, value in browse.usage_since(app.store, "2000-01-01")
+        if tool == "route:grep"
+    }
+    assert rows["tokens_served"] == rows["tokens_source"] > 0
+    (node,) = app.store.recent(kind="tool_output", limit=1)
+    assert app.store.get(node.id).content == native
 
 
 def test_the_start_up_session_answers_the_route_call_at_once() -> None:

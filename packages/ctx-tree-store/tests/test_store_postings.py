@@ -78,3 +78,31 @@ def test_a_packed_chunk_gives_its_symbol_back(store: Store) -> None:
     post = store.postings(["namespace"])
     (rowid,) = post.tf["namespace"]
     assert post.docs[rowid][0] == nid and post.docs[rowid][4] == "Parser.parse_args"
+
+
+def test_packed_chunks_give_their_symbol_without_their_metadata(store: Store) -> None:
+    (root,) = store.insert([NewNode(NodeKind.FILE_CHUNK, "outline", source_uri="file:///p/y.py")])
+    named, unnamed = store.insert(
+        [
+            NewNode(
+                NodeKind.FILE_CHUNK,
+                "def walk_tree(node): return node.children",
+                parent_id=root,
+                source_uri="file:///p/y.py#walk_tree",
+                metadata={"path": "/p/y.py", "symbol": "walk_tree", "lines": [1, 1]},
+            ),
+            NewNode(
+                NodeKind.FILE_CHUNK,
+                "children = walk_tree(root)",
+                parent_id=root,
+                source_uri="file:///p/y.py#L2-3",
+                metadata={"path": "/p/y.py", "symbol": None, "lines": [2, 3]},
+            ),
+        ]
+    )
+    # the metadata a search reads is never inflated: a BLOB that is not valid packing
+    # would fail any read of it
+    store.db.con.execute("UPDATE nodes SET metadata = x'ff' WHERE id IN (?, ?)", (named, unnamed))
+    post = store.postings(["children"])
+    symbols = {post.docs[r][0]: post.docs[r][4] for r in post.tf["children"]}
+    assert symbols == {named: "walk_tree", unnamed: None}

@@ -138,7 +138,8 @@ def file_versions(db: Db, uri_prefix: str) -> dict[str, tuple[int, int, str]]:
     rows = db.query(_sql.LIVE_FILE_VERSIONS, (uri_prefix, uri_prefix + "\uffff"))
     out: dict[str, tuple[int, int, str]] = {}
     for uri, mtime, size, sha in rows:
-        out.setdefault(uri, (int(mtime), int(size or -1), str(sha or "")))
+        # an empty file's size is 0, not unknown (-1): else every run prepared it again
+        out.setdefault(uri, (int(mtime), -1 if size is None else int(size), str(sha or "")))
     return out
 
 

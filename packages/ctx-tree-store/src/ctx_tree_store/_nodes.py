@@ -41,7 +41,7 @@ def node_values(n: NewNode, node_id: str, ts: int) -> tuple[Any, ...]:
         int(n.truncated),
         n.original_bytes if n.original_bytes is not None else len(encoded),
         metadata_value(kind, n.parent_id, n.source_uri, n.metadata),
-        index_terms(n.content, n.terms),
+        index_terms(n.content, n.terms, encoded=encoded),
     )
 
 

@@ -26,6 +26,7 @@ Rows written before (TEXT content, full or JSON-packed metadata) are read unchan
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Mapping
 from typing import Any
@@ -57,6 +58,10 @@ META_DICT = (
 )
 
 
+#: ``json.dumps(value, separators=(",", ":"))`` without making an encoder each call.
+_COMPACT_JSON = json.JSONEncoder(separators=(",", ":"))
+
+
 def pack_content(kind: str, text: str, encoded: bytes) -> str | bytes:
     """The value stored in ``nodes.content`` for ``text`` (``encoded``: its UTF-8 bytes,
     surrogates passed): a zlib BLOB for a long enough file chunk that shrinks, else ``text``."""
@@ -85,6 +90,21 @@ def _split_uri(source_uri: str | None) -> tuple[str, str] | None:
         return None
     path, hash_, fragment = source_uri[len("file://") :].rpartition("#")
     return (path, fragment) if hash_ else None
+
+
+#: The fragment a chunk without a symbol has in its ``source_uri``: its lines (``#L3-40``).
+_LINES_FRAGMENT = re.compile(r"L\d+-\d+")
+
+
+def fragment_symbol(source_uri: str | None) -> str | None:
+    """The symbol of a file chunk whose metadata left it out (:func:`pack_metadata`): its
+    ``source_uri``'s fragment, or None when that names the chunk's lines (``#L3-40``: the
+    chunker gave it no symbol; no language names a definition so). Reads no metadata, so a
+    search over many chunks inflates none."""
+    parts = _split_uri(source_uri)
+    if parts is None or not parts[1] or _LINES_FRAGMENT.fullmatch(parts[1]):
+        return None
+    return parts[1]
 
 
 def pack_metadata(
@@ -118,7 +138,7 @@ def metadata_value(
     """The value stored in ``nodes.metadata`` for a node's ``meta``: a packed BLOB (see the
     module docstring) for a file chunk under a root with a ``file://`` URI, else JSON text."""
     packed = pack_metadata(kind, parent_id, source_uri, meta)
-    text = json.dumps(packed, separators=(",", ":")) if packed else "{}"
+    text = _COMPACT_JSON.encode(packed) if packed else "{}"
     if packed is meta or source_uri is None:
         return text
     # a 2 KB window and small hash tables: 6 us a row (a default deflate state costs ~100 us

@@ -17,7 +17,7 @@ from . import _sql
 from ._conn import Db
 from ._filters import filter_sql
 from ._fts import TERMS_WEIGHT
-from ._packing import unpack_metadata
+from ._packing import fragment_symbol
 from ._terms import _quote, split_identifier
 
 _IDENT_RUN = re.compile(r"\w+")
@@ -29,7 +29,8 @@ POSTINGS_MIN_CAP = 1000
 class Postings:
     """What :meth:`Store.postings` found: ``tf[word][rowid]`` (weighted counts), ``docs[rowid]``
     ``(node_id, parent_id, kind, length in index tokens, symbol or None)`` and ``total``
-    indexed nodes."""
+    indexed nodes. A packed file chunk's symbol is read from its ``source_uri``
+    (:func:`_packing.fragment_symbol`), its metadata left packed."""
 
     tf: dict[str, dict[int, float]]
     docs: dict[int, tuple[str, str | None, str, int, str | None]]
@@ -134,8 +135,7 @@ def postings(
                 _sql.POSTING_DOCS.format(where=where), [batch, *args]
             ):
                 if symbol is None and no_path and kind == "file_chunk" and parent:
-                    # a packed chunk's symbol is its source_uri's fragment (_packing.py)
-                    symbol = unpack_metadata(kind, parent, uri, {}).get("symbol")
+                    symbol = fragment_symbol(uri)
                 docs[rowid] = (nid, parent, kind, _docsize(size), symbol)
     for counts in tf.values():
         for rowid in [r for r in counts if r not in docs]:

@@ -218,10 +218,12 @@ ROOT_CHUNKS = (
     "WHERE parent_id = ? AND +status = 'live' AND +kind = 'file_chunk'"
 )
 FTS_DOC_COUNT = "SELECT count(*) FROM fts_docsize"
+# a packed (BLOB) metadata is not inflated: its chunk's symbol is its source_uri's fragment
 POSTING_DOCS = (
     "SELECT n.rowid, n.id, n.parent_id, n.kind, d.sz, "
-    "json_extract(ctx_meta(n.metadata, n.source_uri), '$.symbol'), "
-    "json_extract(ctx_meta(n.metadata, n.source_uri), '$.path') IS NULL, "
+    "CASE WHEN typeof(n.metadata) = 'text' THEN json_extract(n.metadata, '$.symbol') END, "
+    "CASE WHEN typeof(n.metadata) = 'text' THEN json_extract(n.metadata, '$.path') IS NULL "
+    "ELSE 1 END, "
     "n.source_uri FROM nodes n "
     "JOIN fts_docsize d ON d.id = n.rowid "
     "WHERE n.rowid IN (SELECT value FROM json_each(?)) {where}"

@@ -64,10 +64,11 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
-def index_terms(content: str, *extra: str | None) -> str:
+def index_terms(content: str, *extra: str | None, encoded: bytes | None = None) -> str:
     """Words to index beside ``content``: the camelCase parts of its identifiers, plus every
     word of the ``extra`` strings (symbol names, paths) split the same way; lower-cased, each
     once. ``snake_case`` parts of ``content`` are left out: the tokenizer already splits there.
+    ``encoded``: ``content`` as UTF-8 (surrogates passed), when the caller has it.
     """
     seen: dict[str, None] = {}
     for text in extra:
@@ -76,7 +77,9 @@ def index_terms(content: str, *extra: str | None) -> str:
                 for part in split_identifier(ident):
                     seen.setdefault(part.lower(), None)
     # Bytes and a translate table: several times faster than a regex over the text.
-    raw = content.encode("utf-8", "surrogatepass").translate(_ASCII_ALNUM)
+    if encoded is None:
+        encoded = content.encode("utf-8", "surrogatepass")
+    raw = encoded.translate(_ASCII_ALNUM)
     # A word to split has both cases: text without both (logs, numbers) skips the loop.
     mixed = raw.lower() != raw and raw.upper() != raw
     for word in set(raw.split()) if mixed else ():

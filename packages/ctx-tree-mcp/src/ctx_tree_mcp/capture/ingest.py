@@ -473,9 +473,9 @@ def _bash(app: App, event: dict[str, Any]) -> str:
 
     command = _text(event, "command")
     cwd = Path(str(event.get("cwd") or app.root))
-    from ctx_tree_mcp.wire.route import is_routed
+    from ctx_tree_mcp.wire.routed import is_routed
 
-    if is_routed(command):  # ctx-tree answered it and stored its whole output (docs/routing.md)
+    if is_routed(command):  # an older hook spooled it; its answer stored it (docs/routing.md)
         return "skipped"
     if (
         refusal(command, app.config.data["bash"]["deny"])

@@ -187,7 +187,7 @@ def _tail(text: str, width: int) -> str:
 
 def _outline(app: App, src: Path) -> list[tuple[str, str, int, int, int]]:
     """``(name, kind, start, def line, end)`` of each symbol of the stored file ``src``."""
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     root = app.store.latest_by_source(file_uri(src.resolve()))
     symbols = root.metadata.get("symbols", []) if root else []

@@ -164,7 +164,12 @@ def check_store(root: Path, home: Path) -> Check:
             f"chmod 700 {path.parent} && chmod 600 {path.parent}/store.db*",
         )
     if not path.exists():
-        return Check("store", True, f"none yet for this project; {where} is writable")
+        return Check(
+            "store",
+            True,
+            "nothing stored yet for this project: `ctx-tree index` stores its files now (the "
+            f"MCP server does when it starts); {where} is writable",
+        )
     info = describe(path)
     if info.error:
         return Check("store", False, f"{path}: {info.error}", f"ctx-tree forget {root}")

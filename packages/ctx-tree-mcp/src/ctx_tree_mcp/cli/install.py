@@ -228,11 +228,15 @@ def _set_server(table: str, flavour: str, install: bool) -> Callable[[dict[str, 
 
 
 def _claude_hooks(
-    data: dict[str, Any], events: dict[str, tuple[str, str | None]], install: bool
+    data: dict[str, Any],
+    events: dict[str, tuple[str, str | None]],
+    install: bool,
+    background: tuple[str, ...] = (),
 ) -> None:
     """Upsert (or remove) ctx-tree's handlers in a Claude-format ``hooks`` table, one per
     host event of ``events`` (a host module's ``EVENTS``: event -> (the hook's arguments,
-    matcher)): other handlers, groups and events are kept."""
+    matcher)), those of ``background`` run by the host without waiting (``async``): other
+    handlers, groups and events are kept."""
     hooks = data.get("hooks")
     if not isinstance(hooks, dict):
         if not install:
@@ -268,7 +272,11 @@ def _claude_hooks(
             entry: dict[str, Any] = {}
             if matcher:
                 entry["matcher"] = matcher
-            entry["hooks"] = [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]
+            hook: dict[str, Any] = {"type": "command", "command": command}
+            if event in background:
+                hook["async"] = True
+            hook["timeout"] = HOOK_TIMEOUT_S
+            entry["hooks"] = [hook]
             hooks.setdefault(event, []).append(entry)
     if not hooks:
         del data["hooks"]
@@ -319,7 +327,7 @@ def _claude(t: Target, install: bool) -> list[FileEdit]:
 
 def _claude_settings(data: dict[str, Any], install: bool) -> None:
     """Claude Code's settings: ctx-tree's capture hooks and its routing entry."""
-    _claude_hooks(data, claude.EVENTS, install)
+    _claude_hooks(data, claude.EVENTS, install, claude.BACKGROUND)
     _route_hooks(data, install)
 
 

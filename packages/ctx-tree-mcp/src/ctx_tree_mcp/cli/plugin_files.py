@@ -61,9 +61,12 @@ def generated_json() -> str:
 
 def hooks_json() -> str:
     """The text of ``plugin/hooks/hooks.json``: Claude Code's events, each with its matcher
-    and the command running ``ctx_tree_hook.py`` (failing open, quiet)."""
+    and the command running ``ctx_tree_hook.py`` (failing open, quiet; in the background for
+    the events that only capture), and first under PreToolUse the routing entry calling the
+    plugin's server (``wire.route.claude_hook_entry``, docs/routing.md)."""
     from ctx_tree_mcp.wire.hosts import HOOK_TIMEOUT_S
-    from ctx_tree_mcp.wire.hosts.claude import EVENTS
+    from ctx_tree_mcp.wire.hosts.claude import BACKGROUND, EVENTS
+    from ctx_tree_mcp.wire.route import claude_hook_entry
 
     hooks: dict[str, list[dict[str, object]]] = {}
     for event, (arguments, matcher) in EVENTS.items():
@@ -72,8 +75,12 @@ def hooks_json() -> str:
             f"{arguments} 2>/dev/null || true"
         )
         group: dict[str, object] = {"matcher": matcher} if matcher else {}
-        group["hooks"] = [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT_S}]
-        hooks[event] = [group]
+        hook: dict[str, object] = {"type": "command", "command": command}
+        if event in BACKGROUND:
+            hook["async"] = True
+        hook["timeout"] = HOOK_TIMEOUT_S
+        group["hooks"] = [hook]
+        hooks[event] = [claude_hook_entry(), group] if event == "PreToolUse" else [group]
     return json.dumps({"description": DESCRIPTION, "hooks": hooks}, indent=2) + "\n"
 
 

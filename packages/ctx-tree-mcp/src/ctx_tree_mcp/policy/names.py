@@ -45,3 +45,15 @@ def existing(name: str) -> str:
     if candidate == name or os.path.lexists(name):
         return name
     return candidate
+
+
+def file_uri(absolute: os.PathLike[str] | str) -> str:
+    """The ``file://`` source URI of an absolute path, its name as stored and shown
+    (``policy/names.py``: a byte that is not UTF-8 as ``%XX``)."""
+    return "file://" + shown(os.fspath(absolute))
+
+
+def uri_path(uri: str) -> str:
+    """The path to open for a ``file://`` URI :func:`file_uri` made (a ``%XX`` name back to
+    its bytes when no file is named as written)."""
+    return existing(uri.removeprefix("file://"))

@@ -20,7 +20,7 @@ from typing import Any
 from ctx_tree_schema import Config, Node
 from ctx_tree_walkers import ProviderUnavailable, SummaryFailed, SummaryResult
 
-from ctx_tree_mcp.providers.http import client, post_json
+from ctx_tree_mcp.providers.http import NOT_CONNECTED, client, post_json
 
 #: Characters per token of the size estimate (English text and code: about 4).
 CHARS_PER_TOKEN = 4
@@ -98,7 +98,7 @@ class AnthropicSummarizer:
             )
         except ProviderUnavailable as exc:
             text = str(exc)
-            if "unreachable (Connect" in text:  # never sent
+            if f"unreachable ({NOT_CONNECTED}" in text:  # never sent
                 cost = (0, 0)
             elif "timed out" in text:
                 cost = (sent, int(max_tokens))

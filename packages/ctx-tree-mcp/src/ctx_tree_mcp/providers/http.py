@@ -8,7 +8,9 @@ machine, and a failure through one names it."""
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import threading
 import time
 from collections.abc import Mapping
@@ -16,6 +18,12 @@ from concurrent.futures import Future
 from typing import Any
 
 from ctx_tree_walkers import InputRejected, ProviderUnavailable
+
+log = logging.getLogger(__name__)
+
+#: How the reason of a request that never reached the server starts (nothing sent, so
+#: nothing spent: ``anthropic.py`` counts no tokens for it).
+NOT_CONNECTED = "could not connect"
 
 #: Statuses that say the service is busy: retried after ``Retry-After`` or the backoff.
 BUSY = frozenset({429, 503})
@@ -262,8 +270,9 @@ def _post(
     except httpx2.TimeoutException:
         raise _timed_out(what, url, timeout_ms, http) from None
     except httpx2.HTTPError as exc:
+        log.info("%s at %s: %s: %s", what, url, type(exc).__name__, exc)
         raise ProviderUnavailable(
-            f"{what} at {url} unreachable ({type(exc).__name__}: {exc}){http.via()}"
+            f"{what} at {url} unreachable ({_failed(exc)}){http.via()}"
         ) from None
     raw = b"".join(parts)
     status = response.status_code
@@ -280,3 +289,15 @@ def _post(
         raise ProviderUnavailable(
             f"{what} at {url} answered something that is not JSON{http.via()}"
         ) from None
+
+
+def _failed(exc: Exception) -> str:
+    """A transport failure as a user reads it: what happened, the system's words and, when
+    nothing answered, what to do (``could not connect: Connection refused; start it or
+    correct the URL``); its class goes to the log (:func:`_post`)."""
+    import httpx2
+
+    detail = re.sub(r"^\[Errno -?\d+\]\s*", "", str(exc).strip())
+    if isinstance(exc, httpx2.ConnectError):
+        return f"{NOT_CONNECTED}: {detail or 'no answer'}; start it or correct the URL"
+    return f"the connection failed: {detail}" if detail else "the connection failed"

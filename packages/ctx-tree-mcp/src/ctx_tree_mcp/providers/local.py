@@ -9,6 +9,7 @@ is refused before model2vec sees it.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -38,8 +39,10 @@ class Model2VecEmbedder:
         try:
             self._model: Any = StaticModel.from_pretrained(str(where), force_download=False)
         except Exception as exc:  # a broken or partial directory
+            logging.getLogger(__name__).info("model2vec at %s: %r", where, exc)
             raise ProviderUnavailable(
-                f"model2vec: cannot load {where}: {type(exc).__name__}: {exc}"
+                f"model2vec: cannot load {where} ({str(exc) or 'an incomplete model'}); put a whole "
+                "model2vec model there, or set embedding.baseUrl to one"
             ) from None
 
     @property

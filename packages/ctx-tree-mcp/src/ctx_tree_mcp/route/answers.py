@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -54,16 +55,40 @@ def answer(app: App, routed: Routed, data: bytes, budget: int) -> str | None:
     """The text the client prints for ``data`` (the whole output), or None to print the output
     as it was (it fits ``budget`` tokens). Stores the output either way. Raises nothing the
     caller should not treat as "print it as it was" (store faults included)."""
+    text, later = reply(app, routed, data, budget)
+    if later is not None:
+        later()
+    return text
+
+
+def reply(
+    app: App, routed: Routed, data: bytes, budget: int
+) -> tuple[str | None, Callable[[], None] | None]:
+    """``(text, later)``: the text as :func:`answer` gives it and, for an output that fits
+    ``budget`` and is printed as it was, the storing and counting left to do once the client
+    has it (``later()``; the host's call need not wait for the store's write). ``later`` is
+    None when all is done: a cut answer names the stored node, so it is stored first."""
+    text = data.decode("utf-8", "replace")
+    native = estimate_tokens(text)
+    if native <= budget:
+
+        def later() -> None:
+            _store(app, routed, text)
+            app.count(
+                f"route:{routed.shape.kind}", tokens_served=native, tokens_source=native, routed=1
+            )
+
+        return None, later
+    return _cut(app, routed, text, native, budget), None
+
+
+def _cut(app: App, routed: Routed, text: str, native: int, budget: int) -> str | None:
+    """The answer to an output of ``native`` tokens over ``budget`` (stored first), or None
+    when it would not be smaller."""
     from ctx_tree_mcp.answers.surface import shell_surface
     from ctx_tree_mcp.tools.registry import BY_NAME
 
-    text = data.decode("utf-8", "replace")
-    native = estimate_tokens(text)
     kind = routed.shape.kind
-    if native <= budget:
-        _store(app, routed, text)
-        app.count(f"route:{kind}", tokens_served=native, tokens_source=native, routed=1)
-        return None
     with shell_surface(BY_NAME):
         result = None
         if kind == READ:

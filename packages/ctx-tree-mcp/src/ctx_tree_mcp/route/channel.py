@@ -19,6 +19,8 @@ import tempfile
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ctx_tree_mcp.route.router import Router
 
 log = logging.getLogger(__name__)
@@ -95,19 +97,33 @@ class Channel:
                 os.unlink(self.path)
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        token: list[str] = []  # the command's, once its header is read
+        later: list[Callable[[], None]] = []  # what is left once the client has its reply
         try:
-            reply = await self._answer(reader)
+            reply = await self._answer(reader, token, later)
             writer.write(reply)
             await writer.drain()
         except Exception:
             log.exception("a routed command's answer failed; its output is printed as it was")
         finally:
             writer.close()
+            await asyncio.sleep(0)  # the socket closes: the client has all of its reply
+            for work in later:  # an output printed as it was: stored once the host has it
+                try:
+                    work()
+                except Exception:
+                    log.exception("a routed command's output was not stored")
+            if token:
+                self.router.answered(token[0])
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
-    async def _answer(self, reader: asyncio.StreamReader) -> bytes:
-        from ctx_tree_mcp.route.answers import answer
+    async def _answer(
+        self, reader: asyncio.StreamReader, seen: list[str], later: list[Callable[[], None]]
+    ) -> bytes:
+        """The reply to one client; the command's token goes into ``seen`` once read, and the
+        work left once the reply is out into ``later``."""
+        from ctx_tree_mcp.route.answers import reply
 
         header = await reader.readline()
         if len(header) > MAX_HEADER or not header.startswith(b"CTXR1 "):
@@ -116,15 +132,18 @@ class Channel:
         if len(parts) != 4 or not parts[2].isdigit():
             return b"P"
         _magic, token, budget, _kind = parts
+        seen.append(token)
         routed = self.router.take(token)
         data = await _read_all(reader)
         if routed is None:
             return b"P"
         try:
-            text = answer(self.router.app, routed, data, max(int(budget), 100))
+            text, then = reply(self.router.app, routed, data, max(int(budget), 100))
         except Exception:
             log.exception("routed answer failed; the output is printed as it was")
             return b"P"
+        if then is not None:
+            later.append(then)
         return b"P" if text is None else b"A" + text.encode("utf-8", "surrogateescape")
 
 

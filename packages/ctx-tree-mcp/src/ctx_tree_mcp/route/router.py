@@ -50,6 +50,11 @@ ESTIMATE_MAX_BYTES = 4 * 1024 * 1024
 REASON = "ctx-tree answers it (docs/routing.md)"
 #: The smallest answer budget (tokens): a smaller ``route.budget``/``runBudget`` counts as it.
 MIN_BUDGET = 200
+#: Seconds a host's call the hook sees holds the project index (``App.calls``): the command
+#: left alone runs and the host takes its output meanwhile, unseen by ctx-tree.
+HOST_CALL_S = 1.0
+#: Seconds at most a routed command holds it, until its answer is out (``Channel``).
+ROUTED_HOLD_S = 60.0
 
 
 def client_path() -> str:
@@ -85,6 +90,7 @@ class Router:
         conditions match it, and gets the same answer). Never raises: anything unexpected
         leaves the call alone (logged)."""
         call_id = str(args.get("id") or "")
+        self._hold(call_id)
         if call_id and call_id in self._answered:
             return self._answered[call_id]
         try:
@@ -135,6 +141,7 @@ class Router:
         if self._rules_say(rewritten):  # a rule on the client or on `set`: leave it
             return None
         self._forget_old()
+        self.app.calls.hold(token, ROUTED_HOLD_S)  # released once its answer is out
         self.pending[token] = Routed(
             shape, command, where, str(args.get("session") or ""), time.monotonic()
         )
@@ -146,6 +153,10 @@ class Router:
                 "updatedInput": {**tool_input, "command": rewritten},
             }
         }
+
+    def _hold(self, call_id: str) -> None:
+        """A host's call starts: the project index waits (:data:`HOST_CALL_S`)."""
+        self.app.calls.hold("host:" + (call_id or os.urandom(5).hex()), HOST_CALL_S)
 
     def _host_allows(self, command: str, shape: route.Shape, cwd: str, mode: str) -> bool:
         """No deny or ask rule of the host matches, and the host would run it unasked."""
@@ -235,6 +246,7 @@ class Router:
         that answer (the outline, the end of the file, what is left out and the command that
         shows it) comes as the hook's ``additionalContext``. Uses the store: call it on the
         thread that owns this router's App. Never raises."""
+        self._hold(str(args.get("id") or ""))
         try:
             out = self._decide_read(args)
         except Exception:
@@ -300,6 +312,10 @@ class Router:
     def take(self, token: str) -> Routed | None:
         """The waiting command ``token`` names (once), or None."""
         return self.pending.pop(token, None)
+
+    def answered(self, token: str) -> None:
+        """The routed command ``token``'s answer is out: it no longer holds the index."""
+        self.app.calls.release(token)
 
 
 def _grep_fits(shape: route.Shape, cwd: str, budget: int) -> bool:

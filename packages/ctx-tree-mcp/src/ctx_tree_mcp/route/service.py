@@ -15,7 +15,10 @@ import logging
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ctx_tree_mcp.calls import CallsClock
 
 log = logging.getLogger(__name__)
 
@@ -128,6 +131,15 @@ def start(root: Path, home: Path | None = None, session_key: str | None = None) 
         _service.start()
         ending.on_stop(_service.stop, order=30)
     return _service
+
+
+def calls_for(root: Path) -> CallsClock | None:
+    """The running service's :class:`~ctx_tree_mcp.calls.CallsClock` when it routes for
+    project ``root``, else None: the server's App takes it, so the project index waits for
+    the host's routed calls as for ctx-tree's own."""
+    if _service is None or Path(_service.app.root).resolve() != Path(root).resolve():
+        return None
+    return _service.app.calls
 
 
 def decide(args: Mapping[str, Any]) -> str:

@@ -207,6 +207,9 @@ def serve_session(session: Session, root: str | None) -> None:
         if root is not None:
             log.info("project root from the client's MCP roots: %s", root)
     app = App(project_root(root), session_key=server_session_key())
+    from ctx_tree_mcp.route import service as routing
+
+    app.calls = routing.calls_for(app.root) or app.calls  # the index waits for routed calls too
     try:
         app.config
     except ConfigError as exc:

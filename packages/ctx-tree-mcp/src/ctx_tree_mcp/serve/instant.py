@@ -344,7 +344,7 @@ def _claim_stdio() -> tuple[int, int]:
 
 def _writer(fd: int) -> Callable[[str], None]:
     """One JSON-RPC message per line to ``fd``; a client that went away (broken pipe) is
-    written to no more, and the server ends at the end of its input as usual."""
+    written to no more, and the server ends as on a SIGHUP (``ending.watch_output``)."""
     lock = threading.Lock()
     gone: list[OSError] = []
 

@@ -25,16 +25,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
-    "ctx-tree stores full Read/Grep output and returns budgeted slices. Prefer ctx_tree_read / "
-    "ctx_tree_grep over native Read/Grep; follow the manifest (symbol, line range, ctx_tree_get) "
-    "for more; recall later with ctx_tree_search, ctx_tree_compose, ctx_tree_recent."
+    "ctx-tree keeps whole outputs and returns budgeted slices; follow the manifest's next call "
+    "for more, recall later with ctx_tree_search."
 )
 NAME = "ctx-tree"
 
 
 def error_text(name: str, exc: BaseException) -> str:
     """The ``isError`` text for a failed call: the input error as is, else a short internal
-    error (the traceback goes to the log)."""
+    error in words, what to do included (the exception's class and traceback go to the
+    log)."""
     from ctx_tree_schema import ConfigError
 
     from ctx_tree_mcp.errors import ToolInputError
@@ -46,7 +46,10 @@ def error_text(name: str, exc: BaseException) -> str:
     if (fault := fault_message(exc)) is not None:
         return fault
     log.error("tool %s failed:\n%s", name, "".join(traceback.format_exception(exc)))
-    return f"internal error ({type(exc).__name__}: {exc}); the call changed nothing; see the server log"
+    return (
+        f"internal error: {name} failed on a bug of ctx-tree (its traceback is in the server's "
+        "log, to report); the call changed nothing: call it again, or use the host's own tool"
+    )
 
 
 async def answer(app: App, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
@@ -129,7 +132,8 @@ def serve(root: str | None = None) -> int:
         log.warning("%s", note)
     from ctx_tree_mcp.route import service
 
-    service.start(app.root, app.home, app.session_key)
+    # one clock: the index waits for the host's routed calls as for ctx-tree's own
+    app.calls = service.start(app.root, app.home, app.session_key).app.calls
     server = build_server(app)
     from ctx_tree_mcp import ending
 

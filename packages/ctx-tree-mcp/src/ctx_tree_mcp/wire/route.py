@@ -28,6 +28,8 @@ import shlex
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from ctx_tree_mcp.wire.routed import CLIENT_NAME, is_routed
+
 __all__ = [
     "CLIENT_NAME",
     "GREP",
@@ -45,9 +47,6 @@ __all__ = [
 ]
 
 READ, GREP, RUN = "read", "grep", "run"
-#: The file name of the client a rewritten command pipes into (``route_client.py``): a
-#: command holding it was routed, and its output is stored by the server that answered it.
-CLIENT_NAME = "route_client.py"
 
 #: Shell operators and the characters shlex returns as operator tokens.
 _OPERATOR_CHARS = ";&|()<>"
@@ -655,11 +654,6 @@ def claude_hook_entry(server: str = "plugin:ctx-tree:ctx-tree") -> dict[str, obj
         for condition in hook_conditions()
     ]
     return {"matcher": "Bash|Read", "hooks": hooks}
-
-
-def is_routed(command: str) -> bool:
-    """True for a command this module rewrote (its output is already stored)."""
-    return CLIENT_NAME in command
 
 
 def workdir(shape: Shape, cwd: str) -> str:

@@ -29,6 +29,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ctx_tree_mcp.errors import ToolInputError
+from ctx_tree_mcp.policy.names import file_uri
 from ctx_tree_mcp.wire.cut import REDACT_MARGIN
 
 if TYPE_CHECKING:
@@ -140,22 +141,6 @@ class FileView:
         from ctx_tree_compose import estimate_tokens
 
         return sum(estimate_tokens(c.content) for c in self.chunks) + 2 * self.total_lines
-
-
-def file_uri(absolute: os.PathLike[str] | str) -> str:
-    """The ``file://`` source URI of an absolute path, its name as stored and shown
-    (``policy/names.py``: a byte that is not UTF-8 as ``%XX``)."""
-    from ctx_tree_mcp.policy.names import shown
-
-    return "file://" + shown(os.fspath(absolute))
-
-
-def uri_path(uri: str) -> str:
-    """The path to open for a ``file://`` URI :func:`file_uri` made (a ``%XX`` name back to
-    its bytes when no file is named as written)."""
-    from ctx_tree_mcp.policy.names import existing
-
-    return existing(uri.removeprefix("file://"))
 
 
 def _outline_text(relative: str, lang: str | None, total: int, outline: list[OutlineEntry]) -> str:
@@ -279,14 +264,13 @@ def build_nodes(
     Raises ``ctx_tree_chunk.ChunkError`` for binary or undecodable bytes.
     """
     from ctx_tree_chunk import BinaryContentError, chunk_bytes
-    from ctx_tree_compose import estimate_tokens
     from ctx_tree_schema import FileChunkMeta, NodeKind
     from ctx_tree_store import NewNode, new_id
 
     from ctx_tree_mcp.engines.files.refgraph import chunk_references
     from ctx_tree_mcp.engines.files.textcodec import Binary, to_utf8
     from ctx_tree_mcp.policy.names import shown
-    from ctx_tree_mcp.wire.redact import redact_text
+    from ctx_tree_mcp.policy.redaction import redact_text
 
     uri = file_uri(absolute)
     absolute, relative = shown(absolute), shown(relative)
@@ -301,8 +285,10 @@ def build_nodes(
     else:
         body = _redacted(data, redact_text)
     # Chunks are sized in ctx-tree's estimate where it differs from characters / 4 (other
-    # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count.
-    counter = None if body.isascii() else estimate_tokens
+    # scripts than ASCII); an ASCII file keeps the chunker's own fast per-line count, and so
+    # do the ASCII lines of a file with a few others (one accented name in a comment made
+    # every line of a file cost an estimate: a fifth of symfony's indexing).
+    counter = None if body.isascii() else _line_tokens
     chunked = chunk_bytes(body, path=relative, count_tokens=counter, references=True)
     refs, refs_meta = chunk_references(chunked)
     outline = [
@@ -367,6 +353,16 @@ def build_nodes(
             )
         )
     return root, nodes, outline
+
+
+def _line_tokens(text: str) -> int:
+    """Tokens of a line (or lines) of a file that is not all ASCII, as chunks are sized:
+    ``ceil(chars / 4)`` for ASCII text, as in an ASCII file; ctx-tree's estimate otherwise."""
+    if text.isascii():
+        return -(-len(text) // 4)
+    from ctx_tree_compose import estimate_tokens
+
+    return estimate_tokens(text)
 
 
 def _store_new(

@@ -43,6 +43,9 @@ WORKER_MAX_PAUSE_S = 0.25
 #: A file whose worker has waited this many times ``index.fileTimeoutMs`` on it, CPU or not,
 #: is slow too (a read that blocks).
 BLOCKED_FACTOR = 5
+#: The longest :meth:`WorkerPool.kill` waits for a worker being started to be known to it
+#: (seconds; a start takes milliseconds, the stop path has ``ending.STOP_WAIT_S`` in all).
+KILL_WAIT_S = 1.0
 #: Batches handed to a worker ahead of the one it runs: enough to keep it busy, few enough
 #: that prepared rows do not pile up in memory while the writer catches up.
 AHEAD = 2
@@ -211,21 +214,28 @@ class WorkerPool:
         self.board = self.ctx.Array("d", 3 * n, lock=False)
         self.workers: list[_Worker | None] = [None] * n
         self._killed = False
+        # held while a worker starts: kill() waits for it to be in ``workers``, else a worker
+        # whose start was under way when the process exited would outlive it
+        self._starting = threading.RLock()
 
-    def _start(self, slot: int) -> _Worker:
-        parent_end, child_end = self.ctx.Pipe()
-        proc = self.ctx.Process(
-            target=_worker_main,
-            args=(child_end, slot, self.board, os.getpid(), self.calls_until),
-            name=f"ctx-tree-index-{slot}",
-            daemon=True,
-        )
-        proc.start()
-        child_end.close()
-        self.board[3 * slot + 1] = 0.0
-        worker = _Worker(proc, parent_end, deque())
-        self.workers[slot] = worker
-        return worker
+    def _start(self, slot: int) -> _Worker | None:
+        """Start the worker of ``slot``; None once :meth:`kill` was called."""
+        with self._starting:
+            if self._killed:
+                return None
+            parent_end, child_end = self.ctx.Pipe()
+            proc = self.ctx.Process(
+                target=_worker_main,
+                args=(child_end, slot, self.board, os.getpid(), self.calls_until),
+                name=f"ctx-tree-index-{slot}",
+                daemon=True,
+            )
+            proc.start()
+            child_end.close()
+            self.board[3 * slot + 1] = 0.0
+            worker = _Worker(proc, parent_end, deque())
+            self.workers[slot] = worker
+            return worker
 
     def run(self, batches: Sequence[list[Item]], stop: threading.Event) -> Iterator[list[Outcome]]:
         """Yield each batch's outcomes as it completes (not in order; a batch cut by a slow
@@ -240,6 +250,8 @@ class WorkerPool:
                 worker = self.workers[slot]
                 while todo and (worker is None or len(worker.queue) < AHEAD):
                     worker = worker or self._start(slot)
+                    if worker is None:  # killed
+                        return
                     items = todo.popleft()
                     worker.queue.append((sent, items))
                     worker.conn.send((sent, self.root, items, self.max_bytes))
@@ -305,9 +317,15 @@ class WorkerPool:
 
     def kill(self) -> None:
         """SIGKILL every worker without waiting (the process is about to exit: ``ending.py``;
-        they hold nothing durable, and init reaps them)."""
+        they hold nothing durable, and init reaps them), the one being started too."""
         self._killed = True
-        for w in list(self.workers):
+        waited = self._starting.acquire(timeout=KILL_WAIT_S)
+        try:
+            workers = list(self.workers)
+        finally:
+            if waited:
+                self._starting.release()
+        for w in workers:
             if w is not None:
                 with contextlib.suppress(Exception):
                     w.proc.kill()

@@ -462,8 +462,7 @@ def index_project(
     """
     from ctx_tree_store import now_ms
 
-    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
-    from ctx_tree_mcp.policy.names import shown
+    from ctx_tree_mcp.policy.names import file_uri, shown, uri_path
 
     state = state or IndexState()
     stop = stop or threading.Event()
@@ -760,7 +759,7 @@ def not_indexed(store: Store) -> str:
 
 def status_lines(store: Store, root: Path, config: Config) -> list[str]:
     """What ``stats`` and ``doctor`` say of the index: switch, files live, last run."""
-    from ctx_tree_mcp.engines.files.filecache import file_uri
+    from ctx_tree_mcp.policy.names import file_uri
 
     cfg = config.data["index"]
     live = len(store.file_versions(file_uri(Path(root).resolve()) + "/"))

@@ -189,7 +189,7 @@ class RefGraph:
     one per answer (the store may change between answers)."""
 
     def __init__(self, store: Store, root: str) -> None:
-        from ctx_tree_mcp.engines.files.filecache import file_uri
+        from ctx_tree_mcp.policy.names import file_uri
 
         self.store = store
         self.prefix = file_uri(root).rstrip("/") + "/"
@@ -613,9 +613,7 @@ class RefGraph:
 def distinctive(name: str) -> bool:
     """A compound identifier of 8 characters or more (``snake_case`` inside, or mixed
     case): a name a library is unlikely to share (the directory map's rule)."""
-    from ctx_tree_mcp.engines.files.repomap import _distinctive
-
-    return _distinctive(name)
+    return len(name) >= 8 and ("_" in name.strip("_") or name != name.lower())
 
 
 def project_root(node: Node) -> str | None:

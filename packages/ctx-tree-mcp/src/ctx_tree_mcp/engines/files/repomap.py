@@ -22,6 +22,8 @@ import re
 from collections import defaultdict
 from typing import TYPE_CHECKING, Any
 
+from ctx_tree_mcp.engines.files.refgraph import distinctive
+
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Protocol
@@ -64,13 +66,8 @@ MAX_DEFINERS = 3
 NOT_DEFINITIONS = frozenset({"key", "section", "heading", "window"})
 
 
-def _distinctive(name: str) -> bool:
-    """A long compound identifier (``snake_case`` or ``camelCase``, 8 characters or more)."""
-    return len(name) >= 8 and ("_" in name.strip("_") or name != name.lower())
-
-
 def _weight(name: str) -> float:
-    return 3.0 if _distinctive(name) else 1.0
+    return 3.0 if distinctive(name) else 1.0
 
 
 def _stored_files(app: MapParts, directory: ResolvedPath) -> tuple[list[tuple[str, Any]], int]:
@@ -78,8 +75,8 @@ def _stored_files(app: MapParts, directory: ResolvedPath) -> tuple[list[tuple[st
     most :data:`FILES_MAX` of them, the most useful first as the index orders them (source
     before docs, before vendored or generated files; shallow paths first), and how many the
     store holds there."""
-    from ctx_tree_mcp.engines.files.filecache import file_uri, uri_path
     from ctx_tree_mcp.engines.files.indexer import usefulness
+    from ctx_tree_mcp.policy.names import file_uri, uri_path
 
     prefix = file_uri(directory.absolute) + "/"
     ids = app.store.live_roots_under(prefix)
@@ -192,7 +189,7 @@ def map_answer(app: MapParts, directory: ResolvedPath, budget: int) -> str:
         name: _weight(name)
         for name, owners in defined.items()
         if len(owners) <= MAX_DEFINERS
-        and (name not in methods or (len(owners) == 1 and _distinctive(name)))
+        and (name not in methods or (len(owners) == 1 and distinctive(name)))
     }
     for rel, words in idents.items():
         for name in words & telling.keys():

@@ -54,9 +54,17 @@ _STOP_TEXT = """a about above after again against all also am an and any are as 
     went work works wrong yes bug error"""
 #: English words that say nothing about where code is (dropped from a long query).
 STOPWORDS = frozenset(_STOP_TEXT.split())
+#: A name in backticks, a dotted name, a camelCase name, a snake_case name. Each starts only
+#: where a match can be leftmost (a dotted name at its word's start, past leading digits; a
+#: camelCase one where its letters start; a snake_case one where its letters and digits
+#: start), so a long run of letters, digits, dots or underscores is read once, not once from
+#: each of its characters (quadratic: a pasted base64 blob of 16k characters took 7 s).
 _IDENT = re.compile(
-    r"`([^`\n]{2,80})`|([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+)"
-    r"|([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Za-z0-9]+_[A-Za-z0-9_]+)"
+    r"`([^`\n]{2,80})`"
+    r"|(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)+)"
+    r"|(?<![A-Za-z])([A-Za-z]*[a-z][A-Z][A-Za-z0-9]*+)"
+    r"|(?<![A-Za-z0-9])([A-Za-z0-9]++_[A-Za-z0-9_]++)"
+    r"|(?<![A-Za-z0-9_])[0-9]++([A-Za-z_][A-Za-z0-9_]*+(?:\.[A-Za-z_][A-Za-z0-9_]*+)+)"
 )
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]+")
 #: A URL in a query: its host and path name another site, not the code (dropped).
@@ -174,7 +182,9 @@ IDENT_FACTOR = 2.0
 _FRAME = re.compile(r"\bin ([A-Za-z_][A-Za-z0-9_.]*)\s*$", re.M)
 
 
-_CALL = re.compile(r"([A-Za-z_][A-Za-z0-9_.]*)\(")
+#: A name called: ``parse(``, ``a.b.parse(``. It starts where its run of name characters
+#: and dots starts (past leading digits and dots), so that a long run is read once.
+_CALL = re.compile(r"(?<![A-Za-z0-9_.])[0-9.]*+([A-Za-z_][A-Za-z0-9_.]*+)\(")
 _CODE_NAME = re.compile(r"[A-Za-z0-9]_|_[A-Za-z0-9]|[a-z][A-Z]")
 
 
@@ -205,7 +215,13 @@ def named_symbols(query: str) -> set[str]:
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)(?:, in ([A-Za-z_<][A-Za-z0-9_.<>]*))?')
 #: A ``path:line`` mention (a pytest or JavaScript frame, a compiler or linter message), the
 #: path's file name with an extension: ``src/app/views.py:42``, ``conventions.py:492: in f``.
+#: It starts where a word starts (or after the slash that starts a path: ``/usr/x.py:3``),
+#: never inside a run of path characters, so a long run (``a.a.a…``, ``a/a/a…``) is read
+#: once, not once from each of its characters (quadratic: 40k characters took 16 s); a
+#: name after a dot or a tilde inside a word is not a mention (``.eslintrc.js:3`` is not
+#: ``eslintrc.js``).
 _PATH_LINE = re.compile(
+    r"(?<![A-Za-z0-9_.~\-])(?<![A-Za-z0-9_.~\-][/\\])"
     r"((?:[A-Za-z0-9_.~\-]+[/\\])*[A-Za-z0-9_\-][A-Za-z0-9_.\-]*\.[A-Za-z][A-Za-z0-9]{0,5}):(\d+)"
     r"(?::\d+)?(?::? in ([A-Za-z_][A-Za-z0-9_.]*))?"
 )

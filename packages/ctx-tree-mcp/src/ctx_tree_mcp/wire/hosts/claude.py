@@ -12,7 +12,23 @@ if TYPE_CHECKING:
 
     from ctx_tree_mcp.wire.answer import Answer
 
-EVENTS = {claude: (name, matcher) for name, claude, matcher in HOOK_EVENTS}
+#: The tools ctx-tree's routing entry answers before they run (``wire.route.claude_hook_entry``,
+#: docs/routing.md): the pre-tool hook is not asked about them (a routed call needs no hint,
+#: and the host starts no hook process for it).
+ROUTED = ("Bash", "Read")
+#: Claude Code's events whose hook only captures: the host runs it in the background
+#: (``"async": true``) and the tool's answer does not wait for it.
+BACKGROUND = ("PostToolUse", "PostToolUseFailure")
+
+
+def _matcher(name: str, matcher: "str | None") -> "str | None":
+    """The event's matcher, without the routed tools for the pre-tool event."""
+    if name != "pre-tool" or matcher is None:
+        return matcher
+    return "|".join(t for t in matcher.split("|") if t not in ROUTED)
+
+
+EVENTS = {claude: (name, _matcher(name, matcher)) for name, claude, matcher in HOOK_EVENTS}
 #: Claude Code's events whose answer adds text for the model.
 CONTEXT = ("SessionStart", "UserPromptSubmit", "PreToolUse", "PostToolUse")
 REWRITE = "hookSpecificOutput.updatedInput (PreToolUse, with permissionDecision allow)"
