@@ -7,10 +7,15 @@ file (a hint) and on a small one (nothing to say), and SessionStart with a store
 are interleaved so load noise spreads evenly. Baselines in the same run: ``python3 -c pass``
 and ``python3 -I -S -c pass`` with the same interpreter.
 
-    uv run python bench/hooks.py [--runs 60] [--python python3] [--baseline DIR] [--instructions]
+    uv run python bench/hooks.py [--runs 60] [--python python3] [--baseline DIR] [--runner]
+                                 [--instructions]
 
 ``--baseline DIR``: another checkout (``git worktree add DIR REV``; its files 0644, or the hook
 refuses to load its modules): its hook is timed too, alternated with this one's, same payloads.
+
+``--runner``: time each hook also as the plugin's commands start it, ``sh ctx_tree_hook.sh``
+(the interpreter ``--python`` resolves to, noted once, exec'd without the shim), beside
+``--python -I -S ctx_tree_hook.py`` (the command as it was).
 
 ``--instructions``: instead of timing, count the instructions each hook process executes
 (``valgrind --tool=callgrind``, one run per payload): the same on a busy machine as on an idle
@@ -32,6 +37,7 @@ import time
 from pathlib import Path
 
 HOOK = Path(__file__).resolve().parent.parent / "plugin" / "hooks" / "ctx_tree_hook.py"
+RUNNER = "ctx_tree_hook.sh"
 TOKEN = "ghp_" + "Bench0Token1Value2Xyz3Abc4Def5Ghi6Jkl7"
 
 
@@ -176,6 +182,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--python", default="python3", help="interpreter the host runs hooks with")
     parser.add_argument("--baseline", type=Path, help="a checkout whose hook is timed alongside")
+    parser.add_argument("--runner", action="store_true", help="time ctx_tree_hook.sh as well")
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (valgrind) instead"
     )
@@ -184,6 +191,10 @@ def main() -> None:
     if args.baseline:
         hooks[" (baseline)"] = args.baseline.resolve() / "plugin" / "hooks" / "ctx_tree_hook.py"
     python = shutil.which(args.python) or args.python
+    starts = {"": lambda hook: [python, "-I", "-S", str(hook)]}
+    if args.runner:
+        starts[" (ctx_tree_hook.sh)"] = lambda hook: ["sh", str(hook.with_name(RUNNER))]
+    hooks_started = {tag + how: (hook, how) for tag, hook in hooks.items() for how in starts}
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
         project.mkdir()
@@ -204,22 +215,20 @@ def main() -> None:
             count_instructions(python, hooks, cases, env, base)
             return
         times: dict[str, list[tuple[float, float]]] = {
-            name + tag: [] for name in cases for tag in hooks
+            name + tag: [] for name in cases for tag in hooks_started
         }
         baselines = {"python3 -c pass": [python, "-c", "pass"],
                      "python3 -I -S -c pass": [python, "-I", "-S", "-c", "pass"]}  # fmt: skip
         times.update({name: [] for name in baselines})
-        for event, data in cases.values():  # warm-up (page cache, __pycache__)
-            for hook in hooks.values():
-                timed([python, "-I", "-S", str(hook), *event.split()], data, env)
+        for event, data in cases.values():  # warm-up (page cache, __pycache__, the note)
+            for hook, how in hooks_started.values():
+                timed([*starts[how](hook), *event.split()], data, env)
         for _ in range(args.runs):
             for name, argv in baselines.items():
                 times[name].append(timed(argv, b"", env))
             for name, (event, data) in cases.items():
-                for tag, hook in hooks.items():
-                    times[name + tag].append(
-                        timed([python, "-I", "-S", str(hook), *event.split()], data, env)
-                    )
+                for tag, (hook, how) in hooks_started.items():
+                    times[name + tag].append(timed([*starts[how](hook), *event.split()], data, env))
             for stale in (base / "new").glob("*.json"):
                 stale.unlink()  # keep the spool at a realistic size
         real = os.path.realpath(python)
@@ -232,7 +241,7 @@ def main() -> None:
                 f"{name:52} {min(wall):8.1f} {statistics.median(wall):8.1f} {pct(wall, 0.95):8.1f} "
                 f"{statistics.median(cpu):8.1f}"
             )
-        for tag in hooks:
+        for tag in hooks_started:
             walls = [[w for w, _ in times[name + tag]] for name in cases]
             worst50 = max(statistics.median(v) for v in walls)
             worst95 = max(pct(v, 0.95) for v in walls)

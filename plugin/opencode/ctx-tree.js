@@ -1,6 +1,7 @@
 // ctx-tree-managed: ctx-tree's OpenCode plugin (docs/install.md). OpenCode has no command
 // hooks, so this in-process plugin runs ctx-tree's hook entry once per event:
-//   python3 -I -S ctx_tree_hook.py opencode EVENT   (the event's JSON on stdin)
+//   sh ctx_tree_hook.sh opencode EVENT   (the event's JSON on stdin; ctx_tree_hook.py under a
+//   real interpreter, not a version manager's shim)
 // puts the session note into the system prompt and a steering hint after a tool's output. It never throws: a failed
 // hook is ignored (hooks fail open). Written by `ctx-tree install opencode`.
 import { spawnSync } from "node:child_process";
@@ -10,7 +11,7 @@ let note = "";
 
 function hook(event, payload) {
   try {
-    const r = spawnSync("python3", ["-I", "-S", HOOK, "opencode", event], {
+    const r = spawnSync("sh", [HOOK, "opencode", event], {
       input: JSON.stringify(payload),
       encoding: "utf8",
       timeout: 10000,

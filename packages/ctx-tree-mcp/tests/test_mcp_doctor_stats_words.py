@@ -11,22 +11,12 @@ import pytest
 from ctx_tree_mcp.app import App
 from ctx_tree_mcp.cli import doctor as doctor_module
 from ctx_tree_mcp.cli.doctor import doctor
-from ctx_tree_mcp.cli.main import main
 from ctx_tree_mcp.cli.maintenance import stats, stores
 from ctx_tree_mcp.tools.note import note
+from test_mcp_cli import run
 
 #: A Python or apsw exception class name, as a user would read it.
 EXCEPTION_NAME = re.compile(r"\b[A-Z][A-Za-z]*(Error|Exception)\b")
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        main(list(argv))
-        code = 0
-    except SystemExit as exc:
-        code = exc.code or 0
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def _store(tmp_path: Path) -> tuple[Path, Path, Path]:

@@ -15,18 +15,6 @@ from ctx_tree_mcp.cli.install import HOSTS, apply, status
 from ctx_tree_mcp.errors import ToolInputError
 
 
-@pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    home, root = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    root.mkdir()
-    for name in ("CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME", "CLINE_HOOKS_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "store"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # no codex: trust is only explained
-    return home, root
-
-
 def files(base: Path) -> dict[str, str]:
     return {
         str(p.relative_to(base)): p.read_text()
@@ -72,7 +60,7 @@ def test_foreign_entries_survive_and_a_backup_is_kept(where):
     assert data["theme"] == "dark"
     assert set(data["mcpServers"]) == {"other", "ctx-tree"}
     commands = [h["command"] for g in data["hooks"]["AfterTool"] for h in g["hooks"]]
-    assert "my-hook" in commands and any("ctx_tree_hook.py gemini AfterTool" in c for c in commands)
+    assert "my-hook" in commands and any("ctx_tree_hook.sh gemini AfterTool" in c for c in commands)
     ours = [h for g in data["hooks"]["BeforeTool"] for h in g["hooks"]]
     assert ours[0]["timeout"] == 10000  # Gemini counts milliseconds
     backup = settings.with_name("settings.json.ctx-tree.bak")
@@ -152,7 +140,7 @@ def test_cline_hooks_are_executables_and_the_users_own_are_kept(where):
     assert (hooks / "PreToolUse").read_text() == "#!/bin/sh\necho mine\n"
     start = hooks / "TaskStart"
     assert start.stat().st_mode & stat.S_IXUSR
-    assert "ctx_tree_hook.py cline TaskStart" in start.read_text()
+    assert "ctx_tree_hook.sh cline TaskStart" in start.read_text()
     mcp = json.loads((home / ".cline/data/settings/cline_mcp_settings.json").read_text())
     assert mcp["mcpServers"]["ctx-tree"]["disabled"] is False
 
@@ -197,7 +185,7 @@ def test_cursor_config_matches_its_documented_schema(where):
     assert set(hooks["hooks"]) <= documented
     for entries in hooks["hooks"].values():  # flat entries: {command, matcher?}
         assert all(
-            set(e) <= {"command", "matcher"} and "ctx_tree_hook.py cursor" in e["command"]
+            set(e) <= {"command", "matcher"} and "ctx_tree_hook.sh cursor" in e["command"]
             for e in entries
         )
 

@@ -24,18 +24,6 @@ SEEDS = {
 }
 
 
-@pytest.fixture
-def where(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
-    home, root = tmp_path / "home", tmp_path / "proj"
-    home.mkdir()
-    root.mkdir()
-    for name in ("CODEX_HOME", "XDG_CONFIG_HOME", "COPILOT_HOME", "CLINE_HOOKS_DIR"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("CTX_TREE_HOME", str(tmp_path / "store"))
-    monkeypatch.setenv("PATH", "/usr/bin:/bin")
-    return home, root
-
-
 def user_configs(host: str, home: Path, root: Path) -> list[Path]:
     """The host's config files that hold the user's own settings too (not ctx-tree's own
     files, which carry its marker)."""
@@ -106,7 +94,7 @@ def test_what_ctx_tree_does_not_change_keeps_its_bytes(where):
         '            {"matcher": "Bash", "hooks": [{"type": "command", "command": "my-hook"}]}'
         in after
     )
-    assert "ctx_tree_hook.py" in after
+    assert "ctx_tree_hook.sh" in after
     apply("claude", "user", root, install=False, home=home)
     assert settings_file.read_text() == mine
 

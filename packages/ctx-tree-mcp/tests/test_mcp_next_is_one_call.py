@@ -18,6 +18,7 @@ from ctx_tree_mcp.cli.main import build_parser, tool_arguments
 from ctx_tree_mcp.serve.server import answer
 from ctx_tree_mcp.tools.note import note
 from ctx_tree_mcp.tools.registry import BY_NAME
+from stores import damaged_store
 
 _CALL = re.compile(r"(ctx_tree_\w+)\((.*)\)")
 
@@ -118,12 +119,7 @@ def app(request, root: Path, tmp_path: Path):
     _project(root)
     home = tmp_path / "home"
     if request.param == "unstored":
-        first = App(root, home=home)
-        note(first, "seed")
-        path = first.store_file
-        first.close()
-        with open(path, "r+b") as f:
-            f.write(b"garbage garbage garbage")
+        damaged_store(root, home)
     a = App(root, home=home)
     if request.param == "stored":
         note(a, "parse the arguments first")

@@ -44,7 +44,7 @@ def test_hooks_json_is_the_event_table() -> None:
         else:
             assert routing == [] and group.get("matcher") == matcher
         (hook,) = group["hooks"]
-        assert hook["command"].split('ctx_tree_hook.py" ')[1].startswith(name + " ")
+        assert hook["command"].split('ctx_tree_hook.sh" ')[1].startswith(name + " ")
         assert hook.get("async", False) is (claude in ("PostToolUse", "PostToolUseFailure"))
     post = hooks["PostToolUse"][-1]["matcher"].split("|")
     assert post == [t for k in KINDS if "post-tool" in k.events for t in k.tools]

@@ -244,6 +244,7 @@ def test_each_rule_is_linear(name: str, shape: tuple[str, list[str], str]) -> No
 @example(shape=("-----BEGIN RSA PRIVATE KEY-----\n", ["QUJD" * 16 + "\n"], ""))
 @example(shape=("", ["-----BEGIN RSA PRIVATE KEY-----\n", "Proc-Type: 4,\n"], ""))
 @example(shape=("", ["-----BEGIN RSA PRIVATE KEY-----"], ""))  # BEGIN after BEGIN, one line
+@example(shape=("", ["Proc-Type: 4,ENCRYPTED-----BEGIN RSA PRIVATE KEY-----a"], ""))  # headers too
 def test_every_entry_point_is_linear(
     run: Callable[[str], object], shape: tuple[str, list[str], str]
 ) -> None:

@@ -20,6 +20,7 @@ from ctx_tree_mcp.tools.read import read
 from ctx_tree_mcp.tools.search import search
 from ctx_tree_store import Store, StoreFull, StoreGone, StoreUnwritable
 from mounts import needs_mounts, private_mount
+from stores import damage, damaged_store
 
 CLI = "from ctx_tree_mcp.cli.main import main; main()"
 
@@ -391,12 +392,7 @@ def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
     from ctx_tree_mcp.serve.server import answer
 
     home = tmp_path / "home"
-    first = App(root, home=home)
-    note(first, "seed")
-    path = first.store_file
-    first.close()
-    with open(path, "r+b") as f:
-        f.write(b"garbage garbage garbage")
+    path = damaged_store(root, home)
     damaged = App(root, home=home)
     try:
         text, is_error = asyncio.run(answer(damaged, "ctx_tree_note", {"content": "x"}))
@@ -421,8 +417,7 @@ def test_a_damaged_store_is_answered_with_the_fix_not_an_internal_error(
         assert "after" in search(again, "after")
     finally:
         again.close()
-    with open(path, "r+b") as f:
-        f.write(b"garbage garbage garbage")
+    damage(path)
     monkeypatch.setenv("CTX_TREE_HOME", str(home))
     with pytest.raises(SystemExit) as code:
         main(["--root", str(root), "note", "x"])

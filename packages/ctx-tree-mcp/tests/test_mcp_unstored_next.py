@@ -16,6 +16,7 @@ from ctx_tree_mcp.app import App
 from ctx_tree_mcp.serve.server import answer
 from ctx_tree_mcp.tools.note import note
 from mounts import needs_mounts, private_mount
+from stores import damaged_store
 from test_mcp_next_progress import parse_next
 from test_mcp_store_faults import CLI
 
@@ -36,12 +37,7 @@ def unstored(root: Path, tmp_path: Path):
     """An App on a damaged store file: it works on an empty in-memory store."""
     _files(root)
     home = tmp_path / "home"
-    first = App(root, home=home)
-    note(first, "seed")
-    path = first.store_file
-    first.close()
-    with open(path, "r+b") as f:
-        f.write(b"garbage garbage garbage")
+    damaged_store(root, home)
     app = App(root, home=home)
     yield app
     app.close()

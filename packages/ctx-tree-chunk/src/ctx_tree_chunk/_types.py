@@ -1,18 +1,9 @@
-"""Public result types and errors (re-exported from :mod:`ctx_tree_chunk`)."""
+"""Public result types and errors (re-exported from :mod:`ctx_tree_chunk`, whose ``__all__``
+lists them)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-__all__ = [
-    "BinaryContentError",
-    "Chunk",
-    "ChunkError",
-    "ChunkedFile",
-    "Import",
-    "Reference",
-    "Symbol",
-]
 
 
 class ChunkError(ValueError):

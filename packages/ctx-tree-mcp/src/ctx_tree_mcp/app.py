@@ -261,14 +261,19 @@ class App:
         store fault while writing them (a full disk, a lock held too long): logged, never
         raised, so the call's answer stands."""
         if self.usage.add(tool, **usage):
-            from ctx_tree_store import StoreError, is_busy
+            self._flush_counters_or_log()
 
-            try:
-                self.flush_counters()
-            except Exception as exc:
-                if not (isinstance(exc, StoreError) or is_busy(exc)):
-                    raise
-                log.warning("usage counters not written: %s", exc)
+    def _flush_counters_or_log(self) -> None:
+        """:meth:`flush_counters`, a store fault (``StoreError``, a lock held too long) logged
+        instead of raised: only statistics are lost, the call's answer stands."""
+        from ctx_tree_store import StoreError, is_busy
+
+        try:
+            self.flush_counters()
+        except Exception as exc:
+            if not (isinstance(exc, StoreError) or is_busy(exc)):
+                raise
+            log.warning("usage counters not written: %s", exc)
 
     def flush_counters(self) -> None:
         """Write the in-memory usage counters to the store (one transaction). Thread-safe: the
@@ -287,13 +292,6 @@ class App:
             if provider is not None and hasattr(provider, "close"):
                 provider.close()
         if self.stores.opened:
-            from ctx_tree_store import StoreError, is_busy
-
-            try:
-                self.flush_counters()
-            except Exception as exc:
-                if not (isinstance(exc, StoreError) or is_busy(exc)):
-                    raise
-                log.warning("usage counters not written: %s", exc)
+            self._flush_counters_or_log()
             if self.owns_store:
                 self.stores.close()

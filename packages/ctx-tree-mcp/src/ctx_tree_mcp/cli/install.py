@@ -54,6 +54,8 @@ from ctx_tree_mcp.wire.hosts import (
 NAME = "ctx-tree"
 #: What marks a hook handler, or a file, as ctx-tree's own.
 HOOK_SCRIPT = "ctx_tree_hook.py"
+#: What a hook command runs: ``HOOK_SCRIPT`` under a real interpreter, never a shim's start.
+HOOK_RUNNER = "ctx_tree_hook.sh"
 MARKER = "ctx-tree-managed"
 BACKUP_SUFFIX = ".ctx-tree.bak"
 
@@ -100,12 +102,14 @@ def hook_command(*words: str) -> str | None:
     plugin = plugin_dir()
     if plugin is None:
         return None
-    script = shlex.quote(str(plugin / "hooks" / HOOK_SCRIPT))
-    return f"python3 -I -S {script} {' '.join(words)}"
+    script = shlex.quote(str(plugin / "hooks" / HOOK_RUNNER))
+    return f"sh {script} {' '.join(words)}"
 
 
 def _ours(command: Any) -> bool:
-    return isinstance(command, str) and HOOK_SCRIPT in command
+    """True for a hook command ctx-tree wrote: this one's or an older one's (the script run
+    by ``python3`` directly)."""
+    return isinstance(command, str) and (HOOK_RUNNER in command or HOOK_SCRIPT in command)
 
 
 # --- context of one run -----------------------------------------------------------------------
@@ -402,12 +406,12 @@ OPENCODE_PLUGIN = "ctx-tree.js"
 
 
 def opencode_plugin_text() -> str | None:
-    """The OpenCode plugin that runs ``ctx_tree_hook.py opencode EVENT`` (plugin/opencode/)."""
+    """The OpenCode plugin that runs ``ctx_tree_hook.sh opencode EVENT`` (plugin/opencode/)."""
     plugin = plugin_dir()
     if plugin is None:
         return None
     source = (plugin / "opencode" / OPENCODE_PLUGIN).read_text(encoding="utf-8")
-    return source.replace("__CTX_TREE_HOOK__", json.dumps(str(plugin / "hooks" / HOOK_SCRIPT)))
+    return source.replace("__CTX_TREE_HOOK__", json.dumps(str(plugin / "hooks" / HOOK_RUNNER)))
 
 
 def _opencode(t: Target, install: bool) -> list[FileEdit]:

@@ -61,7 +61,8 @@ def generated_json() -> str:
 
 def hooks_json() -> str:
     """The text of ``plugin/hooks/hooks.json``: Claude Code's events, each with its matcher
-    and the command running ``ctx_tree_hook.py`` (failing open, quiet; in the background for
+    and the command running ``ctx_tree_hook.py`` through ``ctx_tree_hook.sh`` (a real
+    interpreter, not a version manager's shim; failing open, quiet; in the background for
     the events that only capture), and first under PreToolUse the routing entry calling the
     plugin's server (``wire.route.claude_hook_entry``, docs/routing.md)."""
     from ctx_tree_mcp.wire.hosts import HOOK_TIMEOUT_S
@@ -71,8 +72,7 @@ def hooks_json() -> str:
     hooks: dict[str, list[dict[str, object]]] = {}
     for event, (arguments, matcher) in EVENTS.items():
         command = (
-            'python3 -I -S "${CLAUDE_PLUGIN_ROOT}/hooks/ctx_tree_hook.py" '
-            f"{arguments} 2>/dev/null || true"
+            f'sh "${{CLAUDE_PLUGIN_ROOT}}/hooks/ctx_tree_hook.sh" {arguments} 2>/dev/null || true'
         )
         group: dict[str, object] = {"matcher": matcher} if matcher else {}
         hook: dict[str, object] = {"type": "command", "command": command}

@@ -6,6 +6,8 @@
   and the store as compose's graph source;
 - ``shell``: running a command, its digest, its record, the host's sandbox, the reaper.
 
+The parts of ``App`` that more than one engine names are in ``parts``.
+
 Imports ``app``, ``policy``, ``wire``, ``answers``, ``errors`` and ``ending``; imported by
 ``capture``, ``tools``, ``serve`` and ``cli``.
 """

@@ -100,8 +100,10 @@ _PEM_END = r"-----END (?:[A-Z0-9_-]{1,24} ){0,3}PRIVATE KEY(?: BLOCK)?-----"
 #: Around the base64 of a key body, also inside a string literal: whitespace, quotes,
 #: concatenation, brackets, ``\n`` escapes.
 _PEM_SEP = r"(?:[\s\"'`,;()\[\]+]|\\[nr])"
-#: A header line inside the body (``Proc-Type: 4,ENCRYPTED``, ``Version: GnuPG``).
-_PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]*"
+#: A header line inside the body (``Proc-Type: 4,ENCRYPTED``, ``Version: GnuPG``); its value
+#: bounded (RFC 1421's are under 100 characters), so a header is never sought to the end of a
+#: long line from each BEGIN on it (many BEGINs on one line made that quadratic).
+_PEM_HEADER = r"[A-Z][A-Za-z-]{1,30}:[^\n\\]{0,200}"
 #: A run of key alphabet and separators that stops before a header line's name.
 _PEM_RUN = r"(?:(?![A-Z][A-Za-z-]{1,30}:)[\s\"'`,;()\[\]+A-Za-z0-9/=])+"
 #: ``(?=(?P<n>X))(?P=n)`` matches ``X`` atomically (no backtracking into it, so linear time):

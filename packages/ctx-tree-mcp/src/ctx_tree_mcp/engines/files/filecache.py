@@ -36,29 +36,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from typing import Protocol
 
-    from ctx_tree_schema import Config, FileRootMeta, Node
-    from ctx_tree_store import Store
+    from ctx_tree_schema import FileRootMeta, Node
 
     from ctx_tree_mcp.caches import ViewCache
+    from ctx_tree_mcp.engines.parts import SessionParts
     from ctx_tree_mcp.policy.paths import PathPolicy, ResolvedPath
-    from ctx_tree_mcp.recorder import Recorder
 
-    class FileParts(Protocol):
+    class FileParts(SessionParts, Protocol):
         """What reading files through the store uses of the caller's ``App``: its store, its
         config (``capture.maxFileBytes``), its session's recorder (the session node, the file
         roots it references) and the file views served last."""
-
-        @property
-        def store(self) -> Store:
-            """The project's store (``App.store``)."""
-
-        @property
-        def config(self) -> Config:
-            """The merged configuration (``App.config``)."""
-
-        @property
-        def recorder(self) -> Recorder:
-            """The session's recorder (``App.recorder``)."""
 
         @property
         def views(self) -> ViewCache:

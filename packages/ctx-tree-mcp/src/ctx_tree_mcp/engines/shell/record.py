@@ -18,28 +18,9 @@ from typing import TYPE_CHECKING
 from ctx_tree_mcp.wire.redact import redact_key_bodies, redact_text
 
 if TYPE_CHECKING:
-    from typing import Protocol
+    from ctx_tree_schema import MonitorMeta
 
-    from ctx_tree_schema import Config, MonitorMeta
-    from ctx_tree_store import Store
-
-    from ctx_tree_mcp.recorder import Recorder
-
-    class RecordParts(Protocol):
-        """What storing a command's output uses of the caller's ``App``: its store, its config
-        (``capture.maxBytes``) and its session's recorder."""
-
-        @property
-        def store(self) -> Store:
-            """The project's store (``App.store``)."""
-
-        @property
-        def config(self) -> Config:
-            """The merged configuration (``App.config``)."""
-
-        @property
-        def recorder(self) -> Recorder:
-            """The session's recorder (``App.recorder``)."""
+    from ctx_tree_mcp.engines.parts import SessionParts
 
 
 __all__ = ["Recorded", "command_uri", "keep_head_and_tail", "record_output"]
@@ -121,7 +102,7 @@ def keep_head_and_tail(text: str, max_bytes: int, original_bytes: int | None = N
 
 
 def record_output(
-    app: RecordParts,
+    app: SessionParts,
     output: str,
     *,
     command: str,
