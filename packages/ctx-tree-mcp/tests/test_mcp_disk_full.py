@@ -63,7 +63,8 @@ def test_reads_and_greps_answer_from_memory_on_a_full_disk(tmp_path: Path) -> No
     out = json.loads(run.stdout.strip().splitlines()[-1])
     why = f"{out}\n{run.stderr}"
     # before: "disk full: the store ... could not be written" instead of the file
-    assert "function function_0" in out["read"], why  # the outline of the file
+    assert "## outline (3000 symbols" in out["read"], why  # the outline of the file
+    assert "def function_0(x):" in out["read"], why  # and its first lines
     assert "nothing is being stored" in out["read"] and "disk is full" in out["read"], why
     assert "function_7" in out["grep"], why
     # the waiting capture is kept for later, not dropped

@@ -177,14 +177,74 @@ def _folded(entries: list[OutlineEntry], depth: list[int]) -> list[str]:
 PART_MIN_TOKENS = 40
 
 
+def top_and_end(
+    view: FileView, blocks: list[str], costs: list[int], room: int, *, halves: bool = False
+) -> tuple[str, str, int, int]:
+    """The top and the end of the file within ``room`` tokens, as numbered lines: ``blocks``
+    are the chunks numbered, ``costs`` their tokens. Returns the top's text, the end's text,
+    the top's last line (0: none) and the end's first line (0: none).
+
+    In about equal shares: a module's end holds what its head does not (entry points,
+    registrations, the last definitions). The side shown less so far (the end, at first)
+    takes its next chunk; when that does not fit, the other side goes on alone. ``halves``:
+    first each side within half the room (one long last function does not crowd out the
+    head's small definitions), then either within all that is left. The room no whole chunk
+    fits goes to
+    the side shown less, cut at a line: the last lines of the end's next chunk, or the first
+    lines of the top's."""
+    top_n, end_n = 0, len(blocks)
+    top_used = end_used = 0
+    share = room // 2  # with ``halves``: first each side within its half, then within the rest
+    while top_n < end_n:
+        top_fits = (top_used if halves else 0) + costs[top_n] <= (share if halves else room)
+        end_fits = (end_used if halves else 0) + costs[end_n - 1] <= (share if halves else room)
+        if halves and not (top_fits or end_fits):
+            halves = False
+            continue
+        if top_fits and (top_used < end_used or not end_fits):
+            room -= costs[top_n]
+            top_used += costs[top_n]
+            top_n += 1
+        elif end_fits:
+            room -= costs[end_n - 1]
+            end_used += costs[end_n - 1]
+            end_n -= 1
+        else:
+            break
+    last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
+    resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
+    top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
+    if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
+        if end_used <= top_used:
+            chunk = view.chunks[end_n - 1]
+            lines = split_lines(chunk.content)
+            first = chunk.metadata["lines"][0]
+            k = len(lines)
+            while (
+                k > 0 and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
+            ):
+                k -= 1
+            if k < len(lines):
+                end_text = number_lines(lines[k:], first + k) + end_text
+                resume = first + k
+        else:
+            part, _cut = fit_lines(blocks[top_n], room - 10)
+            if part.endswith("\n"):
+                top_text += part
+                last_line += part.count("\n")
+    return top_text, end_text, last_line, resume
+
+
 def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool = True) -> str:
     """The answer without a selector: the whole file when it fits the budget (nothing else:
     it is what a native read prints), else the whole outline (``note`` first), every symbol
     with its line range and signature, nested ones indented, and as many lines of the top and
-    of the end of the file as fit (whole chunks in about equal shares, then the room left to
-    the side shown less, cut at a line). ``next`` reads the first definition not shown, by symbol. ``numbered``
-    False: the whole file as plain lines (as ``cat`` prints it); the outline's lines stay
-    numbered."""
+    of the end of the file as fit (whole chunks, then the room left to the side shown less,
+    cut at a line; docs/tools.md). An outline that would leave code less than
+    :data:`OUTLINE_CODE_MIN` and half the room lists only the symbols the code, given its half
+    first and each side half of that first, does not show whole. ``next`` reads the first definition
+    not shown, by symbol. ``numbered`` False: the whole file as plain lines (as ``cat``
+    prints it); the outline's lines stay numbered."""
     # the file's characters bound its numbered text from below: past the budget, not built
     if not note and sum(len(c.content) for c in view.chunks) <= MAX_CHARS_PER_TOKEN * budget:
         all_lines = lines_of(view, 1, view.total_lines)
@@ -220,51 +280,28 @@ def outline_answer(view: FileView, budget: int, note: str = "", numbered: bool =
         title = (f"{note}\n" if note else "") + outline
         room_left = room - 40 - estimate_tokens(title)
         text, nested_note = outline_text(rows, docs, top, room_left, names, folded)
-        head = title + (text + "\n" if text else "")
-        room -= estimate_tokens(head) + 20
-        # The top and the end of the file, as far as the room goes, in about equal shares:
-        # a module's end holds what its head does not (entry points, registrations, the last
-        # definitions). The side shown less so far (the end, at first) takes its next chunk;
-        # when that does not fit, the other side goes on alone.
-        top_n, end_n = 0, len(blocks)
-        top_used = end_used = 0
-        while top_n < end_n:
-            top_fits = costs[top_n] <= room
-            end_fits = costs[end_n - 1] <= room
-            if top_fits and (top_used < end_used or not end_fits):
-                room -= costs[top_n]
-                top_used += costs[top_n]
-                top_n += 1
-            elif end_fits:
-                room -= costs[end_n - 1]
-                end_used += costs[end_n - 1]
-                end_n -= 1
-            else:
-                break
-        last_line = view.chunks[top_n - 1].metadata["lines"][1] if top_n else 0
-        resume = view.chunks[end_n].metadata["lines"][0] if end_n < len(blocks) else 0
-        top_text, end_text = "".join(blocks[:top_n]), "".join(blocks[end_n:])
-        # The room no whole chunk fits goes to the side shown less, cut at a line: the last
-        # lines of the end's next chunk, or the first lines of the top's.
-        if top_n < end_n and room - 10 >= PART_MIN_TOKENS:
-            if end_used <= top_used:
-                chunk = view.chunks[end_n - 1]
-                lines = split_lines(chunk.content)
-                first = chunk.metadata["lines"][0]
-                k = len(lines)
-                while (
-                    k > 0
-                    and estimate_tokens(number_lines(lines[k - 1 :], first + k - 1)) <= room - 10
-                ):
-                    k -= 1
-                if k < len(lines):
-                    end_text = number_lines(lines[k:], first + k) + end_text
-                    resume = first + k
-            else:
-                part, _cut = fit_lines(blocks[top_n], room - 10)
-                if part.endswith("\n"):
-                    top_text += part
-                    last_line += part.count("\n")
+        if estimate_tokens(text) <= max(room_left // 2, room_left - OUTLINE_CODE_MIN):
+            head = title + (text + "\n" if text else "")
+            room -= estimate_tokens(head) + 20
+            top_text, end_text, last_line, resume = top_and_end(view, blocks, costs, room)
+        else:
+            # No form of the outline leaves OUTLINE_CODE_MIN or half the room for code: the
+            # code takes its half first, and the outline lists the symbols it does not show
+            # whole.
+            room -= estimate_tokens(title) + 20
+            top_text, end_text, last_line, resume = top_and_end(
+                view, blocks, costs, room // 2, halves=True
+            )
+            unseen = [not (e.end <= last_line or 0 < resume <= e.start) for e in entries]
+            listed = [row for row, keep in zip(names, unseen, strict=True) if keep]
+            text, nested_note = outline_text(
+                listed,
+                [""] * len(listed),
+                [t for t, keep in zip(top, unseen, strict=True) if keep],
+                room - estimate_tokens(top_text + end_text) - 20,
+            )
+            head = title + (text + "\n" if text else "")
+            room -= estimate_tokens(head) - estimate_tokens(title)
         out = head
         if last_line:
             out += f"## lines 1-{last_line}\n" + top_text

@@ -4,8 +4,11 @@ In order, while room is left: test-runner and build summaries (pytest, unittest,
 cargo, jest, vitest, mocha, npm, make, tsc, mypy, ruff; the last one, the run's result, first, then the
 first line naming a failing test), the
 lines of each pytest failure's test code nearest its ``>`` line, the tail (to a section rule),
-the exception lines, the location and statement of each pytest traceback frame
-(``pkg/mod.py:41: in f``), the rest of the failing tests' code (docs/tools.md), error and failure lines with two lines of context either side (first ones first), the lines
+the exception lines (a shape of detail repeated, ``E   and: …``, a few times), the location and
+statement of each pytest traceback frame (``pkg/mod.py:41: in f``), the rest of the failing
+tests' code, the frames in installed code (``site-packages``, ``node_modules``: their ``>``
+lines, locations and source come after the project's own; docs/tools.md), error and failure
+lines with two lines of context either side (first ones first), the lines
 that stand out from the repeated bulk (:func:`standouts`: a diagnostic print, one ``Created
 <file>`` among hundreds of progress lines, a warning), more of the tail, then the head. The
 tail and the head stop at a line that only reports one success (:data:`NOISE`: ``… PASSED``,
@@ -107,6 +110,15 @@ _FAILING_LINE = re.compile(r"(?m)^>   ")
 #: pytest's location line of a traceback frame (``pkg/mod.py:41: in <module>``, the test's
 #: own ``tests/test_x.py:12: ``); the frame's statement follows it, indented.
 _FRAME_LINE = re.compile(r"(?m)^[^\s>|][^\s:]*\.\w+:\d+: (?:in \S.*)?$")
+#: A traceback location line of any frame: ``pkg/mod.py:41: in f``, the raising frame's
+#: ``/usr/lib/python3.11/site-packages/numpy/__init__.py:319: AttributeError``, the path
+#: captured.
+_LOCATION = re.compile(r"^(<[^>\n]*>|[^\s>|<][^\s:]*\.\w+):\d+: ")
+#: A path of installed code, not the project's: ``site-packages``, ``dist-packages``,
+#: ``node_modules``, the standard library (``lib/python3.11/``), ``<frozen …>``.
+LIBRARY_PATH = re.compile(r"(?:^|/)(?:site-packages|dist-packages|node_modules)/|/lib/python\d|^<")
+#: Lines after a ``>`` line searched for its frame's location, at most.
+_LOCATION_AFTER = 200
 #: A line naming an exception: ``XError: …``, ``XException: …`` (after pytest's ``E``).
 _NAMED_EXCEPTION = re.compile(r"^(E {2,})?\s*[\w.]*(Error|Exception)\b:")
 #: A summary line naming one failing test (pytest's ``FAILED t.py::test_x - assert 6 == 7``,
@@ -229,6 +241,9 @@ class Scan:
     failing: list[int]
     #: pytest's frame location lines (``pkg/mod.py:41: in f``), in order
     frames: list[int] = field(default_factory=list)
+    #: the ``>`` lines and frame location lines of frames in installed code
+    #: (:data:`LIBRARY_PATH`): shown after the project's own frames
+    library: frozenset[int] = field(default_factory=frozenset)
 
 
 #: Outputs longer than this many characters are not estimated whole: no budget holds them.
@@ -258,6 +273,8 @@ def scan(lines: list[str]) -> Scan:
     noise = frozenset(_line_indexes(text, [m.start() for m in NOISE.finditer(text)]))
     marked = set(summaries) | set(problems) | noise
     shapes = _shapes(lines)
+    failing = _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)])
+    frames = _line_indexes(text, [m.start() for m in _FRAME_LINE.finditer(text)])
     return Scan(
         lines,
         tokens,
@@ -267,9 +284,30 @@ def scan(lines: list[str]) -> Scan:
         standouts(lines, marked),
         shapes,
         bulk_lines(shapes),
-        _line_indexes(text, [m.start() for m in _FAILING_LINE.finditer(text)]),
-        _line_indexes(text, [m.start() for m in _FRAME_LINE.finditer(text)]),
+        failing,
+        frames,
+        library_frames(lines, failing, frames),
     )
+
+
+def library_frames(lines: list[str], failing: list[int], frames: list[int]) -> frozenset[int]:
+    """The ``failing`` (``>``) lines and the ``frames`` location lines whose frame is in
+    installed code (:data:`LIBRARY_PATH`). A ``>`` line's frame is named by the first location
+    line after it (pytest prints a long frame's source, then its ``path:line:``), looked for
+    up to the next ``>`` line or failure header, at most :data:`_LOCATION_AFTER` lines on."""
+    out = {i for i in frames if LIBRARY_PATH.search(lines[i])}
+    ends = set(failing)
+    for at in failing:
+        for j in range(at + 1, min(len(lines), at + _LOCATION_AFTER)):
+            line = lines[j]
+            if j in ends or _SECTION_RULE.match(line):
+                break
+            found = _LOCATION.match(line)
+            if found:
+                if LIBRARY_PATH.search(found.group(1)):
+                    out.add(at)
+                break
+    return frozenset(out)
 
 
 def _result_at_end(line: str) -> bool:
@@ -319,17 +357,19 @@ SOURCE_LINES = 40
 FRAMES = 12
 
 
-def frame_sources(found: Scan) -> list[list[int]]:
-    """For each of the first :data:`SOURCE_FRAMES` pytest ``>`` lines: the indexes of the
-    frame's source lines above it (indented four spaces, or blank), nearest first, at most
-    :data:`SOURCE_LINES`."""
+def frame_sources(found: Scan) -> list[tuple[int, list[int]]]:
+    """The first :data:`SOURCE_FRAMES` pytest ``>`` lines, the project's before installed
+    code's (:attr:`Scan.library`), each with the indexes of its frame's source lines above it
+    (indented four spaces, or blank), nearest first, at most :data:`SOURCE_LINES`."""
     lines = found.lines
-    out: list[list[int]] = []
+    out: list[tuple[int, list[int]]] = []
     seen: set[tuple[str, ...]] = set()
-    for at in found.failing[:SOURCE_FRAMES]:
+    failing = set(found.failing)
+    ordered = sorted(found.failing, key=lambda at: at in found.library)
+    for at in ordered[:SOURCE_FRAMES]:
         above: list[int] = []
         i = at - 1
-        while i >= 0 and len(above) < SOURCE_LINES and i not in found.failing:
+        while i >= 0 and len(above) < SOURCE_LINES and i not in failing:
             line = lines[i]
             if line.strip() and not line.startswith("    "):
                 break
@@ -341,7 +381,7 @@ def frame_sources(found: Scan) -> list[list[int]]:
         if code in seen:  # one parametrized test failing twice: its code once
             above = []
         seen.add(code)
-        out.append(above)
+        out.append((at, above))
     return out
 
 
@@ -397,17 +437,22 @@ def select_lines(found: Scan, room: int) -> Selection:
             break
     # each pytest failure's code up to its ``>`` line: what the test did before it failed;
     # the lines nearest it now, the rest after the exceptions
+    # (the project's frames first: a frame in installed code, its ``>`` line, source and
+    # location, comes after the project's whole chain and the rest of the tests' code)
     sources = frame_sources(found)
     source_limit = min(room, used + room // 2)
 
-    def take_sources(near: bool) -> None:
-        for above in sources:
+    def take_sources(near: bool, library: bool = False) -> None:
+        for at, above in sources:
+            if (at in found.library) != library:
+                continue
             for i in above[:SOURCE_NEAR] if near else above[SOURCE_NEAR:]:
                 if not take(i, source_limit):
                     break
 
-    for i in found.failing[:SOURCE_FRAMES]:
-        take(i, source_limit)  # the ``>`` line
+    for at, _ in sources:
+        if at not in found.library:
+            take(at, source_limit)  # the ``>`` line
     take_sources(True)
     edge(range(n - 1, -1, -1), TAIL_LINES, min(room, used + room // 4), tail=True)
     # a fifth of the room is left for the standing-out lines, when there are any
@@ -423,25 +468,41 @@ def select_lines(found: Scan, room: int) -> Selection:
             break
     seen: set[str] = set()
     exceptions: list[int] = []
+    details: dict[str, int] = {}
     for i in found.problems:  # each distinct exception or assertion once, the first first
         if _EXCEPTION.search(lines[i]):
             key = _SHAPE_DIGITS.sub("0", lines[i].strip())
-            if key not in seen:
-                seen.add(key)
-                exceptions.append(i)
+            if key in seen:
+                continue
+            seen.add(key)
+            if i in found.bulk:  # a shape of detail repeated (``E   and: …``): a few of it
+                details[found.shapes[i]] = details.get(found.shapes[i], 0) + 1
+                if details[found.shapes[i]] > BULK_RUN:
+                    continue
+            exceptions.append(i)
     # a line naming an exception (``E   KeyError: 'x'``) before pytest's other ``E`` details
     exceptions.sort(key=lambda i: 0 if _NAMED_EXCEPTION.search(lines[i]) else 1)
     for i in exceptions[:EXCEPTIONS]:
         take(i, problem_limit)  # each alone, before the other problems' context
     source_limit = problem_limit
-    # where the error went through: each frame's location and its statement (two lines a
-    # frame), the chain from the test to the line that raised
-    for i in found.frames[:FRAMES]:
-        statement = i + 1 < n and lines[i + 1].startswith("    ")
-        if not (take(i, problem_limit) and (not statement or take(i + 1, problem_limit))):
-            break
 
+    def take_frames(library: bool) -> None:
+        for i in [i for i in found.frames if (i in found.library) == library][:FRAMES]:
+            statement = i + 1 < n and lines[i + 1].startswith("    ")
+            if not (take(i, problem_limit) and (not statement or take(i + 1, problem_limit))):
+                break
+
+    # where the error went through: each frame's location and its statement (two lines a
+    # frame), the chain from the test to the line that raised, in the project's code; then
+    # the rest of the tests' code; then the frames in installed code
+    take_frames(False)
     take_sources(False)
+    for at, _ in sources:
+        if at in found.library:
+            take(at, problem_limit)
+    take_frames(True)
+    take_sources(True, library=True)
+    take_sources(False, library=True)
     for i in problems:  # a bulk line's neighbours are more bulk: it is shown alone
         span = 0 if i in found.bulk else CONTEXT
         window = range(max(0, i - span), min(n, i + span + 1))
