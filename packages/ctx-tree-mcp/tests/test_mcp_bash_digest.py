@@ -309,29 +309,3 @@ def test_a_named_exception_comes_before_pytest_details_and_a_test_failing_twice_
     shown = _shown(lines, 700)
     assert "E   UnboundLocalError: local variable 'm' referenced" in shown
     assert shown.count("\t        sub_0.ensure('x0.py')\n") == 1
-
-
-WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota")
-
-
-def test_a_repeated_shape_of_detail_gives_way_to_the_next_failing_tests_code() -> None:
-    """``E   and: …`` details (one shape, the inner run's output line by line) are shown a
-    few times, not one per line of each failure: the room goes to the next failing test's
-    code, its ``def`` and the names it sets up."""
-    lines = ["=" * 30 + " FAILURES " + "=" * 30]
-    for name in ("test_one", "test_two"):
-        fail = _pytest_failure(name, [f"{name}_step_{i} = make({i})" for i in range(12)], "go()")
-        at = fail.index("E       AssertionError: assert 1 == 2") + 1
-        fail[at:at] = [f"E           and: 'inner run says {w} about {name} {'x' * 40}'"
-                       for w in WORDS]  # fmt: skip
-        lines += fail
-    lines += ["=" * 20 + " short test summary info " + "=" * 20,
-              "FAILED testing/test_x.py::test_one - AssertionError",
-              "FAILED testing/test_x.py::test_two - AssertionError",
-              "=" * 20 + " 2 failed, 69 passed in 3.88s " + "=" * 20]  # fmt: skip
-    shown = _shown(lines, 900)
-    assert estimate_tokens(shown) <= 900
-    assert "    def test_two(testdir):" in shown
-    assert "test_two_step_0 = make(0)" in shown
-    assert sum("inner run says" in ln for ln in shown.splitlines()) <= 5
-    assert "2 failed, 69 passed" in shown

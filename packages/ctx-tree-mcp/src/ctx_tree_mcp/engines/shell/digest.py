@@ -4,7 +4,7 @@ In order, while room is left: test-runner and build summaries (pytest, unittest,
 cargo, jest, vitest, mocha, npm, make, tsc, mypy, ruff; the last one, the run's result, first, then the
 first line naming a failing test), the
 lines of each pytest failure's test code nearest its ``>`` line, the tail (to a section rule),
-the exception lines (a shape of detail repeated, ``E   and: …``, a few times), the location and
+the exception lines, the location and
 statement of each pytest traceback frame (``pkg/mod.py:41: in f``), the rest of the failing
 tests' code, the frames in installed code (``site-packages``, ``node_modules``: their ``>``
 lines, locations and source come after the project's own; docs/tools.md), error and failure
@@ -468,18 +468,12 @@ def select_lines(found: Scan, room: int) -> Selection:
             break
     seen: set[str] = set()
     exceptions: list[int] = []
-    details: dict[str, int] = {}
     for i in found.problems:  # each distinct exception or assertion once, the first first
         if _EXCEPTION.search(lines[i]):
             key = _SHAPE_DIGITS.sub("0", lines[i].strip())
-            if key in seen:
-                continue
-            seen.add(key)
-            if i in found.bulk:  # a shape of detail repeated (``E   and: …``): a few of it
-                details[found.shapes[i]] = details.get(found.shapes[i], 0) + 1
-                if details[found.shapes[i]] > BULK_RUN:
-                    continue
-            exceptions.append(i)
+            if key not in seen:
+                seen.add(key)
+                exceptions.append(i)
     # a line naming an exception (``E   KeyError: 'x'``) before pytest's other ``E`` details
     exceptions.sort(key=lambda i: 0 if _NAMED_EXCEPTION.search(lines[i]) else 1)
     for i in exceptions[:EXCEPTIONS]:
